@@ -1,0 +1,53 @@
+/*
+ * cli.h - what the inferbench subcommands share: exit codes, the command
+ * table entry type, option helpers and terminal progress.
+ *
+ * Only the CLI decides exit codes (users.md §4.1):
+ *   0 every requested result VALID, 1 runtime error, 2 usage or config error,
+ *   3 completed but at least one result INVALID or a check failed.
+ */
+#ifndef IB_CLI_H
+#define IB_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum ib_exit {
+    IB_EXIT_OK = 0,
+    IB_EXIT_RUNTIME = 1,
+    IB_EXIT_USAGE = 2,
+    IB_EXIT_INVALID = 3,
+};
+
+typedef int (*ib_cmd_fn)(int argc, char **argv);
+
+typedef struct ib_cmd {
+    const char *name;
+    ib_cmd_fn fn;
+    const char *summary;
+} ib_cmd;
+
+/* The subcommands (one cmd_<name>.c each). argv[0] is the command name. */
+int ib_cmd_run(int argc, char **argv);
+int ib_cmd_model(int argc, char **argv);
+int ib_cmd_report(int argc, char **argv);
+int ib_cmd_compare(int argc, char **argv);
+int ib_cmd_check(int argc, char **argv);
+int ib_cmd_audit(int argc, char **argv);
+int ib_cmd_package(int argc, char **argv);
+int ib_cmd_replay(int argc, char **argv);
+int ib_cmd_sysinfo(int argc, char **argv);
+
+/* Map a library status code to an exit code (config/format errors -> 2, else 1). */
+int ib_cli_exit_for_status(int rc);
+
+/* Print "inferbench <cmd>: <message>" to stderr. */
+void ib_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Usage error: print message and "Try 'inferbench <cmd> --help'." Returns IB_EXIT_USAGE. */
+int ib_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* True when stderr is a terminal and NO_COLOR/--no-progress did not disable progress. */
+bool ib_cli_progress_enabled(void);
+
+#endif

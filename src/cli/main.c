@@ -1,0 +1,121 @@
+/*
+ * main.c - the inferbench command-line entry point: a table of subcommands
+ * (git style), global --help/--version, and `inferbench help <cmd>`.
+ * Each subcommand lives in its own cmd_<name>.c and owns its options.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "inferbench/status.h"
+#include "inferbench/version.h"
+
+static const ib_cmd g_cmds[] = {
+    {"run", ib_cmd_run, "run a benchmark (or the null SUT) under the load generator"},
+    {"model", ib_cmd_model, "inspect or run an ONNX model (info, run)"},
+    {"report", ib_cmd_report, "build a comparison report (CSV, JSON, charts, HTML) from results"},
+    {"compare", ib_cmd_compare, "compare two results trees in a terminal table"},
+    {"check", ib_cmd_check, "check a results/submission tree like the official checker"},
+    {"audit", ib_cmd_audit, "run a compliance test (TEST01, TEST04, TEST05) and verify it"},
+    {"package", ib_cmd_package, "lay out runs as an MLPerf submission tree"},
+    {"replay", ib_cmd_replay, "re-derive the LoadGen sample order of published runs"},
+    {"sysinfo", ib_cmd_sysinfo, "write the system description JSON of this machine"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: inferbench [--version] [--help] <command> [<args>]\n\n"
+               "MLPerf Inference datacenter benchmarks, the load generator and reports.\n\n"
+               "Commands:\n");
+    for (size_t i = 0; i < sizeof g_cmds / sizeof g_cmds[0]; i++)
+        fprintf(f, "  %-10s %s\n", g_cmds[i].name, g_cmds[i].summary);
+    fprintf(f, "\n'inferbench help <command>' or 'inferbench <command> --help' shows a command's "
+               "options.\nExit codes: 0 all results VALID, 1 runtime error, 2 usage or config "
+               "error,\n            3 ran but a result is INVALID or a check failed.\n");
+}
+
+static const ib_cmd *find_cmd(const char *name)
+{
+    for (size_t i = 0; i < sizeof g_cmds / sizeof g_cmds[0]; i++)
+        if (strcmp(g_cmds[i].name, name) == 0)
+            return &g_cmds[i];
+    return NULL;
+}
+
+int ib_cli_exit_for_status(int rc)
+{
+    switch (rc) {
+    case IB_OK: return IB_EXIT_OK;
+    case IB_EINVAL:
+    case IB_EFORMAT:
+    case IB_ENOTFOUND:
+    case IB_EUNSUPPORTED: return IB_EXIT_USAGE;
+    default: return IB_EXIT_RUNTIME;
+    }
+}
+
+void ib_cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "inferbench %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int ib_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "inferbench %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'inferbench %s --help'.\n", cmd);
+    return IB_EXIT_USAGE;
+}
+
+bool ib_cli_progress_enabled(void)
+{
+    const char *np = getenv("IB_NO_PROGRESS");
+    return isatty(2) && !(np && *np);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return IB_EXIT_USAGE;
+    }
+    const char *a = argv[1];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        usage(stdout);
+        return IB_EXIT_OK;
+    }
+    if (!strcmp(a, "--version") || !strcmp(a, "version")) {
+        printf("inferbench %s (git %s), LoadGen-compatible %s\n", ib_version_string(),
+               ib_version_git(), IB_LOADGEN_COMPAT_VERSION);
+        return IB_EXIT_OK;
+    }
+    if (!strcmp(a, "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return IB_EXIT_OK;
+        }
+        const ib_cmd *c = find_cmd(argv[2]);
+        if (!c)
+            return ib_cli_usage_error("help", "unknown command '%s'", argv[2]);
+        char help_flag[] = "--help";
+        char *hargv[] = {argv[2], help_flag, NULL};
+        return c->fn(2, hargv);
+    }
+    const ib_cmd *c = find_cmd(a);
+    if (!c) {
+        fprintf(stderr, "inferbench: '%s' is not a command. See 'inferbench --help'.\n", a);
+        return IB_EXIT_USAGE;
+    }
+    return c->fn(argc - 1, argv + 1);
+}
