@@ -12,7 +12,8 @@
 # tests/fuzz/targets/fuzz_*.c or bench/**/*.c needs no Makefile change.
 
 BUILD ?= release
-O := build/$(BUILD)
+# O=build/<name> gives a private build folder (several builds side by side)
+O ?= build/$(BUILD)
 CC ?= cc
 ifeq ($(origin CC),default)
 CC := gcc

@@ -1,0 +1,173 @@
+/*
+ * runtime.h - the inferbench inference runtime: load a model (ONNX), create a
+ * session on a backend (CPU through oneDNN, CUDA, or the plain-C reference),
+ * run it with named inputs and outputs.
+ *
+ * A model is immutable after loading and can be shared by several sessions
+ * (they share its weights on the host; each backend keeps one device copy per
+ * device). A session owns its compiled graph and one planned activation
+ * arena; ib_session_run does not allocate after the first run at a given
+ * batch size.
+ *
+ * The runtime knows no scenario and no benchmark.
+ */
+#ifndef INFERBENCH_RUNTIME_H
+#define INFERBENCH_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "export.h"
+#include "status.h"
+
+IB_EXTERN_C_BEGIN
+
+/* Element types, numbered as ONNX TensorProto.DataType. */
+enum ib_dtype {
+    IB_DTYPE_UNDEFINED = 0,
+    IB_DTYPE_FLOAT32 = 1,
+    IB_DTYPE_UINT8 = 2,
+    IB_DTYPE_INT8 = 3,
+    IB_DTYPE_UINT16 = 4,
+    IB_DTYPE_INT16 = 5,
+    IB_DTYPE_INT32 = 6,
+    IB_DTYPE_INT64 = 7,
+    IB_DTYPE_STRING = 8,
+    IB_DTYPE_BOOL = 9,
+    IB_DTYPE_FLOAT16 = 10,
+    IB_DTYPE_FLOAT64 = 11,
+    IB_DTYPE_UINT32 = 12,
+    IB_DTYPE_UINT64 = 13,
+    IB_DTYPE_BFLOAT16 = 16,
+};
+
+/* Size of one element in bytes (0 for UNDEFINED/STRING). */
+IB_API size_t ib_dtype_size(enum ib_dtype t);
+/* "float32", "int64", "bfloat16", ... */
+IB_API const char *ib_dtype_name(enum ib_dtype t);
+
+#define IB_MAX_DIMS 8
+/* A dimension not known yet (dynamic, e.g. the batch before binding). */
+#define IB_DIM_DYNAMIC (-1)
+
+typedef struct ib_tensor_desc {
+    enum ib_dtype dtype;
+    int32_t ndim;
+    int64_t dims[IB_MAX_DIMS];
+} ib_tensor_desc;
+
+/* Number of elements (product of dims; -1 when a dim is dynamic). */
+IB_API int64_t ib_tensor_desc_numel(const ib_tensor_desc *d);
+
+/* A named tensor in caller memory, for ib_session_run. */
+typedef struct ib_tensor_view {
+    const char *name;   /* graph input/output name */
+    ib_tensor_desc desc; /* inputs: the actual shape; outputs: filled by run */
+    void *data;          /* inputs: read; outputs: written (caller buffer of `capacity`) */
+    size_t capacity;     /* outputs: bytes available at data */
+} ib_tensor_view;
+
+/* Compute precision a session runs in. INT8 needs calibration data or a
+ * model that already carries QuantizeLinear/DequantizeLinear. */
+enum ib_precision {
+    IB_PRECISION_FP32 = 0,
+    IB_PRECISION_BF16 = 1,
+    IB_PRECISION_FP16 = 2,
+    IB_PRECISION_INT8 = 3,
+    IB_PRECISION_FP8 = 4,
+};
+IB_API const char *ib_precision_name(enum ib_precision p);
+IB_API int ib_precision_parse(const char *text, enum ib_precision *out);
+
+/* ---- models ------------------------------------------------------------- */
+
+typedef struct ib_model ib_model;
+
+typedef struct ib_model_load_options {
+    /* Folder for external-data files (default: the model file's folder). */
+    const char *external_data_dir;
+    /* Refuse files or tensors larger than this (0 = no limit). */
+    uint64_t max_bytes;
+} ib_model_load_options;
+
+IB_API void ib_model_load_options_defaults(ib_model_load_options *o);
+
+/* Load an ONNX model (opset 7..17). Errors name the node, tensor or offset. */
+IB_API int ib_model_load_file(const char *path, const ib_model_load_options *opts,
+                              ib_model **out, ib_err *err);
+IB_API int ib_model_load_memory(const void *data, size_t size, const ib_model_load_options *opts,
+                                ib_model **out, ib_err *err);
+IB_API void ib_model_destroy(ib_model *m);
+
+IB_API size_t ib_model_input_count(const ib_model *m);
+IB_API size_t ib_model_output_count(const ib_model *m);
+/* Name and declared type/shape (IB_DIM_DYNAMIC for symbolic dims). Borrowed. */
+IB_API int ib_model_input(const ib_model *m, size_t i, const char **name, ib_tensor_desc *desc);
+IB_API int ib_model_output(const ib_model *m, size_t i, const char **name, ib_tensor_desc *desc);
+
+typedef struct ib_model_stats {
+    uint64_t node_count;
+    uint64_t param_count;  /* elements of all initializers */
+    uint64_t param_bytes;
+    double flops;          /* 2 x MACs of Conv/MatMul/Gemm/LSTM at batch 1 (est.) */
+    int64_t opset;
+    const char *producer;  /* borrowed */
+} ib_model_stats;
+IB_API int ib_model_get_stats(const ib_model *m, ib_model_stats *out);
+/* Op histogram: calls fn(user, op_type, count) once per distinct op type. */
+IB_API void ib_model_op_histogram(const ib_model *m,
+                                  void (*fn)(void *user, const char *op_type, uint64_t count),
+                                  void *user);
+
+/* ---- sessions ------------------------------------------------------------- */
+
+typedef struct ib_session ib_session;
+
+typedef struct ib_session_options {
+    const char *backend;        /* "cpu" (default), "cuda", "reference" */
+    int threads;                /* 0 = one per CPU in the affinity mask */
+    int first_cpu;              /* pin threads starting at this affinity index (-1 = no pinning) */
+    enum ib_precision precision; /* FP32 */
+    int64_t max_batch;          /* the dynamic batch dimension is bound up to this (1) */
+    int device;                 /* GPU index for "cuda" (0) */
+    /* INT8 calibration: representative inputs, one ib_tensor_view array of
+     * `calib_input_count` tensors per batch (NULL = none). */
+    const ib_tensor_view *calib_inputs;
+    size_t calib_batches;
+    size_t calib_input_count;
+    bool disable_fusion;        /* for debugging and tests */
+} ib_session_options;
+
+IB_API void ib_session_options_defaults(ib_session_options *o);
+
+/* Compile the model for a backend. Unsupported ops fall back to the
+ * reference kernels (listed in ib_session_describe); an op nobody supports
+ * fails with IB_EUNSUPPORTED naming op, node and opset. */
+IB_API int ib_session_create(const ib_model *m, const ib_session_options *opts,
+                             ib_session **out, ib_err *err);
+
+/* Run one inference. Inputs by name (all graph inputs required); outputs by
+ * name (any subset; desc is filled, data must have `capacity` bytes).
+ * Thread-safety: one run at a time per session; sessions are independent. */
+IB_API int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                          ib_tensor_view *outputs, size_t n_outputs, ib_err *err);
+
+/* Peak bytes of the planned activation arena at max_batch. */
+IB_API size_t ib_session_peak_activation_bytes(const ib_session *s);
+/* Human-readable summary: backend, precision, fused nodes, fallbacks (borrowed). */
+IB_API const char *ib_session_describe(const ib_session *s);
+IB_API void ib_session_destroy(ib_session *s);
+
+/* ---- backends ------------------------------------------------------------- */
+
+/* Backends compiled in ("reference", "cpu", "cuda", ...). */
+IB_API size_t ib_backend_count(void);
+IB_API const char *ib_backend_name_at(size_t i);
+/* Whether a backend can run here; *reason (borrowed) explains when not
+ * ("no CUDA device found"). */
+IB_API bool ib_backend_available(const char *name, const char **reason);
+
+IB_EXTERN_C_END
+
+#endif
