@@ -27,6 +27,9 @@ void ib_graph_destroy(ib_graph *g)
     for (size_t i = 0; i < g->tensors.len; i++)
         ib_tensor_free(g->tensors.data[i]);
     IB_VEC_FREE(&g->tensors);
+    for (size_t i = 0; i < g->subgraphs.len; i++)
+        ib_graph_destroy(g->subgraphs.data[i]);
+    IB_VEC_FREE(&g->subgraphs);
     IB_VEC_FREE(&g->values);
     IB_VEC_FREE(&g->nodes);
     IB_VEC_FREE(&g->inputs);

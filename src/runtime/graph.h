@@ -105,6 +105,7 @@ typedef struct ib_graph {
     IB_VEC(ib_value_id) inputs;  /* runtime inputs only (not initializers) */
     IB_VEC(ib_value_id) outputs;
     IB_VEC(ib_tensor *) tensors; /* every ib_tensor owned by the graph */
+    IB_VEC(struct ib_graph *) subgraphs; /* GRAPH attribute bodies owned by the graph */
     ib_strmap value_index;   /* value name -> id */
     int64_t opset;           /* ai.onnx opset */
     int64_t ir_version;
