@@ -13,6 +13,13 @@
  * export.h, so a SUT author can take the load generator alone (link
  * libinferbench-loadgen.a: libc + pthreads + libm only).
  *
+ * Changes after the first commit (for the engine side, lg2):
+ *  - ib_lg_settings gained multi_stream_target_latency_ns (v1.1 logging);
+ *    ib_lg_settings_defaults_rules() fills the defaults of a rule set.
+ *  - ib_lg_settings_origin keys are ib_lg_settings field names
+ *    ("server_target_qps", "min_duration_ms"), not config key names, since
+ *    one config key can set different fields (target_qps, target_latency).
+ *
  * Differences from the C++ API, on purpose:
  *  - no global state: every call takes the ib_lg_test it acts on, so two
  *    tests can run one after another, or at once, in one process;
@@ -151,20 +158,30 @@ typedef struct ib_lg_settings {
     enum ib_lg_rules rules;            /* IB_LG_RULES_CURRENT */
     enum ib_lg_rng_compat rng_compat;  /* IB_LG_RNG_LIBSTDCXX11 */
     /* v1.1 fixed-rate MultiStream (rules = v1.1 only): queries per second and
-     * max outstanding queries; from the v1.1 rules file keys. */
-    double multi_stream_target_qps;              /* 20 */
+     * max outstanding queries; from the v1.1 rules file keys (20 and 1 there). */
+    double multi_stream_target_qps;              /* 10 (v1.1 TestSettings default) */
     uint64_t multi_stream_max_async_queries;     /* 1 */
+    /* v1.1 only: logged as requested_multi_stream_target_latency_ns; not
+     * settable from config files (v1.1 MultiStreamFree used it). */
+    uint64_t multi_stream_target_latency_ns;     /* 100,000,000 */
 } ib_lg_settings;
 
-/* Fill the official defaults (values in the comments above). */
+/* Fill the official defaults of the current LoadGen (values in the comments
+ * above; rules = current, rng_compat = libstdc++11). */
 IB_API void ib_lg_settings_defaults(ib_lg_settings *s);
+
+/* Fill the TestSettings defaults of a rule set: current as above; v1.1 as the
+ * r1.1 LoadGen (multi_stream_samples_per_query 4, MultiStream percentile 0.90,
+ * multi_stream_target_qps 10, rules = v1.1). Both set rng_compat libstdc++11. */
+IB_API void ib_lg_settings_defaults_rules(ib_lg_settings *s, enum ib_lg_rules rules);
 
 /* Where each setting came from, for result.json and the summary ("default",
  * "mlperf.conf (embedded v6.1)", "user.conf:12", "audit.config:3", "cli"). */
 typedef struct ib_lg_settings_origin ib_lg_settings_origin; /* opaque */
 IB_API int ib_lg_settings_origin_create(ib_lg_settings_origin **out);
 IB_API void ib_lg_settings_origin_destroy(ib_lg_settings_origin *o);
-/* Record that field `key` (the config key, e.g. "target_qps") was set by `where`. */
+/* Record that field `key` (an ib_lg_settings field name, e.g.
+ * "server_target_qps") was set by `where`; a later call replaces it. */
 IB_API int ib_lg_settings_origin_set(ib_lg_settings_origin *o, const char *key, const char *where);
 /* Borrowed string or NULL when the key kept its default. */
 IB_API const char *ib_lg_settings_origin_get(const ib_lg_settings_origin *o, const char *key);
