@@ -20,6 +20,32 @@
  * tensor_get/tensor_set in plain (ONNX, row-major) layout; inside a subgraph
  * a backend may use any layout it likes (e.g. oneDNN blocked formats), as
  * long as graph inputs/outputs and boundary values are plain.
+ *
+ * Planner rules (what a backend may rely on):
+ *  - binding offsets are multiples of IB_BACKEND_ALIGN;
+ *  - a non-boundary value gets at least plan_bytes(desc) bytes (the plain
+ *    size when plan_bytes is NULL); a boundary value at least its plain size;
+ *  - values with disjoint lifetimes may share bytes, so a backend must not keep
+ *    pointing at a value's storage after the value's last consumer;
+ *  - a node's output shares bytes with one of its inputs only when the
+ *    session declared in-place reuse for an elementwise node (same size,
+ *    element k read before element k is written); the CPU backend supports
+ *    that for every op whose output has its input's shape and dtype;
+ *  - the subgraph and its graph stay valid until graph_free (the wrappers
+ *    keep their own copy of the node and binding arrays).
+ *
+ * Changes made by the first implementer (CPU backend, still ABI version 1):
+ *  - buffers: the wrappers own `ib_backend_buffer` (size, host pointer, owner)
+ *    and the backend only sees its own handle (`impl`), so bounds checks live
+ *    in the wrappers; buffer_alloc returns the host pointer, which replaced
+ *    the separate buffer_host_ptr entry; tensor_set/tensor_get are optional
+ *    for host-visible buffers (NULL = memcpy);
+ *  - graph_run also receives the subgraph, so graph_compile can be NULL
+ *    (the backend then interprets the subgraph at run time);
+ *  - bindings carry the calibrated range of a value (range_min/range_max)
+ *    for INT8 precision; it is shared by every backend's int8 path;
+ *  - value_desc (optional, at the end): the actual shape of a data-dependent
+ *    output after graph_run (NonMaxSuppression and friends).
  */
 #ifndef IB_BACKEND_IMPL_H
 #define IB_BACKEND_IMPL_H
@@ -27,9 +53,20 @@
 #include "runtime/graph.h"
 
 #define IB_BACKEND_ABI_VERSION 1
+/* Alignment (bytes) of buffers and binding offsets. */
+#define IB_BACKEND_ALIGN 64
 
-typedef struct ib_backend_buffer ib_backend_buffer; /* backend-defined */
-typedef struct ib_backend_exec ib_backend_exec;     /* a compiled subgraph */
+struct ib_backend;
+typedef struct ib_backend_exec ib_backend_exec; /* a compiled subgraph (backend-defined) */
+
+/* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
+ * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
+typedef struct ib_backend_buffer {
+    const struct ib_backend *owner;
+    void *impl;     /* backend handle */
+    void *host_ptr; /* host address of byte 0 when host-visible (CPU), else NULL */
+    size_t size;    /* bytes usable from offset 0 */
+} ib_backend_buffer;
 
 typedef struct ib_backend_config {
     int threads;          /* 0 = affinity mask size */
@@ -47,6 +84,10 @@ typedef struct ib_backend_binding {
     size_t nbytes;              /* bytes reserved (>= plain size; see plan_bytes) */
     const ib_tensor *constant;  /* host data for weights/constants, else NULL */
     bool boundary;              /* crosses the subgraph edge: plain layout required */
+    /* INT8 precision: the calibrated range of this value (from the session's
+     * calibration batches); range_max <= range_min means "not calibrated" and
+     * an int8 kernel reading this value then runs in fp32. */
+    float range_min, range_max;
 } ib_backend_binding;
 
 typedef struct ib_backend_subgraph {
@@ -62,36 +103,45 @@ struct ib_backend_ops {
     uint32_t abi_version;
     const char *name;
 
-    /* Whether the backend can run here (device present, ISA ok); *reason explains. */
+    /* Optional: whether the backend can run here (device present, ISA ok);
+     * *reason explains when not. NULL = always available. */
     bool (*available)(const char **reason);
     int (*create)(const ib_backend_config *cfg, void **ctx, ib_err *err);
     void (*destroy)(void *ctx);
 
-    /* Can this node run here with these concrete input shapes at this precision? */
+    /* Can this node run here with these concrete input shapes at this
+     * precision? in_descs[i] is NULL for absent optional inputs. */
     bool (*supports_op)(void *ctx, const ib_graph *g, const ib_node *n,
                         const ib_tensor_desc *const *in_descs, enum ib_precision precision);
 
-    int (*buffer_alloc)(void *ctx, size_t nbytes, ib_backend_buffer **out, ib_err *err);
-    void (*buffer_free)(void *ctx, ib_backend_buffer *buf);
-    /* Host pointer of a buffer when the memory is host-visible (CPU), else NULL. */
-    void *(*buffer_host_ptr)(void *ctx, ib_backend_buffer *buf);
-    /* Copy host -> buffer and buffer -> host (plain layout). */
-    int (*tensor_set)(void *ctx, ib_backend_buffer *buf, size_t offset, const void *src,
-                      size_t nbytes, ib_err *err);
-    int (*tensor_get)(void *ctx, ib_backend_buffer *buf, size_t offset, void *dst, size_t nbytes,
+    /* nbytes > 0; *impl receives the backend handle, *host_ptr the host
+     * address (NULL when the memory is not host-visible). */
+    int (*buffer_alloc)(void *ctx, size_t nbytes, void **impl, void **host_ptr, ib_err *err);
+    void (*buffer_free)(void *ctx, void *impl);
+    /* Optional when buffers are host-visible (NULL = memcpy): copy host ->
+     * buffer and buffer -> host, plain layout; the wrappers check bounds. */
+    int (*tensor_set)(void *ctx, void *impl, size_t offset, const void *src, size_t nbytes,
+                      ib_err *err);
+    int (*tensor_get)(void *ctx, void *impl, size_t offset, void *dst, size_t nbytes,
                       ib_err *err);
 
-    /* Optional: bytes a value needs in this backend (padded layouts); NULL = plain size. */
+    /* Optional: bytes a non-boundary value needs in this backend (padded
+     * layouts); NULL = plain size. */
     size_t (*plan_bytes)(void *ctx, const ib_tensor_desc *desc);
 
-    /* Compile a subgraph for its bound shapes (weights are imported here). */
+    /* Optional: compile a subgraph for its bound shapes (weights are
+     * imported here); NULL = graph_run interprets the subgraph (exec NULL). */
     int (*graph_compile)(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,
                          ib_err *err);
-    void (*graph_free)(void *ctx, ib_backend_exec *exec);
+    void (*graph_free)(void *ctx, ib_backend_exec *exec); /* required with graph_compile */
     /* Run a compiled subgraph; may return before completion when synchronize is set. */
-    int (*graph_run)(void *ctx, ib_backend_exec *exec, ib_err *err);
+    int (*graph_run)(void *ctx, ib_backend_exec *exec, const ib_backend_subgraph *sg, ib_err *err);
     /* Optional: wait for outstanding work (NULL = graph_run is synchronous). */
     int (*synchronize)(void *ctx, ib_err *err);
+
+    /* Optional: the actual desc of value v after the last graph_run, for
+     * outputs whose shape depends on data; NULL = the bound desc. */
+    int (*value_desc)(void *ctx, ib_backend_exec *exec, ib_value_id v, ib_tensor_desc *out);
 };
 
 /* Registry (src/backend/backend.c). */

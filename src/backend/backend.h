@@ -1,0 +1,78 @@
+/*
+ * backend.h - the checked wrappers every caller (the session, tests, bench)
+ * uses to reach a backend: instances, buffers, compiled subgraphs. Argument
+ * checks and the handling of optional (NULL) vtable entries live here, in one
+ * place, so backends can assume well-formed calls (ggml's ggml_backend_*,
+ * Redis' connWrite). The vtable itself is in backend_impl.h.
+ *
+ * Thread-safety: an instance (ib_backend) may be shared by several compiled
+ * subgraphs; run one subgraph from one thread at a time. Different instances
+ * are independent.
+ */
+#ifndef IB_BACKEND_BACKEND_H
+#define IB_BACKEND_BACKEND_H
+
+#include "backend/backend_impl.h"
+
+typedef struct ib_backend ib_backend;
+typedef struct ib_backend_graph ib_backend_graph; /* a compiled subgraph */
+
+/* The default configuration: all CPUs, no pinning, FP32, device 0. */
+void ib_backend_config_defaults(ib_backend_config *cfg);
+
+/*
+ * ib_backend_create - instantiate backend `name` ("reference", "cpu", ...).
+ * IB_ENOTFOUND when not compiled in, IB_EUNSUPPORTED when not available here
+ * (err says why), IB_EINVAL on a bad config. cfg NULL = defaults.
+ * Ownership: destroy with ib_backend_destroy.
+ */
+int ib_backend_create(const char *name, const ib_backend_config *cfg, ib_backend **out,
+                      ib_err *err);
+/* Same, for a table that need not be registered (tests, out-of-tree
+ * backends). The table is validated: ABI version and required entries. */
+int ib_backend_create_from_ops(const struct ib_backend_ops *ops, const ib_backend_config *cfg,
+                               ib_backend **out, ib_err *err);
+/* NULL allowed. Every buffer and compiled graph must be freed first. */
+void ib_backend_destroy(ib_backend *b);
+
+const char *ib_backend_get_name(const ib_backend *b);
+const ib_backend_config *ib_backend_get_config(const ib_backend *b);
+
+/* False for a NULL node, a dead node, or a node the backend does not take. */
+bool ib_backend_supports_op(ib_backend *b, const ib_graph *g, const ib_node *n,
+                            const ib_tensor_desc *const *in_descs, enum ib_precision precision);
+
+/* Bytes a non-boundary value needs (>= plain size); 0 for a dynamic desc. */
+size_t ib_backend_plan_bytes(ib_backend *b, const ib_tensor_desc *desc);
+
+/* Buffers: nbytes > 0. host_ptr is NULL when not host-visible. */
+int ib_backend_buffer_alloc(ib_backend *b, size_t nbytes, ib_backend_buffer **out, ib_err *err);
+void ib_backend_buffer_free(ib_backend_buffer *buf); /* NULL allowed */
+void *ib_backend_buffer_host_ptr(const ib_backend_buffer *buf);
+size_t ib_backend_buffer_size(const ib_backend_buffer *buf);
+/* Plain-layout copies; IB_EINVAL when [offset, offset+nbytes) exceeds the buffer. */
+int ib_backend_tensor_set(ib_backend_buffer *buf, size_t offset, const void *src, size_t nbytes,
+                          ib_err *err);
+int ib_backend_tensor_get(ib_backend_buffer *buf, size_t offset, void *dst, size_t nbytes,
+                          ib_err *err);
+
+/*
+ * ib_backend_graph_compile - check and compile a subgraph. Checks: nodes
+ * exist and are live; every value a node reads or writes is bound exactly
+ * once with a concrete desc; constants have data; other bindings lie inside a
+ * buffer of this backend, reserve enough bytes and are IB_BACKEND_ALIGN
+ * aligned. IB_EINVAL (naming the node or value) when a check fails.
+ * Ownership: the node and binding arrays are copied; sg->graph must outlive
+ * the compiled graph.
+ */
+int ib_backend_graph_compile(ib_backend *b, const ib_backend_subgraph *sg, ib_backend_graph **out,
+                             ib_err *err);
+/* Run (possibly asynchronously: call ib_backend_synchronize before reading outputs). */
+int ib_backend_graph_run(ib_backend_graph *gr, ib_err *err);
+void ib_backend_graph_free(ib_backend_graph *gr); /* NULL allowed */
+/* The actual desc of a bound value after a run (data-dependent shapes). */
+int ib_backend_graph_value_desc(ib_backend_graph *gr, ib_value_id v, ib_tensor_desc *out);
+/* Wait for outstanding work on this instance (no-op for synchronous backends). */
+int ib_backend_synchronize(ib_backend *b, ib_err *err);
+
+#endif
