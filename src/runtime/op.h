@@ -11,6 +11,19 @@
  * pool.c, norm.c, reduce.c, shape.c, gather.c, rnn.c, nms.c, quant.c,
  * resize.c, fused.c, ...); each family file exports one table that
  * src/runtime/ops/registry.c lists.
+ *
+ * Note to the other developers (from "ops"): this header was extended, all
+ * original fields kept. ib_op_def gained, at its end, input/output arity
+ * (min_inputs..max_inputs, min_outputs..max_outputs), `const_inputs` (bit i:
+ * input i must be constant for the output SHAPE to be static: Reshape's
+ * shape, Slice's starts, ...; the compiler should fold it or treat the node
+ * as data-dependent) and `flags` (IB_OP_F_*). New helpers: ib_op_check_arity,
+ * ib_op_infer (find + arity + infer) and ib_op_infer_tensors (infer with every
+ * input's data known, as the reference interpreter does). Conventions:
+ * kernels receive NULL for absent optional outputs; a data-dependent op's
+ * kernel (flags & IB_OP_F_DATA_DEPENDENT) gets outputs allocated at the bound
+ * inferred and overwrites out[i]->desc with the actual dims. Attribute
+ * semantics of the internal "inferbench" ops are in docs/ops.md.
  */
 #ifndef IB_RUNTIME_OP_H
 #define IB_RUNTIME_OP_H
@@ -66,7 +79,21 @@ typedef struct ib_op_def {
     /* dtypes the reference kernel accepts for input 0, as IB_DTYPE bit mask
      * (1u << dtype); 0 = any. */
     uint32_t dtype_mask;
+    /* ---- added after the first version (see the note at the top) ---- */
+    uint8_t min_inputs;   /* inputs 0..min_inputs-1 are required (non-absent) */
+    uint8_t max_inputs;   /* IB_OP_VARIADIC = any number */
+    uint8_t min_outputs;
+    uint8_t max_outputs;
+    uint32_t const_inputs; /* bit i: input i's data decides the output shape */
+    uint32_t flags;        /* IB_OP_F_* */
 } ib_op_def;
+
+#define IB_OP_VARIADIC 255
+/* Output shape depends on input data beyond const_inputs (NonMaxSuppression):
+ * infer returns an upper bound, the kernel writes the actual dims. */
+#define IB_OP_F_DATA_DEPENDENT 0x1u
+/* Output 0 may share input 0's buffer (Reshape, Squeeze, Identity, ...). */
+#define IB_OP_F_ALIAS 0x2u
 
 /* Find the definition for (domain, op_type) at a given opset; NULL if none. */
 const ib_op_def *ib_op_find(const char *domain, const char *op_type, int64_t opset);
@@ -74,8 +101,27 @@ const ib_op_def *ib_op_find(const char *domain, const char *op_type, int64_t ops
 /* Iterate all definitions (for coverage listings): returns NULL past the end. */
 const ib_op_def *ib_op_at(size_t i);
 
-/* Run a node's reference kernel standalone (allocates scratch itself; for tests). */
+/* Run a node's reference kernel standalone (allocates scratch itself; for tests).
+ * Checks arity and the input-0 dtype (IB_EUNSUPPORTED naming op, node, opset). */
 int ib_op_run_reference(const ib_graph *g, const ib_node *n, const ib_tensor *const *in,
                         uint32_t n_in, ib_tensor *const *out, uint32_t n_out, ib_err *err);
+
+/* Check a node's input/output counts (and required inputs present, when
+ * `present` is non-NULL: present[i] false = absent) against def.
+ * IB_EFORMAT "node 'n' (Op, opset N): expects 2..3 inputs, got 1". */
+int ib_op_check_arity(const ib_op_def *def, const ib_node *n, const bool *present, uint32_t n_in,
+                      ib_err *err);
+
+/* Look up the node's definition (IB_EUNSUPPORTED naming op, domain, node and
+ * opset when there is none), check its arity and run its shape inference. */
+int ib_op_infer(const ib_graph *g, const ib_node *n, const ib_tensor_desc *const *in,
+                const ib_tensor *const *const_in, uint32_t n_in, ib_tensor_desc *out,
+                uint32_t n_out, bool *data_dependent, ib_err *err);
+
+/* The same with every input's data known (in[i] NULL = absent): what the
+ * reference interpreter and constant folding use. */
+int ib_op_infer_tensors(const ib_graph *g, const ib_node *n, const ib_tensor *const *in,
+                        uint32_t n_in, ib_tensor_desc *out, uint32_t n_out, bool *data_dependent,
+                        ib_err *err);
 
 #endif
