@@ -37,7 +37,8 @@ int ib_window_forward(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
 /*
  * ConvTranspose window: out = s*(in-1) + output_padding + (k-1)*d + 1 - pb - pe,
  * or pads derived from output_shape / auto_pad SAME_* (output = in * s) with
- * the extra pad at the end for SAME_UPPER, at the start otherwise.
+ * the extra pad at the end for SAME_UPPER, at the start otherwise. An
+ * output_shape beyond the reachable size leaves the excess at the end zero.
  */
 int ib_window_transpose(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x,
                         const int64_t *kernel, ib_window *w);
