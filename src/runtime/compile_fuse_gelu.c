@@ -17,12 +17,13 @@
 
 #include "runtime/compile.h"
 
-#define MAX_PARTS 8
+#define MAX_PARTS 12 /* the tanh form has 8 nodes */
 #define GELU_PI 3.14159265358979323846
 
 typedef struct gelu_match {
     ib_node_id parts[MAX_PARTS];
     size_t n;
+    bool overflow;
     ib_value_id x, y;
 } gelu_match;
 
@@ -66,6 +67,8 @@ static void add_part(gelu_match *m, ib_node_id id)
 {
     if (m->n < MAX_PARTS)
         m->parts[m->n++] = id;
+    else
+        m->overflow = true;
 }
 
 /*
@@ -203,7 +206,7 @@ int ib_pass_fuse_gelu(ib_pass_ctx *c)
         bool erf = match_erf(g, (ib_node_id)i, &m);
         if (!erf && !match_tanh(g, (ib_node_id)i, &m))
             continue;
-        if (m.n >= MAX_PARTS || g->values.data[m.x].desc.dtype != IB_DTYPE_FLOAT32)
+        if (m.overflow || g->values.data[m.x].desc.dtype != IB_DTYPE_FLOAT32)
             continue;
         char name[512];
         snprintf(name, sizeof name, "%s", g->nodes.data[m.parts[0]].name);
