@@ -28,15 +28,6 @@ void ib_check_options_defaults(ib_check_options *o)
     o->recheck_compliance = true;
 }
 
-const char *ib_check_rel(char *buf, const char *a, const char *b)
-{
-    if (!a || !*a)
-        snprintf(buf, IB_CHECK_PATH_MAX, "%s", b);
-    else
-        snprintf(buf, IB_CHECK_PATH_MAX, "%s/%s", a, b);
-    return buf;
-}
-
 const char *ib_check_fmt(char *buf, const char *fmt, ...)
 {
     va_list ap;
@@ -46,10 +37,16 @@ const char *ib_check_fmt(char *buf, const char *fmt, ...)
     return buf;
 }
 
+const char *ib_check_rel(char *buf, const char *a, const char *b)
+{
+    if (!a || !*a)
+        return ib_check_fmt(buf, "%s", b);
+    return ib_check_fmt(buf, "%s/%s", a, b);
+}
+
 const char *ib_check_abs(const ib_check_ctx *ctx, const char *rel, char *buf)
 {
-    snprintf(buf, IB_CHECK_PATH_MAX, "%s/%s", ctx->root, rel);
-    return buf;
+    return ib_check_fmt(buf, "%s/%s", ctx->root, rel);
 }
 
 bool ib_check_is_dir(const ib_check_ctx *ctx, const char *rel)
@@ -108,7 +105,7 @@ int ib_dirlist_read(const ib_check_ctx *ctx, const char *rel, ib_dirlist *out, i
         rc = IB_ENOMEM;
     for (size_t i = 0; rc == IB_OK && i < out->n; i++) {
         char q[IB_CHECK_PATH_MAX];
-        snprintf(q, sizeof q, "%s/%s", path, out->names[i]);
+        ib_check_fmt(q, "%s/%s", path, out->names[i]);
         out->is_dir[i] = ib_path_is_dir(q); /* follows symlinks, like os.path.isdir */
     }
     if (rc) {
@@ -421,7 +418,7 @@ static int walk(ib_check_ctx *ctx, ib_err *err)
             check_submitter(ctx, name, subs.names[k]);
         }
         if (ctx->opts.submitter && nsub == 0)
-            IB_CHECK_WARN(ctx, name, "tree.submitter", "check the --submitter spelling",
+            IB_CHECK_ERR(ctx, name, "tree.submitter", "check the --submitter spelling",
                           "no submitter folder named \"%s\"", ctx->opts.submitter);
         ib_dirlist_free(&subs);
     }
