@@ -1,18 +1,347 @@
 /*
- * cmd_run.c - `inferbench run`: not built yet (see the issue list); it says so
- * and exits with status 1 instead of pretending to work.
+ * cmd_run.c - `inferbench run`: option parsing (getopt_long), the settings
+ * procedure shared by every back end (rules file, user.conf, audit.config,
+ * command-line overrides), progress display and exit codes. The back ends
+ * live in their own files: run_null.c for `--sut null`.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/run.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: inferbench run --sut null [--model NAME] --scenario S [--mode M]\n"
+            "                      [--mlperf-conf F] [--user-conf F] [--audit-conf F]\n"
+            "                      [--total-samples N] [--performance-samples N]\n"
+            "                      [--rules current|v1.1] [--rng-compat libstdc++11|libstdc++10]\n"
+            "                      [--target-qps Q] [--min-duration-ms N] [--trace] [--quiet]\n"
+            "                      [--json] --output-dir D\n\n"
+            "Run the MLPerf load generator against a system under test.\n\n"
+            "  --sut null               a SUT that completes every query at once (payload =\n"
+            "                           the sample's QSL index as uint32 LE)\n"
+            "  --model NAME             model name for config lookups (default nullmodel)\n"
+            "  --scenario S             SingleStream, MultiStream, Server, Offline (any case)\n"
+            "  --mode M                 PerformanceOnly (default), AccuracyOnly, SubmissionRun,\n"
+            "                           FindPeakPerformance, or performance/accuracy/...\n"
+            "  --mlperf-conf F          rules file (default: the embedded mlperf.conf of --rules)\n"
+            "  --user-conf F            user settings\n"
+            "  --audit-conf F           audit.config (default: ./audit.config when present)\n"
+            "  --no-audit               ignore ./audit.config\n"
+            "  --total-samples N        QSL total sample count (default 1024)\n"
+            "  --performance-samples N  QSL performance sample count (default: total)\n"
+            "  --rules current|v1.1     rule set (default current)\n"
+            "  --rng-compat C           libstdc++11 (default) or libstdc++10 sample draws\n"
+            "  --target-qps Q           Server/Offline target QPS (SingleStream/MultiStream:\n"
+            "                           expected latency 1e9/Q ns)\n"
+            "  --min-duration-ms N      override min_duration\n"
+            "  --max-duration-ms N      override max_duration\n"
+            "  --min-query-count N      override min_query_count\n"
+            "  --sut-timeout-ms N       end the test when the SUT stops answering (default 60000)\n"
+            "  --record-issued          write sut_issued.txt (one line per issue call)\n"
+            "  --trace                  also write mlperf_log_trace.json\n"
+            "  --quiet, -q              no progress line\n"
+            "  --no-progress            no progress line\n"
+            "  --json                   print result.json instead of the summary\n"
+            "  --output-dir D           where the log files go (created)\n\n"
+            "Exit status: 0 VALID, 3 INVALID, 2 usage or config error, 1 runtime error.\n");
+}
+
+static int parse_u64(const char *cmd, const char *opt, const char *v, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (!v || !*v || *v == '-')
+        return ib_cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, v ? v : "");
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end)
+        return ib_cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, v);
+    *out = (uint64_t)x;
+    return IB_EXIT_OK;
+}
+
+static int parse_i64(const char *cmd, const char *opt, const char *v, int64_t *out)
+{
+    uint64_t u = 0;
+    int rc = parse_u64(cmd, opt, v, &u);
+    if (rc)
+        return rc;
+    if (u > (uint64_t)INT64_MAX / 1000000)
+        return ib_cli_usage_error(cmd, "%s: '%s' is too large", opt, v);
+    *out = (int64_t)u;
+    return IB_EXIT_OK;
+}
+
+enum {
+    OPT_SUT = 256, OPT_MODEL, OPT_SCENARIO, OPT_MODE, OPT_MLPERF_CONF, OPT_USER_CONF,
+    OPT_AUDIT_CONF, OPT_NO_AUDIT, OPT_TOTAL, OPT_PERF, OPT_RULES, OPT_RNG, OPT_QPS, OPT_MIN_DUR,
+    OPT_MAX_DUR, OPT_MIN_Q, OPT_TIMEOUT, OPT_RECORD, OPT_TRACE, OPT_JSON, OPT_NO_PROGRESS,
+    OPT_OUT,
+};
 
 int ib_cmd_run(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: inferbench run ...\n\nThis command is not implemented yet.\n");
-        return IB_EXIT_OK;
+    static const struct option longopts[] = {
+        {"sut", required_argument, NULL, OPT_SUT},
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"scenario", required_argument, NULL, OPT_SCENARIO},
+        {"mode", required_argument, NULL, OPT_MODE},
+        {"mlperf-conf", required_argument, NULL, OPT_MLPERF_CONF},
+        {"user-conf", required_argument, NULL, OPT_USER_CONF},
+        {"audit-conf", required_argument, NULL, OPT_AUDIT_CONF},
+        {"no-audit", no_argument, NULL, OPT_NO_AUDIT},
+        {"total-samples", required_argument, NULL, OPT_TOTAL},
+        {"performance-samples", required_argument, NULL, OPT_PERF},
+        {"rules", required_argument, NULL, OPT_RULES},
+        {"rng-compat", required_argument, NULL, OPT_RNG},
+        {"target-qps", required_argument, NULL, OPT_QPS},
+        {"min-duration-ms", required_argument, NULL, OPT_MIN_DUR},
+        {"max-duration-ms", required_argument, NULL, OPT_MAX_DUR},
+        {"min-query-count", required_argument, NULL, OPT_MIN_Q},
+        {"sut-timeout-ms", required_argument, NULL, OPT_TIMEOUT},
+        {"record-issued", no_argument, NULL, OPT_RECORD},
+        {"trace", no_argument, NULL, OPT_TRACE},
+        {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+        {"output-dir", required_argument, NULL, OPT_OUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "run";
+    ib_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.model = "nullmodel";
+    o.scenario = IB_LG_SCENARIO_SERVER;
+    o.mode = IB_LG_MODE_PERFORMANCE;
+    o.min_duration_ms = o.max_duration_ms = o.min_query_count = -1;
+    bool have_scenario = false;
+    optind = 1;
+    opterr = 0;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_SUT: o.sut = optarg; break;
+        case OPT_MODEL: o.model = optarg; break;
+        case OPT_SCENARIO:
+            if (ib_lg_scenario_parse(optarg, &o.scenario) != IB_OK)
+                return ib_cli_usage_error(cmd, "unknown scenario '%s' (SingleStream, MultiStream, "
+                                               "Server, Offline)", optarg);
+            have_scenario = true;
+            break;
+        case OPT_MODE:
+            if (ib_lg_mode_parse(optarg, &o.mode) != IB_OK)
+                return ib_cli_usage_error(cmd, "unknown mode '%s' (PerformanceOnly, AccuracyOnly, "
+                                               "SubmissionRun, FindPeakPerformance)", optarg);
+            break;
+        case OPT_MLPERF_CONF: o.mlperf_conf = optarg; break;
+        case OPT_USER_CONF: o.user_conf = optarg; break;
+        case OPT_AUDIT_CONF: o.audit_conf = optarg; break;
+        case OPT_NO_AUDIT: o.no_audit = true; break;
+        case OPT_TOTAL:
+            if ((rc = parse_u64(cmd, "--total-samples", optarg, &o.total_samples)))
+                return rc;
+            break;
+        case OPT_PERF:
+            if ((rc = parse_u64(cmd, "--performance-samples", optarg, &o.performance_samples)))
+                return rc;
+            break;
+        case OPT_RULES:
+            if (ib_lg_rules_parse(optarg, &o.rules) != IB_OK)
+                return ib_cli_usage_error(cmd, "unknown rule set '%s' (current, v1.1)", optarg);
+            break;
+        case OPT_RNG:
+            if (ib_lg_rng_compat_parse(optarg, &o.rng_compat) != IB_OK)
+                return ib_cli_usage_error(cmd, "unknown --rng-compat '%s' (libstdc++11, "
+                                               "libstdc++10)", optarg);
+            break;
+        case OPT_QPS: {
+            char *end = NULL;
+            errno = 0;
+            o.target_qps = strtod(optarg, &end);
+            if (errno || !end || *end || !isfinite(o.target_qps) || !(o.target_qps > 0))
+                return ib_cli_usage_error(cmd, "--target-qps: '%s' is not a positive number",
+                                          optarg);
+            break;
+        }
+        case OPT_MIN_DUR:
+            if ((rc = parse_i64(cmd, "--min-duration-ms", optarg, &o.min_duration_ms)))
+                return rc;
+            break;
+        case OPT_MAX_DUR:
+            if ((rc = parse_i64(cmd, "--max-duration-ms", optarg, &o.max_duration_ms)))
+                return rc;
+            break;
+        case OPT_MIN_Q:
+            if ((rc = parse_i64(cmd, "--min-query-count", optarg, &o.min_query_count)))
+                return rc;
+            break;
+        case OPT_TIMEOUT:
+            if ((rc = parse_u64(cmd, "--sut-timeout-ms", optarg, &o.sut_timeout_ms)))
+                return rc;
+            break;
+        case OPT_RECORD: o.record_issued = true; break;
+        case OPT_TRACE: o.trace = true; break;
+        case 'q': o.quiet = true; break;
+        case OPT_JSON: o.json = true; break;
+        case OPT_NO_PROGRESS: o.no_progress = true; break;
+        case OPT_OUT: o.output_dir = optarg; break;
+        case 'h': usage(stdout); return IB_EXIT_OK;
+        case ':': return ib_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return ib_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
     }
-    ib_cli_error("run", "not implemented yet");
-    return IB_EXIT_RUNTIME;
+    if (optind < argc)
+        return ib_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!o.sut)
+        return ib_cli_usage_error(cmd, "--sut is required (only 'null' is built in)");
+    if (!have_scenario)
+        return ib_cli_usage_error(cmd, "--scenario is required");
+    if (!o.output_dir)
+        return ib_cli_usage_error(cmd, "--output-dir is required");
+    if (strcmp(o.sut, "null") == 0)
+        return ib_run_null(&o);
+    return ib_cli_usage_error(cmd, "unknown SUT '%s' (only 'null' is built in)", o.sut);
+}
+
+int ib_run_build_settings(const ib_run_opts *o, ib_lg_settings *s, ib_lg_settings_origin *origins,
+                          const char **audit_used, ib_err *err)
+{
+    char warnings[4096];
+    *audit_used = NULL;
+    ib_lg_settings_defaults_rules(s, o->rules);
+    s->scenario = o->scenario;
+    s->mode = o->mode;
+    s->rng_compat = o->rng_compat;
+    const char *scen = ib_lg_scenario_name(o->scenario);
+    int rc;
+    warnings[0] = '\0';
+    if (o->mlperf_conf) {
+        rc = ib_lg_settings_apply_conf_file(s, o->mlperf_conf, o->model, scen, IB_LG_CONF_RULES,
+                                            origins, warnings, sizeof warnings, err);
+    } else {
+        size_t len = 0;
+        const char *text = ib_lg_mlperf_conf_embedded(o->rules, &len);
+        rc = ib_lg_settings_apply_conf(s, text, len,
+                                       o->rules == IB_LG_RULES_V1_1 ? "mlperf.conf (embedded v1.1)"
+                                                                    : "mlperf.conf (embedded v6.1)",
+                                       o->model, scen, IB_LG_CONF_RULES, origins, warnings,
+                                       sizeof warnings, err);
+    }
+    if (rc)
+        return rc;
+    if (warnings[0] && !o->quiet)
+        fprintf(stderr, "%s%s", warnings, warnings[strlen(warnings) - 1] == '\n' ? "" : "\n");
+    if (o->user_conf) {
+        warnings[0] = '\0';
+        rc = ib_lg_settings_apply_conf_file(s, o->user_conf, o->model, scen, IB_LG_CONF_USER,
+                                            origins, warnings, sizeof warnings, err);
+        if (rc)
+            return rc;
+        if (warnings[0] && !o->quiet)
+            fprintf(stderr, "%s%s", warnings, warnings[strlen(warnings) - 1] == '\n' ? "" : "\n");
+    }
+    const char *audit = o->audit_conf;
+    if (!audit && !o->no_audit && access("audit.config", R_OK) == 0) {
+        audit = "audit.config";
+        fprintf(stderr, "inferbench run: warning: using ./audit.config from the current "
+                        "directory (it overrides the settings, as the official LoadGen does; "
+                        "--no-audit ignores it)\n");
+    }
+    if (audit) {
+        warnings[0] = '\0';
+        /* official: model "*", the scenario name without spaces */
+        rc = ib_lg_settings_apply_conf_file(s, audit, "*", scen, IB_LG_CONF_AUDIT, origins,
+                                            warnings, sizeof warnings, err);
+        if (rc)
+            return rc;
+        *audit_used = audit;
+    }
+    /* command-line overrides last */
+    if (o->target_qps > 0) {
+        const char *field = "server_target_qps";
+        switch (o->scenario) {
+        case IB_LG_SCENARIO_SERVER: s->server_target_qps = o->target_qps; break;
+        case IB_LG_SCENARIO_OFFLINE:
+            s->offline_expected_qps = o->target_qps;
+            field = "offline_expected_qps";
+            break;
+        case IB_LG_SCENARIO_SINGLE_STREAM:
+            s->single_stream_expected_latency_ns = 1e9 / o->target_qps;
+            field = "single_stream_expected_latency_ns";
+            break;
+        case IB_LG_SCENARIO_MULTI_STREAM:
+            if (o->rules == IB_LG_RULES_V1_1) {
+                s->multi_stream_target_qps = o->target_qps;
+                field = "multi_stream_target_qps";
+            } else {
+                s->multi_stream_expected_latency_ns = 1e9 / o->target_qps;
+                field = "multi_stream_expected_latency_ns";
+            }
+            break;
+        }
+        if (origins)
+            ib_lg_settings_origin_set(origins, field, "cli --target-qps");
+    }
+    if (o->min_duration_ms >= 0) {
+        s->min_duration_ms = (uint64_t)o->min_duration_ms;
+        if (origins)
+            ib_lg_settings_origin_set(origins, "min_duration_ms", "cli --min-duration-ms");
+    }
+    if (o->max_duration_ms >= 0) {
+        s->max_duration_ms = (uint64_t)o->max_duration_ms;
+        if (origins)
+            ib_lg_settings_origin_set(origins, "max_duration_ms", "cli --max-duration-ms");
+    }
+    if (o->min_query_count >= 0) {
+        s->min_query_count = (uint64_t)o->min_query_count;
+        if (origins)
+            ib_lg_settings_origin_set(origins, "min_query_count", "cli --min-query-count");
+    }
+    return ib_lg_settings_validate(s, err);
+}
+
+static bool g_progress_line;
+
+void ib_run_progress_print(void *user, const ib_lg_progress *p)
+{
+    (void)user;
+    if (p->elapsed_ns < 2000000000LL)
+        return; /* only runs longer than ~2 s get a progress line */
+    char bound[48] = "", eta[32] = "";
+    if (p->latency_bound_ns > 0)
+        snprintf(bound, sizeof bound, " (bound %.3g ms)", (double)p->latency_bound_ns / 1e6);
+    if (p->expected_total_ns > p->elapsed_ns)
+        snprintf(eta, sizeof eta, " ETA %.0fs", (double)(p->expected_total_ns - p->elapsed_ns) / 1e9);
+    fprintf(stderr,
+            "\r[%s] %.1fs  issued %llu  done %llu  %.0f/s  target-percentile latency %.1f us%s%s"
+            "\033[K",
+            p->phase, (double)p->elapsed_ns / 1e9, (unsigned long long)p->issued_queries,
+            (unsigned long long)p->completed_samples, p->current_qps,
+            (double)p->running_percentile_ns / 1e3, bound, eta);
+    fflush(stderr);
+    g_progress_line = true;
+}
+
+void ib_run_progress_done(void)
+{
+    if (g_progress_line)
+        fputc('\n', stderr);
+    g_progress_line = false;
+}
+
+int ib_run_exit_code(int rc, const ib_lg_result *res)
+{
+    if (rc == IB_EINVAL || rc == IB_EFORMAT || rc == IB_ENOTFOUND || rc == IB_EUNSUPPORTED)
+        return IB_EXIT_USAGE;
+    if (rc != IB_OK)
+        return IB_EXIT_RUNTIME;
+    return res->valid ? IB_EXIT_OK : IB_EXIT_INVALID;
 }

@@ -1,0 +1,61 @@
+/*
+ * run.h - what `inferbench run` parsed, shared by cmd_run.c (options) and
+ * the SUT back ends (run_null.c: the null SUT; a benchmark back end adds its
+ * own file). Also the settings procedure every back end uses: defaults of
+ * the rule set, the rules file (embedded or --mlperf-conf), user.conf,
+ * audit.config, then command-line overrides, with provenance.
+ */
+#ifndef IB_CLI_RUN_H
+#define IB_CLI_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "inferbench/loadgen.h"
+
+typedef struct ib_run_opts {
+    const char *sut;   /* "null" */
+    const char *model; /* config lookup name, default "nullmodel" */
+    enum ib_lg_scenario scenario;
+    enum ib_lg_mode mode;
+    enum ib_lg_rules rules;
+    enum ib_lg_rng_compat rng_compat;
+    const char *mlperf_conf; /* NULL: the embedded rules file */
+    const char *user_conf;
+    const char *audit_conf; /* NULL: ./audit.config when it exists */
+    bool no_audit;
+    uint64_t total_samples;       /* 0: back-end default */
+    uint64_t performance_samples; /* 0: back-end default */
+    double target_qps;            /* 0: from the config files */
+    int64_t min_duration_ms;      /* -1: from the config files */
+    int64_t max_duration_ms;      /* -1 */
+    int64_t min_query_count;      /* -1 */
+    uint64_t sut_timeout_ms;      /* 0: library default */
+    bool trace;
+    bool quiet;
+    bool json;
+    bool no_progress;
+    bool record_issued; /* null SUT: write sut_issued.txt */
+    const char *output_dir;
+} ib_run_opts;
+
+/*
+ * ib_run_build_settings - the settings procedure (loadgen.md §1.7): returns
+ * IB_OK or a config error with the message in err. *audit_used receives the
+ * audit.config path that was applied (or NULL); origins may be NULL.
+ */
+int ib_run_build_settings(const ib_run_opts *o, ib_lg_settings *s, ib_lg_settings_origin *origins,
+                          const char **audit_used, ib_err *err);
+
+/* Print the progress line on stderr (\r-updated) for runs over ~2 s. */
+void ib_run_progress_print(void *user, const ib_lg_progress *p);
+/* End a progress line (newline) if one was printed. */
+void ib_run_progress_done(void);
+
+/* Map a finished run to the exit code (users.md §4.1). */
+int ib_run_exit_code(int rc, const ib_lg_result *res);
+
+/* The null-SUT back end. */
+int ib_run_null(const ib_run_opts *o);
+
+#endif

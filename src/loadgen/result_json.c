@@ -1,0 +1,282 @@
+/*
+ * result_json.c - result.json: what the summary says, machine-readable, plus
+ * what the official files cannot carry (the reason for every failed rule,
+ * the computed suggestion, fault counts, issue delay, where each setting
+ * came from, labels such as "synthetic"). Written after the run.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/json_writer.h"
+#include "inferbench/version.h"
+#include "loadgen/result_json.h"
+#include "loadgen/results.h"
+#include "loadgen/test_internal.h"
+
+const char *ib_lg_rule_name(enum ib_lg_rule r)
+{
+    switch (r) {
+    case IB_LG_RULE_MIN_DURATION: return "min_duration";
+    case IB_LG_RULE_MIN_QUERIES: return "min_queries";
+    case IB_LG_RULE_PERF_CONSTRAINTS: return "performance_constraints";
+    case IB_LG_RULE_EARLY_STOPPING: return "early_stopping";
+    case IB_LG_RULE_TTFT: return "ttft";
+    case IB_LG_RULE_TPOT: return "tpot";
+    case IB_LG_RULE_INTERVALS: return "intervals";
+    case IB_LG_RULE_SUT_ERRORS: return "sut_errors";
+    }
+    return "unknown";
+}
+
+/* The reason line the explanation wrote for a rule (by its prefix). */
+static void reason_for(const char *reasons, const char *prefix, char *out, size_t n)
+{
+    out[0] = '\0';
+    size_t pl = strlen(prefix);
+    for (const char *l = reasons; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        if (len >= pl && strncmp(l, prefix, pl) == 0) {
+            snprintf(out, n, "%.*s", (int)len, l);
+            return;
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+}
+
+static const char *rule_prefix(enum ib_lg_rule r)
+{
+    switch (r) {
+    case IB_LG_RULE_MIN_DURATION: return "min duration:";
+    case IB_LG_RULE_MIN_QUERIES: return "min queries:";
+    case IB_LG_RULE_PERF_CONSTRAINTS: return "latency:";
+    case IB_LG_RULE_EARLY_STOPPING: return "early stopping:";
+    case IB_LG_RULE_INTERVALS: return "intervals:";
+    case IB_LG_RULE_SUT_ERRORS: return "SUT";
+    default: return "";
+    }
+}
+
+static void kv_value(ib_jw *jw, const ib_lg_kv *kv)
+{
+    switch (kv->type) {
+    case IB_LG_KV_STRING: ib_jw_string(jw, kv->s ? kv->s : ""); break;
+    case IB_LG_KV_INT: ib_jw_int(jw, kv->i); break;
+    case IB_LG_KV_UINT: ib_jw_uint(jw, kv->u); break;
+    case IB_LG_KV_DOUBLE: ib_jw_double(jw, kv->d); break;
+    case IB_LG_KV_BOOL: ib_jw_bool(jw, kv->b); break;
+    }
+}
+
+static void settings_block(ib_jw *jw, const ib_lg_test *t)
+{
+    const ib_lg_settings_origin *o = t->opts.origins;
+    ib_lg_kv kv[IB_LG_MAX_KVS];
+    ib_jw_key(jw, "settings");
+    ib_jw_object_begin(jw);
+    if (t->plan) {
+        size_t n = IB_MIN(ib_lg_requested_kvs(&t->eff, kv, IB_LG_MAX_KVS), (size_t)IB_LG_MAX_KVS);
+        ib_jw_key(jw, "requested");
+        ib_jw_object_begin(jw);
+        for (size_t i = 0; i < n; i++) {
+            /* key "requested_<field>": the origin is recorded by field name */
+            const char *field = kv[i].key + strlen("requested_");
+            const char *where = o ? ib_lg_settings_origin_get(o, field) : NULL;
+            ib_jw_key(jw, field);
+            ib_jw_object_begin(jw);
+            ib_jw_key(jw, "value");
+            kv_value(jw, &kv[i]);
+            ib_jw_key(jw, "origin");
+            ib_jw_string(jw, where ? where : "default");
+            ib_jw_object_end(jw);
+        }
+        ib_jw_object_end(jw);
+        n = IB_MIN(ib_lg_effective_kvs(&t->eff, kv, IB_LG_MAX_KVS), (size_t)IB_LG_MAX_KVS);
+        ib_jw_key(jw, "effective");
+        ib_jw_object_begin(jw);
+        for (size_t i = 0; i < n; i++) {
+            ib_jw_key(jw, kv[i].key + strlen("effective_"));
+            kv_value(jw, &kv[i]);
+        }
+        ib_jw_object_end(jw);
+    }
+    ib_jw_key(jw, "origins");
+    ib_jw_object_begin(jw);
+    size_t no = o ? ib_lg_settings_origin_count(o) : 0;
+    for (size_t i = 0; i < no; i++) {
+        const char *k = NULL, *w = NULL;
+        if (ib_lg_settings_origin_at(o, i, &k, &w) == IB_OK && k) {
+            ib_jw_key(jw, k);
+            ib_jw_string(jw, w ? w : "");
+        }
+    }
+    ib_jw_object_end(jw);
+    ib_jw_object_end(jw);
+}
+
+static void metrics_block(ib_jw *jw, const ib_lg_result *r)
+{
+    char label[16], key[48];
+    ib_jw_key(jw, "metrics");
+    ib_jw_object_begin(jw);
+    ib_jw_key(jw, "query_count");
+    ib_jw_uint(jw, r->query_count);
+    ib_jw_key(jw, "sample_count");
+    ib_jw_uint(jw, r->sample_count);
+    ib_jw_key(jw, "samples_per_second");
+    ib_jw_double(jw, r->samples_per_second);
+    ib_jw_key(jw, "scheduled_samples_per_sec");
+    ib_jw_double(jw, r->scheduled_samples_per_sec);
+    ib_jw_key(jw, "completed_samples_per_sec");
+    ib_jw_double(jw, r->completed_samples_per_sec);
+    ib_jw_key(jw, "qps_with_loadgen_overhead");
+    ib_jw_double(jw, r->qps_with_loadgen_overhead);
+    ib_jw_key(jw, "qps_without_loadgen_overhead");
+    ib_jw_double(jw, r->qps_without_loadgen_overhead);
+    ib_jw_key(jw, "samples_per_query");
+    ib_jw_double(jw, r->samples_per_query);
+    ib_jw_key(jw, "min_latency_ns");
+    ib_jw_int(jw, r->min_latency_ns);
+    ib_jw_key(jw, "max_latency_ns");
+    ib_jw_int(jw, r->max_latency_ns);
+    ib_jw_key(jw, "mean_latency_ns");
+    ib_jw_int(jw, r->mean_latency_ns);
+    ib_jw_key(jw, "percentile_latency_ns");
+    ib_jw_object_begin(jw);
+    for (size_t i = 0; i < IB_LG_NUM_PERCENTILES; i++) {
+        ib_lg_percentile_label(ib_lg_percentiles[i], label, sizeof label);
+        snprintf(key, sizeof key, "%s", label);
+        ib_jw_key(jw, key);
+        ib_jw_int(jw, r->percentile_latency_ns[i]);
+    }
+    ib_jw_object_end(jw);
+    ib_jw_key(jw, "target_latency_percentile");
+    ib_jw_double(jw, r->target_latency_percentile);
+    ib_jw_key(jw, "target_percentile_latency_ns");
+    ib_jw_int(jw, r->target_percentile_latency_ns);
+    ib_jw_key(jw, "early_stopping_met");
+    ib_jw_bool(jw, r->early_stopping_met);
+    ib_jw_key(jw, "early_stopping_latency_ns");
+    ib_jw_int(jw, r->early_stopping_latency_ns);
+    ib_jw_key(jw, "overlatency_query_count");
+    ib_jw_uint(jw, r->overlatency_query_count);
+    ib_jw_key(jw, "find_peak_qps");
+    ib_jw_double(jw, r->find_peak_qps);
+    ib_jw_key(jw, "issue_delay_p50_ns");
+    ib_jw_int(jw, r->issue_delay_p50_ns);
+    ib_jw_key(jw, "issue_delay_p99_ns");
+    ib_jw_int(jw, r->issue_delay_p99_ns);
+    ib_jw_object_end(jw);
+}
+
+static void faults_block(ib_jw *jw, const ib_lg_result *r)
+{
+    ib_jw_key(jw, "faults");
+    ib_jw_object_begin(jw);
+    ib_jw_key(jw, "lost_responses");
+    ib_jw_uint(jw, r->lost_responses);
+    ib_jw_key(jw, "duplicate_responses");
+    ib_jw_uint(jw, r->duplicate_responses);
+    ib_jw_key(jw, "unknown_responses");
+    ib_jw_uint(jw, r->unknown_responses);
+    ib_jw_key(jw, "late_responses");
+    ib_jw_uint(jw, r->late_responses);
+    ib_jw_key(jw, "num_errors");
+    ib_jw_uint(jw, r->num_errors);
+    ib_jw_key(jw, "num_warnings");
+    ib_jw_uint(jw, r->num_warnings);
+    ib_jw_object_end(jw);
+}
+
+int ib_lg_result_json_build(const ib_lg_test *t, const ib_lg_result *r, ib_strbuf *out)
+{
+    ib_jw jw;
+    ib_jw_init(&jw, out, true);
+    ib_jw_object_begin(&jw);
+    ib_jw_key(&jw, "format");
+    ib_jw_string(&jw, "inferbench-result/1");
+    ib_jw_key(&jw, "inferbench_version");
+    ib_jw_string(&jw, ib_version_string());
+    ib_jw_key(&jw, "git");
+    ib_jw_string(&jw, ib_version_git());
+    ib_jw_key(&jw, "loadgen_compatible");
+    ib_jw_string(&jw, t->settings.rules == IB_LG_RULES_V1_1 ? "1.1" : IB_LOADGEN_COMPAT_VERSION);
+    ib_jw_key(&jw, "rules");
+    ib_jw_string(&jw, ib_lg_rules_name(t->settings.rules));
+    ib_jw_key(&jw, "rng_compat");
+    ib_jw_string(&jw, ib_lg_rng_compat_name(t->settings.rng_compat));
+    ib_jw_key(&jw, "model");
+    if (t->model_name)
+        ib_jw_string(&jw, t->model_name);
+    else
+        ib_jw_null(&jw);
+    ib_jw_key(&jw, "sut_name");
+    ib_jw_string(&jw, t->sut && t->sut->name ? t->sut->name : "");
+    ib_jw_key(&jw, "qsl_name");
+    ib_jw_string(&jw, t->qsl && t->qsl->name ? t->qsl->name : "");
+    ib_jw_key(&jw, "scenario");
+    ib_jw_string(&jw, ib_lg_scenario_name(r->scenario));
+    ib_jw_key(&jw, "mode");
+    ib_jw_string(&jw, ib_lg_mode_name(r->mode));
+    ib_jw_key(&jw, "status");
+    ib_jw_string(&jw, ib_err_name(t->status));
+    ib_jw_key(&jw, "has_performance");
+    ib_jw_bool(&jw, r->has_performance);
+    ib_jw_key(&jw, "result");
+    ib_jw_string(&jw, r->valid ? "VALID" : "INVALID");
+    ib_jw_key(&jw, "valid");
+    ib_jw_bool(&jw, r->valid);
+    ib_jw_key(&jw, "failed_rules");
+    ib_jw_array_begin(&jw);
+    for (uint32_t bit = 1; bit && bit <= IB_LG_RULE_SUT_ERRORS; bit <<= 1) {
+        if (!(r->failed_rules & bit))
+            continue;
+        char why[512];
+        reason_for(r->reasons, rule_prefix((enum ib_lg_rule)bit), why, sizeof why);
+        ib_jw_object_begin(&jw);
+        ib_jw_key(&jw, "rule");
+        ib_jw_string(&jw, ib_lg_rule_name((enum ib_lg_rule)bit));
+        ib_jw_key(&jw, "reason");
+        ib_jw_string(&jw, why);
+        ib_jw_object_end(&jw);
+    }
+    ib_jw_array_end(&jw);
+    ib_jw_key(&jw, "reasons");
+    ib_jw_string(&jw, r->reasons);
+    ib_jw_key(&jw, "suggestion");
+    ib_jw_string(&jw, r->suggestion);
+    metrics_block(&jw, r);
+    faults_block(&jw, r);
+    ib_jw_key(&jw, "accuracy_log_entries");
+    ib_jw_uint(&jw, r->accuracy_log_entries);
+    settings_block(&jw, t);
+    ib_jw_key(&jw, "labels");
+    ib_jw_array_begin(&jw);
+    for (size_t i = 0; i < t->label_count; i++)
+        ib_jw_string(&jw, t->labels[i]);
+    ib_jw_array_end(&jw);
+    ib_jw_key(&jw, "log_prefix");
+    ib_jw_string(&jw, t->prefix);
+    ib_jw_key(&jw, "log_suffix");
+    ib_jw_string(&jw, t->suffix);
+    ib_jw_object_end(&jw);
+    int rc = ib_jw_finish(&jw);
+    if (rc == IB_OK)
+        rc = ib_strbuf_putc(out, '\n');
+    return rc;
+}
+
+int ib_lg_result_json_write(const ib_lg_test *t, const ib_lg_result *res)
+{
+    ib_strbuf b;
+    ib_strbuf_init(&b);
+    int rc = ib_lg_result_json_build(t, res, &b);
+    char path[2048];
+    if (rc == IB_OK && ib_path_join(path, sizeof path, t->outdir, "result.json"))
+        rc = IB_EINVAL;
+    if (rc == IB_OK)
+        rc = ib_file_write_all(path, b.data, b.len, NULL);
+    ib_strbuf_deinit(&b);
+    return rc;
+}
