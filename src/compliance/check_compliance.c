@@ -241,6 +241,40 @@ static void recheck_perf(ib_check_ctx *ctx, const ib_check_scn *s, const char *t
     ib_verify_outcome_deinit(&out);
 }
 
+/*
+ * A TEST01 "TEST PASS" is recomputed when both accuracy logs are complete (a fresh audit, not
+ * a truncated submission). The official default comparison (first byte) is used, so a file
+ * made with any --dtype that passed also passes here.
+ */
+static void recheck_test01_accuracy(ib_check_ctx *ctx, const ib_check_scn *s,
+                                    const char *rel_test, const char *rel_verify)
+{
+    char ra[IB_CHECK_PATH_MAX], rt[IB_CHECK_PATH_MAX], pa[IB_CHECK_PATH_MAX],
+        pt[IB_CHECK_PATH_MAX];
+    ib_check_fmt(ra, "%s/%s/results/%s/%s/%s/accuracy/mlperf_log_accuracy.json", s->division,
+                 s->submitter, s->system, s->bench, s->scenario);
+    ib_check_fmt(rt, "%s/accuracy/mlperf_log_accuracy.json", rel_test);
+    if (!ib_check_is_file(ctx, ra) || !ib_check_is_file(ctx, rt))
+        return;
+    ib_verify_options o;
+    ib_verify_outcome out;
+    ib_err err;
+    ib_verify_options_defaults(&o);
+    o.version = ctx->rules->version;
+    o.compare = IB_VERIFY_FIRST_BYTE;
+    ib_verify_outcome_init(&out);
+    if (ib_verify_test01_accuracy(ib_check_abs(ctx, ra, pa), ib_check_abs(ctx, rt, pt), &o, &out,
+                                  &err) == IB_OK &&
+        out.verdict == IB_VERIFY_FAIL)
+        IB_CHECK_ERR(ctx, rel_verify, "comp.recheck",
+                     "regenerate verify_accuracy.txt from the logs in the tree and fix the SUT "
+                     "so performance mode returns the accuracy-mode responses",
+                     "the file says TEST PASS, but comparing the two accuracy logs in the tree "
+                     "gives: %s",
+                     out.reason);
+    ib_verify_outcome_deinit(&out);
+}
+
 static void check_test01_accuracy(ib_check_ctx *ctx, const ib_check_scn *s, const char *rel_test)
 {
     char rel[IB_CHECK_PATH_MAX], acc[IB_CHECK_PATH_MAX];
@@ -254,6 +288,8 @@ static void check_test01_accuracy(ib_check_ctx *ctx, const ib_check_scn *s, cons
     }
     bool passed = has_line_with(text, "TEST PASS");
     ib_free(text);
+    if (passed && ctx->opts.recheck_compliance)
+        recheck_test01_accuracy(ctx, s, rel_test, rel);
     ib_check_rel(acc, rel_test, "accuracy");
     if (!ib_check_is_dir(ctx, acc)) {
         IB_CHECK_ERR(ctx, acc, "comp.acc-dir", FIX_RERUN_TEST,

@@ -72,6 +72,12 @@ static void expect(const ib_check_report *r, enum ib_check_severity sev, const c
                  file, needle ? " mentioning " : "", needle ? needle : "");
 }
 
+static void write_text(const char *path, const char *text)
+{
+    ib_err err;
+    ASSERT_OK_ERR(ib_file_write_all(path, text, strlen(text), &err), &err);
+}
+
 static void edit(const char *sed_expr, const char *file)
 {
     ASSERT_INT_EQ(ib_test_system("sed -i '%s' '%s' && true", sed_expr, file), 0);
@@ -240,7 +246,17 @@ TEST(check_tree_compliance_settings)
     edit("s/\"key\": \"effective_performance_issue_same\", \"value\": true/"
          "\"key\": \"effective_performance_issue_same\", \"value\": false/",
          COMP "/resnet50/Server/TEST04-B/performance/run_1/mlperf_log_detail.txt");
+    /* complete (untruncated) accuracy logs are compared again: a "TEST PASS" that the logs
+     * contradict is an error */
+    write_text(RES "/resnet50/Server/accuracy/mlperf_log_accuracy.json",
+               "[\n{ \"seq_id\" : 0, \"qsl_idx\" : 1, \"data\" : \"01000000\" },\n"
+               "{ \"seq_id\" : 1, \"qsl_idx\" : 2, \"data\" : \"02000000\" }\n]\n");
+    write_text(COMP "/resnet50/Server/TEST01/accuracy/mlperf_log_accuracy.json",
+               "[\n{ \"seq_id\" : 7, \"qsl_idx\" : 2, \"data\" : \"05000000\" }\n]\n");
+    edit("s/TEST FAIL/TEST PASS/", COMP "/resnet50/Server/TEST01/verify_accuracy.txt");
     ib_check_report *r = run_check(IB_CHECK_V1_1);
+    expect(r, IB_CHECK_ERROR, "comp.recheck", "resnet50/Server/TEST01/verify_accuracy.txt",
+           "1 of 1 sampled responses differ");
     expect(r, IB_CHECK_ERROR, "comp.settings", "resnet50/Offline/TEST05/performance/run_1/mlperf_log_detail.txt",
            "expected 313588358309856706");
     expect(r, IB_CHECK_ERROR, "comp.acc-fallback", "bert-99/Offline/TEST01/verify_accuracy.txt",
