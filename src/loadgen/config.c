@@ -758,9 +758,9 @@ static void warn_unused(const parsed *p, rules_table t, const char *model, const
 }
 
 /* Run the lookups on a copy of the settings; record what was applied. */
-static int apply_lookups(const parsed *p, ib_lg_settings *s, const char *model,
-                         const char *scenario, enum ib_lg_conf_type type, applied *out,
-                         size_t *nout, ib_err *err)
+static int apply_lookups(const parsed *p, ib_lg_settings *s, const char *origin,
+                         const char *model, const char *scenario, enum ib_lg_conf_type type,
+                         applied *out, size_t *nout, ib_err *err)
 {
     rules_table t = table_for(s->rules);
     bool v11 = s->rules == IB_LG_RULES_V1_1;
@@ -778,7 +778,7 @@ static int apply_lookups(const parsed *p, ib_lg_settings *s, const char *model,
         const entry *en = find(p, &kb, model, l->scen ? l->scen : scenario, l->name);
         if (kb.oom) {
             ib_strbuf_deinit(&kb);
-            return ib_err_set(err, IB_ENOMEM, "config: out of memory");
+            return ib_err_set(err, IB_ENOMEM, "%s: out of memory", origin);
         }
         if (!en)
             continue;
@@ -825,7 +825,7 @@ int ib_lg_settings_apply_conf(ib_lg_settings *s, const char *text, size_t len,
     ib_lg_settings next = *s;
     applied done[IB_ARRAY_LEN(k_current) + IB_ARRAY_LEN(k_v11)];
     size_t ndone = 0;
-    rc = apply_lookups(&p, &next, model, scenario, type, done, &ndone, err);
+    rc = apply_lookups(&p, &next, origin, model, scenario, type, done, &ndone, err);
     if (rc) {
         parsed_free(&p);
         return rc;

@@ -32,7 +32,7 @@ static void expect_reject(const char *text, int line, const char *needle)
 {
     ib_lg_settings s, before;
     ib_lg_settings_defaults(&s);
-    before = s;
+    memcpy(&before, &s, sizeof s);
     ib_err err;
     int rc = apply(&s, text, "resnet50", "Server", IB_LG_CONF_USER, NULL, 0, &err);
     if (rc != IB_EFORMAT)
