@@ -90,7 +90,8 @@ NVCC_FLAGS ?= -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -MMD -MP \
   -Iinclude -Isrc -DIB_GIT_REV=\"$(GIT_REV)\" $(OPT_$(BUILD))
 ALL_CFLAGS = $(BASE_CFLAGS) $(CWARNS) $(PKG_CFLAGS) $(DNNL_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) $(DNNL_LIBS) -lpthread -lm
+# -fopenmp: the CPU backend shares oneDNN's OpenMP (libgomp) pool (docs/cpu_backend.md)
+LDLIBS_ALL := $(PKG_LIBS) $(DNNL_LIBS) -fopenmp -lpthread -lm
 LDFLAGS_ALL = $(SAN_LDFLAGS_$(BUILD)) $(LDFLAGS)
 
 ifeq ($(CUDA),1)
@@ -162,6 +163,8 @@ $(O)/obj/%.o: %.c
 	$(call quiet,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# the CPU backend: OpenMP kernels in the same libgomp pool as oneDNN
+$(O)/obj/src/backend/cpu/%.o: ALL_CFLAGS += -fopenmp
 # loadgen and base: -Wconversion (silent truncation would corrupt counts/timestamps)
 $(O)/obj/src/loadgen/%.o $(O)/obj/src/base/%.o: ALL_CFLAGS += $(CWARNS_STRICT)
 # generated protobuf-c code is not ours to warn about

@@ -30,7 +30,7 @@
  *  - a node's output shares bytes with one of its inputs only when the
  *    session declared in-place reuse for an elementwise node (same size,
  *    element k read before element k is written); the CPU backend supports
- *    that for every op whose output has its input's shape and dtype;
+ *    that for its unary and binary elementwise ops (Relu, Add, Clip, Gelu, ...);
  *  - the subgraph and its graph stay valid until graph_free (the wrappers
  *    keep their own copy of the node and binding arrays).
  *
@@ -62,7 +62,7 @@ typedef struct ib_backend_exec ib_backend_exec; /* a compiled subgraph (backend-
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
 typedef struct ib_backend_buffer {
-    const struct ib_backend *owner;
+    struct ib_backend *owner;
     void *impl;     /* backend handle */
     void *host_ptr; /* host address of byte 0 when host-visible (CPU), else NULL */
     size_t size;    /* bytes usable from offset 0 */

@@ -1,0 +1,607 @@
+/*
+ * cpu_exec.c - compiling a subgraph into steps and running them: value
+ * state, layout requests with cached conversions (views), output storage,
+ * boundary write-backs, the shared oneDNN scratchpad, and graph_run.
+ *
+ * Layout rule (see cpu_internal.h): a producer picks the layout of its
+ * output, consumers ask for theirs and get a reorder only when it differs;
+ * boundary values are always written back plain. Constants are reordered at
+ * compile time. graph_run executes the recorded steps and allocates nothing.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+
+/* ---- dtypes and descriptors ---------------------------------------------- */
+
+dnnl_data_type_t cpu_dt(enum ib_dtype t)
+{
+    switch (t) {
+    case IB_DTYPE_FLOAT32: return dnnl_f32;
+    case IB_DTYPE_BFLOAT16: return dnnl_bf16;
+    case IB_DTYPE_INT8: return dnnl_s8;
+    case IB_DTYPE_UINT8: return dnnl_u8;
+    case IB_DTYPE_INT32: return dnnl_s32;
+    default: return dnnl_data_type_undef;
+    }
+}
+
+dnnl_data_type_t cpu_act_dt(const cpu_exec *e)
+{
+    return e->precision == IB_PRECISION_BF16 ? dnnl_bf16 : dnnl_f32;
+}
+
+dnnl_data_type_t cpu_keep_dt(const cpu_val *v)
+{
+    return !v->cdata && v->ready && v->md.data_type == dnnl_bf16 ? dnnl_bf16 : dnnl_f32;
+}
+
+int cpu_md_plain(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt)
+{
+    dnnl_dims_t d;
+    int nd = ndim > 0 ? ndim : 1;
+    if (nd > DNNL_MAX_NDIMS)
+        return IB_EUNSUPPORTED;
+    for (int i = 0; i < nd; i++)
+        d[i] = ndim > 0 ? dims[i] : 1;
+    return dnnl_memory_desc_init_by_strides(md, nd, d, dt, NULL) == dnnl_success ? IB_OK
+                                                                                 : IB_EUNSUPPORTED;
+}
+
+int cpu_md_any(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt)
+{
+    dnnl_dims_t d;
+    int nd = ndim > 0 ? ndim : 1;
+    if (nd > DNNL_MAX_NDIMS)
+        return IB_EUNSUPPORTED;
+    for (int i = 0; i < nd; i++)
+        d[i] = ndim > 0 ? dims[i] : 1;
+    return dnnl_memory_desc_init_by_tag(md, nd, d, dt, dnnl_format_tag_any) == dnnl_success
+               ? IB_OK
+               : IB_EUNSUPPORTED;
+}
+
+bool cpu_md_is_plain(const dnnl_memory_desc_t *md)
+{
+    dnnl_memory_desc_t p;
+    if (dnnl_memory_desc_init_by_strides(&p, md->ndims, md->dims, md->data_type, NULL))
+        return false;
+    return dnnl_memory_desc_equal(&p, md) != 0;
+}
+
+int cpu_fail(cpu_exec *e, ib_err *err, int code, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (e && e->cur)
+        return ib_err_set(err, code, "cpu backend: node '%s' (%s): %s", e->cur->name,
+                          e->cur->op_type, msg);
+    return ib_err_set(err, code, "cpu backend: %s", msg);
+}
+
+int cpu_check(cpu_exec *e, ib_err *err, dnnl_status_t st, const char *what)
+{
+    if (st == dnnl_success)
+        return IB_OK;
+    int code = st == dnnl_out_of_memory ? IB_ENOMEM
+               : st == dnnl_unimplemented ? IB_EUNSUPPORTED
+                                          : IB_EBACKEND;
+    return cpu_fail(e, err, code, "oneDNN %s failed (status %d)%s", what, (int)st,
+                    st == dnnl_unimplemented
+                        ? ": no implementation for these shapes/types; use the reference backend"
+                        : "");
+}
+
+/* ---- small helpers ------------------------------------------------------- */
+
+cpu_val *cpu_in(cpu_exec *e, const ib_node *n, uint32_t i)
+{
+    if (i >= n->n_inputs || n->inputs[i] == IB_VALUE_NONE)
+        return NULL;
+    int32_t k = e->val_of[n->inputs[i]];
+    return k < 0 ? NULL : &e->vals[k];
+}
+
+cpu_val *cpu_out(cpu_exec *e, const ib_node *n, uint32_t i)
+{
+    if (i >= n->n_outputs || n->outputs[i] == IB_VALUE_NONE)
+        return NULL;
+    int32_t k = e->val_of[n->outputs[i]];
+    return k < 0 ? NULL : &e->vals[k];
+}
+
+void *cpu_alloc(cpu_exec *e, size_t bytes)
+{
+    if (bytes > SIZE_MAX - 2 * IB_BACKEND_ALIGN)
+        return NULL;
+    char *raw = ib_calloc(1, bytes + IB_BACKEND_ALIGN);
+    if (!raw)
+        return NULL;
+    if (IB_VEC_PUSH(&e->blocks, (void *)raw)) {
+        ib_free(raw);
+        return NULL;
+    }
+    return (void *)(((uintptr_t)raw + IB_BACKEND_ALIGN - 1) & ~(uintptr_t)(IB_BACKEND_ALIGN - 1));
+}
+
+int cpu_mem(cpu_exec *e, const dnnl_memory_desc_t *md, void *data, dnnl_memory_t *out,
+            ib_err *err)
+{
+    dnnl_memory_t m;
+    int rc = cpu_check(e, err, dnnl_memory_create(&m, md, e->ctx->eng, data), "memory_create");
+    if (rc)
+        return rc;
+    if (IB_VEC_PUSH(&e->mems, m)) {
+        dnnl_memory_destroy(m);
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    *out = m;
+    return IB_OK;
+}
+
+int cpu_attr(cpu_exec *e, dnnl_primitive_attr_t *attr, ib_err *err)
+{
+    int rc = cpu_check(e, err, dnnl_primitive_attr_create(attr), "primitive_attr_create");
+    if (rc)
+        return rc;
+    dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+    return IB_OK;
+}
+
+dnnl_status_t cpu_pd_create(cpu_exec *e, dnnl_primitive_desc_t *pd, const_dnnl_op_desc_t op,
+                            const_dnnl_primitive_attr_t attr)
+{
+    dnnl_primitive_attr_t a = NULL;
+    dnnl_status_t st;
+    if (attr)
+        st = dnnl_primitive_attr_clone(&a, attr);
+    else
+        st = dnnl_primitive_attr_create(&a);
+    if (st)
+        return st;
+    dnnl_primitive_attr_set_scratchpad_mode(a, dnnl_scratchpad_mode_user);
+    st = dnnl_primitive_desc_create(pd, op, a, e->ctx->eng, NULL);
+    dnnl_primitive_attr_destroy(a);
+    return st;
+}
+
+int cpu_add_prim(cpu_exec *e, dnnl_primitive_desc_t pd, const dnnl_exec_arg_t *args, int nargs,
+                 ib_err *err)
+{
+    if (IB_VEC_PUSH(&e->pds, pd)) {
+        dnnl_primitive_desc_destroy(pd);
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    cpu_step st;
+    memset(&st, 0, sizeof st);
+    st.node = e->cur;
+    int rc = cpu_check(e, err, dnnl_primitive_create(&st.prim, pd), "primitive_create");
+    if (rc)
+        return rc;
+    /* one spare slot for the scratchpad argument added at the end of compile */
+    st.args = ib_calloc((size_t)nargs + 1, sizeof *st.args);
+    if (!st.args) {
+        dnnl_primitive_destroy(st.prim);
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    memcpy(st.args, args, (size_t)nargs * sizeof *args);
+    st.nargs = nargs;
+    st.scratch_md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    st.scratch_bytes = st.scratch_md ? dnnl_memory_desc_get_size(st.scratch_md) : 0;
+    if (IB_VEC_PUSH(&e->steps, st)) {
+        dnnl_primitive_destroy(st.prim);
+        ib_free(st.args);
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    return IB_OK;
+}
+
+int cpu_add_kernel(cpu_exec *e, cpu_kernel_fn fn, void *kctx, ib_err *err)
+{
+    cpu_step st;
+    memset(&st, 0, sizeof st);
+    st.node = e->cur;
+    st.fn = fn;
+    st.kctx = kctx;
+    if (IB_VEC_PUSH(&e->steps, st)) {
+        ib_free(kctx);
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    return IB_OK;
+}
+
+/* Reorder (src_md at src) -> (dst_md at dst) as a run-time step; scale != 1
+ * multiplies (int8 quantisation, round to nearest and saturate). */
+static int add_reorder(cpu_exec *e, const dnnl_memory_desc_t *src_md, void *src,
+                       const dnnl_memory_desc_t *dst_md, void *dst, float scale, ib_err *err)
+{
+    dnnl_primitive_attr_t attr;
+    int rc = cpu_attr(e, &attr, err);
+    if (rc)
+        return rc;
+    if (scale != 1.0f)
+        dnnl_primitive_attr_set_output_scales(attr, 1, 0, &scale);
+    dnnl_primitive_desc_t pd;
+    rc = cpu_check(e, err,
+                   dnnl_reorder_primitive_desc_create(&pd, src_md, e->ctx->eng, dst_md,
+                                                      e->ctx->eng, attr),
+                   "reorder");
+    dnnl_primitive_attr_destroy(attr);
+    if (rc)
+        return rc;
+    dnnl_memory_t ms, md;
+    if ((rc = cpu_mem(e, src_md, src, &ms, err)) || (rc = cpu_mem(e, dst_md, dst, &md, err))) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, ms}, {DNNL_ARG_TO, md}};
+    return cpu_add_prim(e, pd, args, 2, err);
+}
+
+int cpu_const_reorder(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                      const dnnl_memory_desc_t *want, const_dnnl_primitive_attr_t attr,
+                      dnnl_memory_t *mem, ib_err *err)
+{
+    void *dst = cpu_alloc(e, dnnl_memory_desc_get_size(want));
+    if (!dst)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory for converted weights");
+    int rc = cpu_mem(e, want, dst, mem, err);
+    if (rc)
+        return rc;
+    /* runs once, here: oneDNN manages its own scratchpad (compensation buffers) */
+    dnnl_primitive_attr_t a = NULL;
+    dnnl_status_t st = attr ? dnnl_primitive_attr_clone(&a, attr) : dnnl_primitive_attr_create(&a);
+    if (!st)
+        st = dnnl_primitive_attr_set_scratchpad_mode(a, dnnl_scratchpad_mode_library);
+    dnnl_primitive_desc_t pd = NULL;
+    if (!st)
+        st = dnnl_reorder_primitive_desc_create(&pd, src, e->ctx->eng, want, e->ctx->eng, a);
+    if (a)
+        dnnl_primitive_attr_destroy(a);
+    if ((rc = cpu_check(e, err, st, "weights reorder")))
+        return rc;
+    dnnl_primitive_t prim = NULL;
+    dnnl_memory_t ms = NULL;
+    rc = cpu_check(e, err, dnnl_primitive_create(&prim, pd), "weights reorder");
+    if (!rc)
+        rc = cpu_check(e, err, dnnl_memory_create(&ms, src, e->ctx->eng, (void *)(uintptr_t)cdata),
+                       "memory_create");
+    if (!rc) {
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, ms}, {DNNL_ARG_TO, *mem}};
+        rc = cpu_check(e, err, dnnl_primitive_execute(prim, e->stream, 2, args),
+                       "weights reorder");
+        if (!rc)
+            rc = cpu_check(e, err, dnnl_stream_wait(e->stream), "stream_wait");
+    }
+    if (ms)
+        dnnl_memory_destroy(ms);
+    if (prim)
+        dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+    return rc;
+}
+
+int cpu_use(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *want, float scale,
+            dnnl_memory_t *mem, ib_err *err)
+{
+    if (!v->ready)
+        return cpu_fail(e, err, IB_EBACKEND, "value '%s' read before it is produced",
+                        e->graph->values.data[v->id].name);
+    if (scale == 1.0f && dnnl_memory_desc_equal(&v->md, want))
+        return cpu_mem(e, want, v->data, mem, err);
+    for (size_t i = 0; i < v->views.len; i++)
+        if (v->views.data[i].scale == scale && dnnl_memory_desc_equal(&v->views.data[i].md, want))
+            return cpu_mem(e, want, v->views.data[i].data, mem, err);
+    cpu_view view;
+    view.md = *want;
+    view.scale = scale;
+    int rc;
+    if (v->cdata) {
+        dnnl_primitive_attr_t attr = NULL;
+        if (scale != 1.0f) {
+            if ((rc = cpu_attr(e, &attr, err)))
+                return rc;
+            dnnl_primitive_attr_set_output_scales(attr, 1, 0, &scale);
+        }
+        rc = cpu_const_reorder(e, &v->md, v->cdata, want, attr, mem, err);
+        if (attr)
+            dnnl_primitive_attr_destroy(attr);
+        if (rc)
+            return rc;
+        dnnl_memory_get_data_handle(*mem, &view.data);
+    } else {
+        view.data = cpu_alloc(e, dnnl_memory_desc_get_size(want));
+        if (!view.data)
+            return cpu_fail(e, err, IB_ENOMEM, "out of memory for a layout conversion");
+        if ((rc = add_reorder(e, &v->md, v->data, want, view.data, scale, err)))
+            return rc;
+        if ((rc = cpu_mem(e, want, view.data, mem, err)))
+            return rc;
+    }
+    if (IB_VEC_PUSH(&v->views, view))
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    return IB_OK;
+}
+
+int cpu_use_plain(cpu_exec *e, cpu_val *v, dnnl_data_type_t dt, const void **ptr, ib_err *err)
+{
+    dnnl_data_type_t gdt = cpu_dt(v->desc.dtype);
+    if (gdt == dnnl_data_type_undef) {
+        /* dtypes oneDNN lacks are only ever held plain */
+        if (!v->ready)
+            return cpu_fail(e, err, IB_EBACKEND, "value read before it is produced");
+        *ptr = v->data;
+        return IB_OK;
+    }
+    dnnl_memory_desc_t want;
+    if (cpu_md_plain(&want, v->desc.ndim, v->desc.dims, dt ? dt : gdt))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "rank %d not supported", (int)v->desc.ndim);
+    dnnl_memory_t m;
+    int rc = cpu_use(e, v, &want, 1.0f, &m, err);
+    if (rc)
+        return rc;
+    void *p;
+    dnnl_memory_get_data_handle(m, &p);
+    *ptr = p;
+    return IB_OK;
+}
+
+int cpu_copy_into(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, void *data, ib_err *err)
+{
+    if (!v->ready)
+        return cpu_fail(e, err, IB_EBACKEND, "value read before it is produced");
+    return add_reorder(e, &v->md, v->cdata ? (void *)(uintptr_t)v->cdata : v->data, md, data,
+                       1.0f, err);
+}
+
+int cpu_def(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, dnnl_memory_t *mem,
+            ib_err *err)
+{
+    size_t size = dnnl_memory_desc_get_size(md);
+    bool plain = cpu_md_is_plain(md) && md->data_type == cpu_dt(v->desc.dtype);
+    void *data;
+    if (v->store && size <= v->store_bytes && (!v->boundary || plain))
+        data = v->store;
+    else if (!(data = cpu_alloc(e, size)))
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory for an activation");
+    v->md = *md;
+    v->data = data;
+    v->ready = true;
+    return mem ? cpu_mem(e, md, data, mem, err) : IB_OK;
+}
+
+int cpu_def_plain(cpu_exec *e, cpu_val *v, void **ptr, ib_err *err)
+{
+    dnnl_data_type_t gdt = cpu_dt(v->desc.dtype);
+    if (gdt != dnnl_data_type_undef) {
+        dnnl_memory_desc_t md;
+        if (cpu_md_plain(&md, v->desc.ndim, v->desc.dims, gdt))
+            return cpu_fail(e, err, IB_EUNSUPPORTED, "rank %d not supported", (int)v->desc.ndim);
+        int rc = cpu_def(e, v, &md, NULL, err);
+        *ptr = v->data;
+        return rc;
+    }
+    size_t size = ib_tensor_desc_nbytes(&v->desc);
+    if (v->store && size <= v->store_bytes)
+        v->data = v->store;
+    else if (!(v->data = cpu_alloc(e, size ? size : 1)))
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory for an activation");
+    v->ready = true;
+    *ptr = v->data;
+    return IB_OK;
+}
+
+/* ---- compile and run ----------------------------------------------------- */
+
+static void exec_free(ib_backend_exec *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->steps.len; i++) {
+        if (e->steps.data[i].prim)
+            dnnl_primitive_destroy(e->steps.data[i].prim);
+        ib_free(e->steps.data[i].args);
+        ib_free(e->steps.data[i].kctx);
+    }
+    for (size_t i = 0; i < e->mems.len; i++)
+        dnnl_memory_destroy(e->mems.data[i]);
+    for (size_t i = 0; i < e->pds.len; i++)
+        dnnl_primitive_desc_destroy(e->pds.data[i]);
+    for (size_t i = 0; i < e->blocks.len; i++)
+        ib_free(e->blocks.data[i]);
+    for (uint32_t i = 0; i < e->n_vals; i++)
+        IB_VEC_FREE(&e->vals[i].views);
+    IB_VEC_FREE(&e->steps);
+    IB_VEC_FREE(&e->mems);
+    IB_VEC_FREE(&e->pds);
+    IB_VEC_FREE(&e->blocks);
+    if (e->stream)
+        dnnl_stream_destroy(e->stream);
+    ib_free(e->vals);
+    ib_free(e->val_of);
+    ib_free(e);
+}
+
+void cpu_graph_free(void *ctx, ib_backend_exec *e)
+{
+    IB_UNUSED(ctx);
+    exec_free(e);
+}
+
+/* Initialise the value table from the bindings; values nobody in the
+ * subgraph produces (inputs, constants) are ready in plain layout. */
+static int init_vals(cpu_exec *e, const ib_backend_subgraph *sg, ib_err *err)
+{
+    const ib_graph *g = sg->graph;
+    e->vals = ib_calloc(sg->n_bindings ? sg->n_bindings : 1, sizeof *e->vals);
+    e->val_of = ib_malloc((g->values.len ? g->values.len : 1) * sizeof *e->val_of);
+    if (!e->vals || !e->val_of)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < g->values.len; i++)
+        e->val_of[i] = -1;
+    e->n_vals = sg->n_bindings;
+    for (uint32_t i = 0; i < sg->n_bindings; i++) {
+        const ib_backend_binding *bd = &sg->bindings[i];
+        cpu_val *v = &e->vals[i];
+        v->id = bd->value;
+        v->desc = bd->desc;
+        v->bd = bd;
+        v->boundary = bd->boundary;
+        if (bd->constant) {
+            v->cdata = bd->constant->data;
+        } else {
+            v->store = (char *)bd->buffer->host_ptr + bd->offset;
+            v->store_bytes = bd->nbytes;
+        }
+        v->has_range = bd->range_max > bd->range_min;
+        v->rmin = bd->range_min;
+        v->rmax = bd->range_max;
+        e->val_of[bd->value] = (int32_t)i;
+    }
+    bool *produced = ib_calloc(sg->n_bindings ? sg->n_bindings : 1, sizeof *produced);
+    if (!produced)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < sg->n_nodes; i++) {
+        const ib_node *n = &g->nodes.data[sg->nodes[i]];
+        for (uint32_t k = 0; k < n->n_outputs; k++)
+            if (n->outputs[k] != IB_VALUE_NONE && e->val_of[n->outputs[k]] >= 0)
+                produced[e->val_of[n->outputs[k]]] = true;
+    }
+    int rc = IB_OK;
+    for (uint32_t i = 0; i < e->n_vals && !rc; i++) {
+        cpu_val *v = &e->vals[i];
+        if (produced[i])
+            continue;
+        v->ready = true;
+        v->data = v->cdata ? (void *)(uintptr_t)v->cdata : v->store;
+        dnnl_data_type_t dt = cpu_dt(v->desc.dtype);
+        if (dt != dnnl_data_type_undef && cpu_md_plain(&v->md, v->desc.ndim, v->desc.dims, dt))
+            rc = cpu_fail(e, err, IB_EUNSUPPORTED, "value '%s' has rank %d",
+                          g->values.data[v->id].name, (int)v->desc.ndim);
+    }
+    ib_free(produced);
+    return rc;
+}
+
+/* After a node: write boundary outputs back in plain layout of their dtype. */
+static int write_back(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    for (uint32_t k = 0; k < n->n_outputs; k++) {
+        cpu_val *v = cpu_out(e, n, k);
+        if (!v)
+            continue;
+        if (!v->ready)
+            return cpu_fail(e, err, IB_EBACKEND, "output %u was not produced", (unsigned)k);
+        if (!v->boundary || v->data == v->store)
+            continue;
+        dnnl_memory_desc_t plain;
+        if (cpu_md_plain(&plain, v->desc.ndim, v->desc.dims, cpu_dt(v->desc.dtype)))
+            return cpu_fail(e, err, IB_EUNSUPPORTED, "output rank %d", (int)v->desc.ndim);
+        if (cpu_dt(v->desc.dtype) == dnnl_data_type_undef)
+            return cpu_fail(e, err, IB_EBACKEND, "boundary output not in its binding");
+        int rc = add_reorder(e, &v->md, v->data, &plain, v->store, 1.0f, err);
+        if (rc)
+            return rc;
+    }
+    return IB_OK;
+}
+
+/* One scratchpad for every primitive (they run one after the other). */
+static int attach_scratchpad(cpu_exec *e, ib_err *err)
+{
+    size_t need = 0;
+    for (size_t i = 0; i < e->steps.len; i++)
+        need = IB_MAX(need, e->steps.data[i].scratch_bytes);
+    if (!need)
+        return IB_OK;
+    if (!(e->scratch = cpu_alloc(e, need)))
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory for the oneDNN scratchpad");
+    e->scratch_bytes = need;
+    for (size_t i = 0; i < e->steps.len; i++) {
+        cpu_step *st = &e->steps.data[i];
+        if (!st->scratch_bytes)
+            continue;
+        dnnl_memory_t m;
+        int rc = cpu_mem(e, st->scratch_md, e->scratch, &m, err);
+        if (rc)
+            return rc;
+        st->args[st->nargs].arg = DNNL_ARG_SCRATCHPAD;
+        st->args[st->nargs].memory = m;
+        st->nargs++;
+    }
+    return IB_OK;
+}
+
+int cpu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,
+                      ib_err *err)
+{
+    cpu_ctx *c = ctx;
+    if (!cpu_precision_ok(c, sg->precision))
+        return ib_err_set(err, IB_EUNSUPPORTED,
+                          "cpu backend: precision %s is not supported on this CPU (oneDNN ISA "
+                          "0x%x); use fp32",
+                          ib_precision_name(sg->precision), (unsigned)c->isa);
+    cpu_exec *e = ib_calloc(1, sizeof *e);
+    if (!e)
+        return ib_err_set(err, IB_ENOMEM, "cpu backend: out of memory");
+    e->ctx = c;
+    e->graph = sg->graph;
+    e->precision = sg->precision;
+    cpu_pin pin;
+    cpu_threads_enter(c, &pin); /* primitives size their work for this team */
+    int rc = cpu_check(e, err, dnnl_stream_create(&e->stream, c->eng, dnnl_stream_default_flags),
+                       "stream_create");
+    if (!rc)
+        rc = init_vals(e, sg, err);
+    for (uint32_t i = 0; i < sg->n_nodes && !rc; i++) {
+        const ib_node *n = &sg->graph->nodes.data[sg->nodes[i]];
+        e->cur = n;
+        const cpu_op *op = cpu_op_find(n);
+        if (!op)
+            rc = cpu_fail(e, err, IB_EUNSUPPORTED, "op not supported by the cpu backend (opset %lld)",
+                          (long long)n->opset);
+        else if (!(rc = op->compile(e, n, err)))
+            rc = write_back(e, n, err);
+    }
+    e->cur = NULL;
+    if (!rc)
+        rc = attach_scratchpad(e, err);
+    cpu_threads_leave(c, &pin);
+    if (rc) {
+        exec_free(e);
+        return rc;
+    }
+    *out = e;
+    return IB_OK;
+}
+
+int cpu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, ib_err *err)
+{
+    IB_UNUSED(sg);
+    cpu_ctx *c = ctx;
+    cpu_pin pin;
+    cpu_threads_enter(c, &pin);
+    int rc = IB_OK;
+    for (size_t i = 0; i < e->steps.len && !rc; i++) {
+        cpu_step *st = &e->steps.data[i];
+        if (st->prim) {
+            dnnl_status_t s = dnnl_primitive_execute(st->prim, e->stream, st->nargs, st->args);
+            if (s != dnnl_success) {
+                e->cur = st->node;
+                rc = cpu_check(e, err, s, "execute");
+                e->cur = NULL;
+            }
+        } else {
+            rc = st->fn(st->kctx, c->threads, err);
+        }
+    }
+    if (!rc && dnnl_stream_wait(e->stream) != dnnl_success)
+        rc = ib_err_set(err, IB_EBACKEND, "cpu backend: stream_wait failed");
+    cpu_threads_leave(c, &pin);
+    return rc;
+}

@@ -1,0 +1,255 @@
+/*
+ * cpu_gather.c - Gather (any data dtype, int32/int64 indices, negative
+ * indices, any axis) on our row-copy kernel, and the reductions:
+ * ReduceSum/Mean/Max/Min/Prod/L1/L2 on the oneDNN reduction primitive (f32
+ * or bf16), ArgMax/ArgMin on our own kernel.
+ *
+ * Gather with axis 0 over a [rows, dim] table is the embedding lookup of
+ * DLRM and BERT: one memcpy of a row per index, split over the team. An
+ * out-of-range index fails the run with the node name and the index.
+ */
+#include <string.h>
+
+#include "backend/cpu/cpu_kernels.h"
+
+static int64_t axis_of(const ib_node *n, int ndim, int64_t dflt)
+{
+    int64_t ax = ib_node_attr_int(n, "axis", dflt);
+    return ax < 0 ? ax + ndim : ax;
+}
+
+/* ---- Gather ----------------------------------------------------------------- */
+
+static bool gather_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                            const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const ib_value *y = ib_node_output(g, n, 0);
+    if (n->n_inputs != 2 || !in[0] || !in[1] || !y || !ib_dtype_size(in[0]->dtype) ||
+        (in[1]->dtype != IB_DTYPE_INT64 && in[1]->dtype != IB_DTYPE_INT32) ||
+        y->desc.dtype != in[0]->dtype)
+        return false;
+    int64_t ax = axis_of(n, in[0]->ndim, 0);
+    if (ax < 0 || ax >= in[0]->ndim || y->desc.ndim != in[0]->ndim - 1 + in[1]->ndim)
+        return false;
+    int k = 0;
+    for (int i = 0; i < in[0]->ndim; i++) {
+        if (i == ax) {
+            for (int j = 0; j < in[1]->ndim; j++)
+                if (y->desc.dims[k++] != in[1]->dims[j])
+                    return false;
+        } else if (y->desc.dims[k++] != in[0]->dims[i]) {
+            return false;
+        }
+    }
+    return in[0]->dims[ax] > 0 || ib_tensor_desc_numel(in[1]) == 0;
+}
+
+static int gather_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *idx = cpu_in(e, n, 1), *y = cpu_out(e, n, 0);
+    cpu_gather_ctx *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    int64_t ax = axis_of(n, x->desc.ndim, 0);
+    k->outer = 1;
+    k->inner = 1;
+    for (int i = 0; i < x->desc.ndim; i++) {
+        if (i < ax)
+            k->outer *= x->desc.dims[i];
+        else if (i > ax)
+            k->inner *= x->desc.dims[i];
+    }
+    k->axis_len = x->desc.dims[ax];
+    k->n_idx = ib_tensor_desc_numel(&idx->desc);
+    k->idx64 = idx->desc.dtype == IB_DTYPE_INT64;
+    k->esize = ib_dtype_size(x->desc.dtype);
+    k->node = n->name;
+    int rc;
+    if ((rc = cpu_use_plain(e, x, dnnl_data_type_undef, &k->data, err)) ||
+        (rc = cpu_use_plain(e, idx, dnnl_data_type_undef, &k->idx, err)) ||
+        (rc = cpu_def_plain(e, y, &k->out, err))) {
+        ib_free(k);
+        return rc;
+    }
+    return cpu_add_kernel(e, cpu_gather_run, k, err);
+}
+
+/* ---- reductions ----------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    dnnl_alg_kind_t alg;
+    float p;
+} g_red[] = {
+    {"ReduceSum", dnnl_reduction_sum, 0},   {"ReduceMean", dnnl_reduction_mean, 0},
+    {"ReduceMax", dnnl_reduction_max, 0},   {"ReduceMin", dnnl_reduction_min, 0},
+    {"ReduceProd", dnnl_reduction_mul, 0},  {"ReduceL1", dnnl_reduction_norm_lp_sum, 1},
+    {"ReduceL2", dnnl_reduction_norm_lp_sum, 2},
+};
+
+/* Which dims are reduced: axes from the attribute (old opsets) or the
+ * constant second input; *identity when nothing is reduced. */
+static bool reduce_axes(const ib_graph *g, const ib_node *n, int ndim, bool *red, bool *identity)
+{
+    const int64_t *a = NULL;
+    int64_t buf[IB_MAX_DIMS];
+    int64_t cnt = 0;
+    bool from_input = n->n_inputs > 1 && n->inputs[1] != IB_VALUE_NONE;
+    if (from_input) {
+        const ib_tensor *t = cpu_const_of(g, n, 1);
+        if (!t || t->desc.dtype != IB_DTYPE_INT64 || ib_tensor_desc_numel(&t->desc) > IB_MAX_DIMS)
+            return false;
+        cnt = ib_tensor_desc_numel(&t->desc);
+        memcpy(buf, t->data, (size_t)cnt * sizeof *buf);
+        a = buf;
+    } else {
+        cnt = (int64_t)ib_node_attr_ints(n, "axes", &a);
+    }
+    *identity = false;
+    for (int i = 0; i < ndim; i++)
+        red[i] = cnt == 0;
+    if (cnt == 0 && ib_node_attr_int(n, "noop_with_empty_axes", 0)) {
+        *identity = true;
+        for (int i = 0; i < ndim; i++)
+            red[i] = false;
+        return true;
+    }
+    for (int64_t i = 0; i < cnt; i++) {
+        int64_t ax = a[i] < 0 ? a[i] + ndim : a[i];
+        if (ax < 0 || ax >= ndim)
+            return false;
+        red[ax] = true;
+    }
+    return true;
+}
+
+static int red_index(const ib_node *n)
+{
+    for (size_t i = 0; i < IB_ARRAY_LEN(g_red); i++)
+        if (strcmp(g_red[i].name, n->op_type) == 0)
+            return (int)i;
+    return -1;
+}
+
+static bool reduce_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                            const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const ib_value *y = ib_node_output(g, n, 0);
+    bool red[IB_MAX_DIMS], id;
+    if (red_index(n) < 0 || !in[0] || in[0]->dtype != IB_DTYPE_FLOAT32 || !y ||
+        y->desc.dtype != IB_DTYPE_FLOAT32 || in[0]->ndim < 1 ||
+        !reduce_axes(g, n, in[0]->ndim, red, &id))
+        return false;
+    int64_t numel = 1;
+    for (int i = 0; i < in[0]->ndim; i++)
+        numel *= red[i] ? 1 : in[0]->dims[i];
+    for (int i = 0; i < in[0]->ndim; i++)
+        if (red[i] && in[0]->dims[i] == 0)
+            return false; /* empty reductions: identity values, leave to the reference */
+    return ib_tensor_desc_numel(&y->desc) == numel;
+}
+
+static int reduce_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *y = cpu_out(e, n, 0);
+    int ri = red_index(n), nd = x->desc.ndim;
+    bool red[IB_MAX_DIMS], id, any = false;
+    if (ri < 0 || !reduce_axes(e->graph, n, nd, red, &id))
+        return cpu_fail(e, err, IB_EFORMAT, "bad axes");
+    int64_t yd[IB_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        yd[i] = red[i] ? 1 : x->desc.dims[i];
+        any |= red[i] && x->desc.dims[i] != 1;
+    }
+    dnnl_data_type_t dt = cpu_keep_dt(x);
+    dnnl_memory_desc_t smd, dmd, yplain;
+    if (cpu_md_plain(&smd, nd, x->desc.dims, dt) || cpu_md_plain(&dmd, nd, yd, dt) ||
+        cpu_md_plain(&yplain, y->desc.ndim, y->desc.dims, dt))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
+    int rc;
+    if (!any && ri != 6 && ri != 5) { /* nothing to reduce: a copy (L1/L2 still take |x|) */
+        if ((rc = cpu_def(e, y, &yplain, NULL, err)))
+            return rc;
+        return cpu_copy_into(e, x, &smd, y->data, err);
+    }
+    dnnl_reduction_desc_t rd;
+    dnnl_primitive_desc_t pd;
+    dnnl_status_t st = dnnl_reduction_desc_init(&rd, g_red[ri].alg, &smd, &dmd, g_red[ri].p, 0.0f);
+    if (!st)
+        st = cpu_pd_create(e, &pd, &rd, NULL);
+    if ((rc = cpu_check(e, err, st, "reduction")))
+        return rc;
+    dnnl_memory_t ms, md;
+    if ((rc = cpu_use(e, x, &smd, 1.0f, &ms, err)) || (rc = cpu_def(e, y, &yplain, NULL, err)) ||
+        (rc = cpu_mem(e, &dmd, y->data, &md, err))) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, md}};
+    return cpu_add_prim(e, pd, args, 2, err);
+}
+
+static bool arg_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                         const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const ib_value *y = ib_node_output(g, n, 0);
+    if (n->n_inputs != 1 || !in[0] || in[0]->dtype != IB_DTYPE_FLOAT32 || in[0]->ndim < 1 || !y ||
+        y->desc.dtype != IB_DTYPE_INT64)
+        return false;
+    int64_t ax = axis_of(n, in[0]->ndim, 0);
+    return ax >= 0 && ax < in[0]->ndim && in[0]->dims[ax] > 0 &&
+           ib_tensor_desc_numel(&y->desc) == ib_tensor_desc_numel(in[0]) / in[0]->dims[ax];
+}
+
+static int arg_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *y = cpu_out(e, n, 0);
+    cpu_arg_ctx *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    int64_t ax = axis_of(n, x->desc.ndim, 0);
+    k->outer = k->inner = 1;
+    for (int i = 0; i < x->desc.ndim; i++) {
+        if (i < ax)
+            k->outer *= x->desc.dims[i];
+        else if (i > ax)
+            k->inner *= x->desc.dims[i];
+    }
+    k->len = x->desc.dims[ax];
+    k->is_max = strcmp(n->op_type, "ArgMax") == 0;
+    k->last = ib_node_attr_int(n, "select_last_index", 0) != 0;
+    const void *xp;
+    void *out;
+    int rc;
+    if ((rc = cpu_use_plain(e, x, dnnl_f32, &xp, err)) || (rc = cpu_def_plain(e, y, &out, err))) {
+        ib_free(k);
+        return rc;
+    }
+    k->x = xp;
+    k->out = out;
+    return cpu_add_kernel(e, cpu_arg_run, k, err);
+}
+
+const cpu_op cpu_ops_gather[] = {
+    {"", "Gather", gather_supports, gather_compile},
+    {"", "ArgMax", arg_supports, arg_compile},
+    {"", "ArgMin", arg_supports, arg_compile},
+    {NULL, NULL, NULL, NULL},
+};
+
+const cpu_op cpu_ops_reduce[] = {
+    {"", "ReduceSum", reduce_supports, reduce_compile},
+    {"", "ReduceMean", reduce_supports, reduce_compile},
+    {"", "ReduceMax", reduce_supports, reduce_compile},
+    {"", "ReduceMin", reduce_supports, reduce_compile},
+    {"", "ReduceProd", reduce_supports, reduce_compile},
+    {"", "ReduceL1", reduce_supports, reduce_compile},
+    {"", "ReduceL2", reduce_supports, reduce_compile},
+    {NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,82 @@
+/*
+ * cpu_kernels.h - our own OpenMP C kernels (the ops oneDNN lacks or runs
+ * poorly): broadcast elementwise arithmetic, comparisons and logic, Where,
+ * unary fallbacks, Cast, strided copies (Transpose, Slice, Expand, Concat,
+ * Split), Gather and reductions to indices (ArgMax/ArgMin).
+ *
+ * Each kernel is a cpu_kernel_fn over a context struct built at compile time
+ * (plain row-major host pointers, shapes, strides); the compile side lives
+ * with the op family that uses it.
+ */
+#ifndef IB_BACKEND_CPU_KERNELS_H
+#define IB_BACKEND_CPU_KERNELS_H
+
+#include "backend/cpu/cpu_bcast.h"
+#include "backend/cpu/cpu_internal.h"
+
+/* ---- elementwise (cpu_kernels_ew.c) ----------------------------------------- */
+
+enum cpu_ew_op {
+    CPU_EW_ADD, CPU_EW_SUB, CPU_EW_MUL, CPU_EW_DIV, CPU_EW_MAX, CPU_EW_MIN, CPU_EW_POW,
+    CPU_EW_MOD, /* fmod semantics (sign of the dividend), integers: C remainder */
+    CPU_EW_EQ, CPU_EW_LT, CPU_EW_GT, CPU_EW_LE, CPU_EW_GE,
+    CPU_EW_AND, CPU_EW_OR, CPU_EW_XOR,
+    CPU_EW_WHERE, /* in[0] bool condition, in[1], in[2] */
+    /* unary */
+    CPU_EW_NOT, CPU_EW_ERF, CPU_EW_FLOOR, CPU_EW_CEIL, CPU_EW_SIGN, CPU_EW_HARDSIGMOID,
+    CPU_EW_CAST,
+};
+
+typedef struct cpu_ew_ctx {
+    enum cpu_ew_op op;
+    enum ib_dtype dt;  /* dtype of the operands (in[1] for Where) */
+    enum ib_dtype odt; /* output dtype */
+    int n_in;
+    const void *in[CPU_BCAST_MAX_IN];
+    void *out;
+    cpu_bcast b;
+    float alpha, beta; /* HardSigmoid */
+} cpu_ew_ctx;
+
+/* Ops and dtypes the kernels implement. */
+bool cpu_ew_supported(enum cpu_ew_op op, enum ib_dtype dt, enum ib_dtype odt);
+int cpu_ew_run(void *kctx, int threads, ib_err *err);
+
+/* ---- data movement (cpu_kernels_copy.c) ------------------------------------- */
+
+/* out[i0..] = in[sum(i_k * st[k])] over dims: transpose, slice, expand. */
+typedef struct cpu_copy_ctx {
+    int nd;
+    int64_t dims[IB_MAX_DIMS];
+    int64_t st[IB_MAX_DIMS]; /* source element strides (may be 0 or negative) */
+    size_t esize;
+    const void *src;         /* the element at index 0 of the view */
+    void *dst;               /* dense row-major */
+} cpu_copy_ctx;
+
+/* Collapse dims that are contiguous in both views. */
+void cpu_copy_collapse(cpu_copy_ctx *c);
+int cpu_copy_run(void *kctx, int threads, ib_err *err);
+
+/* Gather along an axis: out[o, j, i] = data[o, idx[j], i]. */
+typedef struct cpu_gather_ctx {
+    const void *data;
+    const void *idx;
+    bool idx64;
+    int64_t outer, axis_len, n_idx, inner; /* inner in elements */
+    size_t esize;
+    void *out;
+    const char *node; /* for the out-of-range error */
+} cpu_gather_ctx;
+int cpu_gather_run(void *kctx, int threads, ib_err *err);
+
+/* ArgMax/ArgMin over the middle dim of [outer, len, inner] -> int64. */
+typedef struct cpu_arg_ctx {
+    const float *x;
+    int64_t outer, len, inner;
+    bool is_max, last; /* select_last_index */
+    int64_t *out;
+} cpu_arg_ctx;
+int cpu_arg_run(void *kctx, int threads, ib_err *err);
+
+#endif

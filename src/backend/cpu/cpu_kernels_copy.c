@@ -1,0 +1,133 @@
+/*
+ * cpu_kernels_copy.c - data-movement kernels: strided copies (Transpose of
+ * dtypes oneDNN has not, Slice, Expand, Split, Reshape of any dtype), Gather
+ * along an axis (also the row gather of embedding tables), ArgMax/ArgMin.
+ *
+ * Shapes: the destination is dense row-major; the source is addressed by
+ * per-dim element strides (0 = broadcast, negative = reversed slice).
+ * Rows of the collapsed innermost dim are shared by the OpenMP team; a
+ * contiguous innermost dim is a memcpy.
+ */
+#include <string.h>
+
+#include "backend/cpu/cpu_kernels.h"
+
+void cpu_copy_collapse(cpu_copy_ctx *c)
+{
+    int m = 0;
+    int64_t dims[IB_MAX_DIMS], st[IB_MAX_DIMS];
+    for (int i = 0; i < c->nd; i++) {
+        if (c->dims[i] == 1 && c->nd > 1)
+            continue;
+        if (m > 0 && st[m - 1] == c->st[i] * c->dims[i]) {
+            dims[m - 1] *= c->dims[i];
+            st[m - 1] = c->st[i];
+        } else {
+            dims[m] = c->dims[i];
+            st[m++] = c->st[i];
+        }
+    }
+    if (m == 0) {
+        dims[0] = 1;
+        st[0] = 1;
+        m = 1;
+    }
+    c->nd = m;
+    memcpy(c->dims, dims, sizeof dims);
+    memcpy(c->st, st, sizeof st);
+}
+
+int cpu_copy_run(void *kctx, int threads, ib_err *err)
+{
+    IB_UNUSED(err);
+    const cpu_copy_ctx *c = kctx;
+    int64_t inner = c->dims[c->nd - 1], rows = 1;
+    for (int i = 0; i < c->nd - 1; i++)
+        rows *= c->dims[i];
+    if (inner == 0 || rows == 0)
+        return IB_OK;
+    size_t es = c->esize;
+    int64_t sin = c->st[c->nd - 1];
+    int nt = rows < threads ? (int)rows : threads;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t off = 0, q = r;
+        for (int d = c->nd - 2; d >= 0; d--) {
+            off += (q % c->dims[d]) * c->st[d];
+            q /= c->dims[d];
+        }
+        const char *s = (const char *)c->src + off * (int64_t)es;
+        char *o = (char *)c->dst + (size_t)(r * inner) * es;
+        if (sin == 1) {
+            memcpy(o, s, (size_t)inner * es);
+        } else if (es == 4) {
+            for (int64_t j = 0; j < inner; j++)
+                ((uint32_t *)o)[j] = *(const uint32_t *)(s + j * sin * 4);
+        } else if (es == 8) {
+            for (int64_t j = 0; j < inner; j++)
+                ((uint64_t *)o)[j] = *(const uint64_t *)(s + j * sin * 8);
+        } else {
+            for (int64_t j = 0; j < inner; j++)
+                memcpy(o + (size_t)j * es, s + j * sin * (int64_t)es, es);
+        }
+    }
+    return IB_OK;
+}
+
+int cpu_gather_run(void *kctx, int threads, ib_err *err)
+{
+    const cpu_gather_ctx *c = kctx;
+    int64_t rows = c->outer * c->n_idx, bad = -1;
+    size_t row_bytes = (size_t)c->inner * c->esize;
+    int nt = rows < threads ? (int)(rows > 0 ? rows : 1) : threads;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t o = r / c->n_idx, j = r % c->n_idx;
+        int64_t k = c->idx64 ? ((const int64_t *)c->idx)[j] : ((const int32_t *)c->idx)[j];
+        if (k < 0)
+            k += c->axis_len;
+        char *dst = (char *)c->out + (size_t)r * row_bytes;
+        if (k < 0 || k >= c->axis_len) {
+            memset(dst, 0, row_bytes);
+#pragma omp atomic write
+            bad = j;
+            continue;
+        }
+        memcpy(dst, (const char *)c->data + (size_t)(o * c->axis_len + k) * row_bytes, row_bytes);
+    }
+    if (bad >= 0) {
+        int64_t k = c->idx64 ? ((const int64_t *)c->idx)[bad] : ((const int32_t *)c->idx)[bad];
+        return ib_err_set(err, IB_EINVAL,
+                          "cpu backend: node '%s' (Gather): index %lld at position %lld is out of "
+                          "range [-%lld, %lld)",
+                          c->node, (long long)k, (long long)bad, (long long)c->axis_len,
+                          (long long)c->axis_len);
+    }
+    return IB_OK;
+}
+
+int cpu_arg_run(void *kctx, int threads, ib_err *err)
+{
+    IB_UNUSED(err);
+    const cpu_arg_ctx *c = kctx;
+    int64_t cells = c->outer * c->inner;
+    int nt = cells < threads ? (int)(cells > 0 ? cells : 1) : threads;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t q = 0; q < cells; q++) {
+        int64_t o = q / c->inner, i = q % c->inner;
+        const float *x = c->x + o * c->len * c->inner + i;
+        int64_t best = 0;
+        float bv = x[0];
+        for (int64_t k = 1; k < c->len; k++) {
+            float v = x[k * c->inner];
+            bool better = c->is_max ? (v > bv || (c->last && v == bv))
+                                    : (v < bv || (c->last && v == bv));
+            if (better) {
+                bv = v;
+                best = k;
+            }
+        }
+        c->out[q] = best;
+    }
+    return IB_OK;
+}

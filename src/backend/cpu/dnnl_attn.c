@@ -1,0 +1,180 @@
+/*
+ * dnnl_attn.c - inferbench.Attention (docs/ops.md), scaled dot-product
+ * attention made by the compiler from MatMul-[Div|Mul]-[Add mask]-Softmax-
+ * MatMul: y = softmax(q @ kt * scale + mask) @ v over the last axis.
+ *
+ * Three oneDNN primitives on plain row-major tensors: a batched matmul
+ * writing the f32 scores with the scale as output scale and the mask as a
+ * binary-add post-op (or a separate binary primitive when oneDNN cannot
+ * broadcast the mask as a post-op), a softmax over the last axis, and the
+ * second batched matmul. Shapes: q [.., S, D], kt [.., D, Sk],
+ * v [.., Sk, Dv], mask broadcastable to [.., S, Sk], y [.., S, Dv]. The
+ * scores live in a private block of the exec (S x Sk per batch and head).
+ */
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+
+static bool attn_shapes(const ib_tensor_desc *q, const ib_tensor_desc *kt, const ib_tensor_desc *v,
+                        const ib_tensor_desc *mask, const ib_tensor_desc *y)
+{
+    int r = q->ndim;
+    if (r < 3 || r > 6 || kt->ndim != r || v->ndim != r || y->ndim != r)
+        return false;
+    for (int i = 0; i < r - 2; i++)
+        if (kt->dims[i] != q->dims[i] || v->dims[i] != q->dims[i] || y->dims[i] != q->dims[i])
+            return false;
+    int64_t S = q->dims[r - 2], D = q->dims[r - 1], Sk = kt->dims[r - 1];
+    if (kt->dims[r - 2] != D || v->dims[r - 2] != Sk || y->dims[r - 2] != S ||
+        y->dims[r - 1] != v->dims[r - 1])
+        return false;
+    if (mask) {
+        if (mask->ndim > r || mask->dtype != IB_DTYPE_FLOAT32)
+            return false;
+        for (int i = 0; i < mask->ndim; i++) {
+            int j = i + r - mask->ndim;
+            int64_t s = j == r - 1 ? Sk : j == r - 2 ? S : q->dims[j];
+            if (mask->dims[i] != 1 && mask->dims[i] != s)
+                return false;
+        }
+    }
+    return true;
+}
+
+static bool attn_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                          const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const ib_value *y = ib_node_output(g, n, 0);
+    if (n->n_inputs < 3 || n->n_inputs > 4 || !in[0] || !in[1] || !in[2] || !y ||
+        y->desc.dtype != IB_DTYPE_FLOAT32 || in[0]->dtype != IB_DTYPE_FLOAT32 ||
+        in[1]->dtype != IB_DTYPE_FLOAT32 || in[2]->dtype != IB_DTYPE_FLOAT32)
+        return false;
+    return attn_shapes(in[0], in[1], in[2], n->n_inputs > 3 ? in[3] : NULL, &y->desc);
+}
+
+/* A plain input as a memory object in dtype dt. */
+static int plain_mem(cpu_exec *e, cpu_val *v, dnnl_data_type_t dt, const dnnl_memory_desc_t *md,
+                     dnnl_memory_t *m, ib_err *err)
+{
+    const void *p;
+    int rc = cpu_use_plain(e, v, dt, &p, err);
+    return rc ? rc : cpu_mem(e, md, (void *)(uintptr_t)p, m, err);
+}
+
+static int matmul_pd(cpu_exec *e, const dnnl_memory_desc_t *a, const dnnl_memory_desc_t *b,
+                     const dnnl_memory_desc_t *c, const_dnnl_primitive_attr_t attr,
+                     dnnl_primitive_desc_t *pd)
+{
+    dnnl_matmul_desc_t md;
+    dnnl_status_t st = dnnl_matmul_desc_init(&md, a, b, NULL, c);
+    return st ? (int)st : (int)cpu_pd_create(e, pd, &md, attr);
+}
+
+static int attn_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *q = cpu_in(e, n, 0), *kt = cpu_in(e, n, 1), *v = cpu_in(e, n, 2);
+    cpu_val *mask = cpu_in(e, n, 3), *y = cpu_out(e, n, 0);
+    int r = q->desc.ndim, rc;
+    float scale = ib_node_attr_float(n, "scale", 1.0f);
+    dnnl_data_type_t dt = cpu_act_dt(e);
+    int64_t sd[IB_MAX_DIMS], md_dims[IB_MAX_DIMS];
+    memcpy(sd, q->desc.dims, sizeof sd);
+    sd[r - 1] = kt->desc.dims[r - 1];
+    dnnl_memory_desc_t qmd, kmd, vmd, smd, pmd, ymd, mmd;
+    if (cpu_md_plain(&qmd, r, q->desc.dims, dt) || cpu_md_plain(&kmd, r, kt->desc.dims, dt) ||
+        cpu_md_plain(&vmd, r, v->desc.dims, dt) || cpu_md_plain(&smd, r, sd, dnnl_f32) ||
+        cpu_md_plain(&pmd, r, sd, dt) || cpu_md_plain(&ymd, r, y->desc.dims, dt))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
+    if (mask) {
+        for (int i = 0; i < r; i++) {
+            int k = i - (r - mask->desc.ndim);
+            md_dims[i] = k < 0 ? 1 : mask->desc.dims[k];
+        }
+        if (cpu_md_plain(&mmd, r, md_dims, dnnl_f32))
+            return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the mask");
+    }
+    float *scores = cpu_alloc(e, dnnl_memory_desc_get_size(&smd));
+    void *probs = dt == dnnl_f32 ? (void *)scores : cpu_alloc(e, dnnl_memory_desc_get_size(&pmd));
+    if (!scores || !probs)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory for the attention scores");
+    /* 1. scores = q @ kt * scale (+ mask as a post-op when oneDNN can) */
+    dnnl_primitive_attr_t attr;
+    if ((rc = cpu_attr(e, &attr, err)))
+        return rc;
+    if (scale != 1.0f)
+        dnnl_primitive_attr_set_output_scales(attr, 1, 0, &scale);
+    dnnl_primitive_desc_t pd = NULL;
+    bool post_mask = false;
+    if (mask) {
+        dnnl_post_ops_t po;
+        dnnl_post_ops_create(&po);
+        dnnl_post_ops_append_binary(po, dnnl_binary_add, &mmd);
+        dnnl_primitive_attr_t pattr;
+        dnnl_primitive_attr_clone(&pattr, attr);
+        dnnl_primitive_attr_set_post_ops(pattr, po);
+        dnnl_post_ops_destroy(po);
+        post_mask = matmul_pd(e, &qmd, &kmd, &smd, pattr, &pd) == dnnl_success;
+        dnnl_primitive_attr_destroy(pattr);
+    }
+    if (!post_mask && (rc = cpu_check(e, err, matmul_pd(e, &qmd, &kmd, &smd, attr, &pd),
+                                      "attention scores matmul"))) {
+        dnnl_primitive_attr_destroy(attr);
+        return rc;
+    }
+    dnnl_primitive_attr_destroy(attr);
+    dnnl_memory_t mq, mk, ms, mm = NULL, mv, mp, my;
+    if ((rc = plain_mem(e, q, dt, &qmd, &mq, err)) || (rc = plain_mem(e, kt, dt, &kmd, &mk, err)) ||
+        (rc = cpu_mem(e, &smd, scores, &ms, err)) ||
+        (mask && (rc = plain_mem(e, mask, dnnl_f32, &mmd, &mm, err)))) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, mq}, {DNNL_ARG_WEIGHTS, mk}, {DNNL_ARG_DST, ms}};
+    int na = 3;
+    if (post_mask)
+        args[na++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, mm};
+    if ((rc = cpu_add_prim(e, pd, args, na, err)))
+        return rc;
+    if (mask && !post_mask) { /* scores += mask, in place */
+        dnnl_binary_desc_t bd;
+        dnnl_status_t st = dnnl_binary_desc_init(&bd, dnnl_binary_add, &smd, &mmd, &smd);
+        if (!st)
+            st = cpu_pd_create(e, &pd, &bd, NULL);
+        if ((rc = cpu_check(e, err, st, "attention mask")))
+            return rc;
+        dnnl_exec_arg_t b[3] = {{DNNL_ARG_SRC_0, ms}, {DNNL_ARG_SRC_1, mm}, {DNNL_ARG_DST, ms}};
+        if ((rc = cpu_add_prim(e, pd, b, 3, err)))
+            return rc;
+    }
+    /* 2. probabilities = softmax(scores) over the last axis */
+    dnnl_softmax_v2_desc_t sdsc;
+    dnnl_status_t st = dnnl_softmax_v2_forward_desc_init(&sdsc, dnnl_forward_inference,
+                                                         dnnl_softmax_accurate, &smd, &pmd, r - 1);
+    if (!st)
+        st = cpu_pd_create(e, &pd, &sdsc, NULL);
+    if ((rc = cpu_check(e, err, st, "attention softmax")))
+        return rc;
+    if ((rc = cpu_mem(e, &pmd, probs, &mp, err))) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t sa[2] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mp}};
+    if ((rc = cpu_add_prim(e, pd, sa, 2, err)))
+        return rc;
+    /* 3. y = probabilities @ v */
+    if ((rc = cpu_check(e, err, matmul_pd(e, &pmd, &vmd, &ymd, NULL, &pd), "attention matmul")))
+        return rc;
+    if ((rc = plain_mem(e, v, dt, &vmd, &mv, err)) || (rc = cpu_def(e, y, &ymd, &my, err))) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t ma[3] = {{DNNL_ARG_SRC, mp}, {DNNL_ARG_WEIGHTS, mv}, {DNNL_ARG_DST, my}};
+    return cpu_add_prim(e, pd, ma, 3, err);
+}
+
+const cpu_op cpu_ops_attn[] = {
+    {"inferbench", "Attention", attn_supports, attn_compile},
+    {NULL, NULL, NULL, NULL},
+};

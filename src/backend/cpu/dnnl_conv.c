@@ -1,0 +1,318 @@
+/*
+ * dnnl_conv.c - Conv (1D/2D/3D, groups, dilations, pads, strides, auto_pad),
+ * ConvTranspose and the fused inferbench.FusedConv (conv + residual sum +
+ * activation) on oneDNN convolution/deconvolution primitives.
+ *
+ * Layouts: src/dst use format_tag_any (oneDNN picks nChw16c-style blocked
+ * formats); the weights are reordered once at compile time into the
+ * primitive's format. Precisions: fp32; bf16 (src/weights/dst bf16, bias
+ * f32); int8 for Conv (u8 when the calibrated input range is >= 0, else s8;
+ * s8 weights with one scale per output channel; f32 dst with per-channel
+ * output scales; bias pre-scaled into the accumulator domain).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_post.h"
+
+typedef struct conv_geom {
+    int nsp;          /* spatial dims: 1..3 */
+    int64_t group;
+    dnnl_dims_t strides, dil, pl, pr; /* dil in oneDNN convention (0 = dense) */
+} conv_geom;
+
+/* Effective kernel extent. */
+static int64_t keff(int64_t k, int64_t d)
+{
+    return (k - 1) * d + 1;
+}
+
+/* Read strides/dilations/pads/auto_pad of a Conv or ConvTranspose against the
+ * bound shapes x [N,C,...], w, y [N,M,...]. Returns false when inconsistent. */
+static bool conv_geometry(const ib_node *n, const ib_tensor_desc *x, const ib_tensor_desc *w,
+                          const ib_tensor_desc *y, bool transpose, conv_geom *cg)
+{
+    memset(cg, 0, sizeof *cg);
+    if (x->ndim < 3 || x->ndim > 5 || w->ndim != x->ndim || y->ndim != x->ndim)
+        return false;
+    cg->nsp = x->ndim - 2;
+    cg->group = ib_node_attr_int(n, "group", 1);
+    const int64_t *st, *dl, *pd, *ks;
+    size_t nst = ib_node_attr_ints(n, "strides", &st);
+    size_t ndl = ib_node_attr_ints(n, "dilations", &dl);
+    size_t npd = ib_node_attr_ints(n, "pads", &pd);
+    size_t nks = ib_node_attr_ints(n, "kernel_shape", &ks);
+    const char *ap = ib_node_attr_string(n, "auto_pad", "NOTSET");
+    if ((nst && nst != (size_t)cg->nsp) || (ndl && ndl != (size_t)cg->nsp) ||
+        (npd && npd != 2u * (size_t)cg->nsp) || (nks && nks != (size_t)cg->nsp))
+        return false;
+    if (cg->group < 1)
+        return false;
+    for (int i = 0; i < cg->nsp; i++) {
+        int64_t in = x->dims[2 + i], out = y->dims[2 + i], k = w->dims[2 + i];
+        int64_t s = nst ? st[i] : 1, d = ndl ? dl[i] : 1;
+        if (s < 1 || d < 1 || (nks && ks[i] != k))
+            return false;
+        int64_t l = npd ? pd[i] : 0, r = npd ? pd[cg->nsp + i] : 0;
+        if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
+            int64_t total = transpose ? s * (in - 1) + keff(k, d) - out
+                                      : (out - 1) * s + keff(k, d) - in;
+            if (total < 0)
+                total = 0;
+            bool upper = strcmp(ap, "SAME_UPPER") == 0;
+            /* ONNX: SAME_UPPER puts the extra pad at the end (Conv); for
+             * ConvTranspose the spec puts it at the start */
+            if (transpose)
+                upper = !upper;
+            l = upper ? total / 2 : total - total / 2;
+            r = total - l;
+        } else if (strcmp(ap, "VALID") == 0) {
+            l = r = 0;
+        } else if (strcmp(ap, "NOTSET") != 0) {
+            return false;
+        }
+        if (l < 0 || r < 0)
+            return false;
+        if (transpose) {
+            /* output_padding / output_shape: absorbed into the right pad */
+            r = (in - 1) * s + keff(k, d) - l - out;
+            if (r < 0 || out != (in - 1) * s + keff(k, d) - l - r)
+                return false;
+        } else if ((in + l + r - keff(k, d)) / s + 1 != out || in + l + r < keff(k, d)) {
+            return false;
+        }
+        cg->strides[i] = s;
+        cg->dil[i] = d - 1;
+        cg->pl[i] = l;
+        cg->pr[i] = r;
+    }
+    return true;
+}
+
+static bool conv_shapes_ok(const ib_graph *g, const ib_node *n, const ib_tensor_desc *const *in,
+                           bool transpose)
+{
+    if (n->n_inputs < 2 || !in[0] || !in[1] || n->n_outputs < 1)
+        return false;
+    const ib_value *yv = ib_node_output(g, n, 0);
+    if (!yv || yv->desc.dtype != IB_DTYPE_FLOAT32 || ib_tensor_desc_numel(&yv->desc) < 0)
+        return false;
+    if (in[0]->dtype != IB_DTYPE_FLOAT32 || !cpu_is_const(g, n, 1) ||
+        in[1]->dtype != IB_DTYPE_FLOAT32)
+        return false;
+    if (n->n_inputs > 2 && in[2] &&
+        (!cpu_is_const(g, n, 2) || in[2]->dtype != IB_DTYPE_FLOAT32 || in[2]->ndim != 1))
+        return false;
+    conv_geom cg;
+    if (!conv_geometry(n, in[0], in[1], &yv->desc, transpose, &cg))
+        return false;
+    int64_t C = in[0]->dims[1], M = yv->desc.dims[1], gr = cg.group;
+    if (transpose)
+        return in[1]->dims[0] == C && C % gr == 0 && in[1]->dims[1] * gr == M &&
+               (n->n_inputs < 3 || !in[2] || in[2]->dims[0] == M);
+    return C % gr == 0 && M % gr == 0 && in[1]->dims[0] == M && in[1]->dims[1] * gr == C &&
+           (n->n_inputs < 3 || !in[2] || in[2]->dims[0] == M);
+}
+
+static bool conv_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                          const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    return n->n_inputs <= 3 && conv_shapes_ok(g, n, in, false);
+}
+
+static bool deconv_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                            const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const int64_t *op;
+    size_t nop = ib_node_attr_ints(n, "output_padding", &op);
+    for (size_t i = 0; i < nop; i++)
+        if (op[i] < 0)
+            return false;
+    return n->n_inputs <= 3 && conv_shapes_ok(g, n, in, true);
+}
+
+static bool fused_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                           const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    cpu_post post;
+    if (!cpu_post_parse(n, &post) || !conv_shapes_ok(g, n, in, false))
+        return false;
+    /* the residual (input 3) has the output's shape and dtype */
+    if (n->n_inputs > 3 && in[3]) {
+        const ib_value *yv = ib_node_output(g, n, 0);
+        return ib_tensor_desc_equal(in[3], &yv->desc);
+    }
+    return n->n_inputs <= 4;
+}
+
+/* Per-output-channel int8 weight scales: 127 / max|w[oc]|. */
+static void weight_scales(const float *w, int64_t M, int64_t per_oc, float *sw)
+{
+    for (int64_t o = 0; o < M; o++) {
+        float m = 0;
+        for (int64_t i = 0; i < per_oc; i++)
+            m = fmaxf(m, fabsf(w[o * per_oc + i]));
+        sw[o] = m > 0 ? 127.0f / m : 1.0f;
+    }
+}
+
+/* The f32 weights in oneDNN's logical order (plain memory of the ONNX tensor). */
+static int weights_plain_md(const conv_geom *cg, const ib_tensor_desc *w, bool transpose,
+                            dnnl_memory_desc_t *md, dnnl_dims_t dims)
+{
+    int nd = 0;
+    int64_t k = 1;
+    for (int i = 0; i < cg->nsp; i++)
+        k *= w->dims[2 + i];
+    /* ONNX Conv W: [M, C/g, k...]; ConvTranspose W: [C, M/g, k...] */
+    int64_t oc_g = transpose ? w->dims[1] : w->dims[0] / cg->group;
+    int64_t ic_g = transpose ? w->dims[0] / cg->group : w->dims[1];
+    dnnl_dims_t strides;
+    if (cg->group > 1) {
+        dims[nd] = cg->group;
+        strides[nd++] = oc_g * ic_g * k;
+    }
+    dims[nd] = oc_g;
+    strides[nd++] = transpose ? k : ic_g * k;
+    dims[nd] = ic_g;
+    strides[nd++] = transpose ? oc_g * k : k;
+    int64_t s = k;
+    for (int i = 0; i < cg->nsp; i++) {
+        s /= w->dims[2 + i];
+        dims[nd] = w->dims[2 + i];
+        strides[nd++] = s;
+    }
+    return dnnl_memory_desc_init_by_strides(md, nd, dims, dnnl_f32, strides) ? IB_EUNSUPPORTED
+                                                                              : IB_OK;
+}
+
+static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *w = cpu_in(e, n, 1), *b = cpu_in(e, n, 2), *y = cpu_out(e, n, 0);
+    cpu_val *z = fused ? cpu_in(e, n, 3) : NULL;
+    conv_geom cg;
+    if (!conv_geometry(n, &x->desc, &w->desc, &y->desc, transpose, &cg))
+        return cpu_fail(e, err, IB_EFORMAT, "inconsistent strides/pads/dilations for the shapes");
+    cpu_post post = {0};
+    if (fused && !cpu_post_parse(n, &post))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "unsupported fused activation");
+    int64_t M = y->desc.dims[1];
+    bool q8 = !transpose && e->precision == IB_PRECISION_INT8 && x->has_range;
+    dnnl_data_type_t adt = cpu_act_dt(e);
+    dnnl_data_type_t sdt = q8 ? (x->rmin >= 0 ? dnnl_u8 : dnnl_s8) : adt;
+    dnnl_data_type_t wdt = q8 ? dnnl_s8 : adt, ddt = q8 ? dnnl_f32 : adt;
+    dnnl_memory_desc_t smd, wmd, bmd, dmd, wplain;
+    dnnl_dims_t wdims;
+    int rc = weights_plain_md(&cg, &w->desc, transpose, &wplain, wdims);
+    if (rc || cpu_md_any(&smd, x->desc.ndim, x->desc.dims, sdt) ||
+        cpu_md_any(&dmd, y->desc.ndim, y->desc.dims, ddt) ||
+        dnnl_memory_desc_init_by_tag(&wmd, wplain.ndims, wdims, wdt, dnnl_format_tag_any) ||
+        cpu_md_plain(&bmd, 1, &M, dnnl_f32))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
+    /* int8 scales: x_q = x * sx, w_q[oc] = w * sw[oc], y = acc / (sx * sw[oc]) */
+    float sx = 1.0f, *sw = NULL, *osc = NULL, *bias_q = NULL;
+    if (q8) {
+        float amax = fmaxf(fabsf(x->rmin), fabsf(x->rmax));
+        sx = sdt == dnnl_u8 ? 255.0f / (x->rmax > 0 ? x->rmax : 1.0f)
+                            : 127.0f / (amax > 0 ? amax : 1.0f);
+        sw = cpu_alloc(e, (size_t)M * sizeof *sw);
+        osc = cpu_alloc(e, (size_t)M * sizeof *osc);
+        if (!sw || !osc)
+            return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+        weight_scales(w->cdata, M, (int64_t)(ib_tensor_desc_nbytes(&w->desc) / 4) / M, sw);
+        for (int64_t o = 0; o < M; o++)
+            osc[o] = 1.0f / (sx * sw[o]);
+        if (b) {
+            if (!(bias_q = cpu_alloc(e, (size_t)M * sizeof *bias_q)))
+                return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+            for (int64_t o = 0; o < M; o++)
+                bias_q[o] = ((const float *)b->cdata)[o] * sx * sw[o];
+        }
+    }
+    dnnl_primitive_attr_t attr;
+    if ((rc = cpu_attr(e, &attr, err)))
+        return rc;
+    if (q8)
+        dnnl_primitive_attr_set_output_scales(attr, M, 1 << 1, osc);
+    if ((rc = cpu_post_apply(e, &post, z != NULL, attr, err))) {
+        dnnl_primitive_attr_destroy(attr);
+        return rc;
+    }
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_status_t st;
+    if (transpose) {
+        dnnl_deconvolution_desc_t dd;
+        st = dnnl_dilated_deconvolution_forward_desc_init(
+            &dd, dnnl_forward_inference, dnnl_deconvolution_direct, &smd, &wmd, b ? &bmd : NULL,
+            &dmd, cg.strides, cg.dil, cg.pl, cg.pr);
+        if (!st)
+            st = cpu_pd_create(e, &pd, &dd, attr);
+    } else {
+        dnnl_convolution_desc_t cd;
+        st = dnnl_dilated_convolution_forward_desc_init(
+            &cd, dnnl_forward_inference, dnnl_convolution_direct, &smd, &wmd, b ? &bmd : NULL,
+            &dmd, cg.strides, cg.dil, cg.pl, cg.pr);
+        if (!st)
+            st = cpu_pd_create(e, &pd, &cd, attr);
+    }
+    dnnl_primitive_attr_destroy(attr);
+    if ((rc = cpu_check(e, err, st, transpose ? "deconvolution" : "convolution")))
+        return rc;
+    smd = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+    wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    dmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+    dnnl_memory_t ms, mw, mb = NULL, md;
+    dnnl_primitive_attr_t wattr = NULL;
+    if (q8 && !(rc = cpu_attr(e, &wattr, err)))
+        dnnl_primitive_attr_set_output_scales(wattr, M, cg.group > 1 ? 3 : 1, sw);
+    if (!rc)
+        rc = cpu_use(e, x, &smd, sx, &ms, err);
+    if (!rc)
+        rc = cpu_const_reorder(e, &wplain, w->cdata, &wmd, wattr, &mw, err);
+    if (wattr)
+        dnnl_primitive_attr_destroy(wattr);
+    if (!rc && b)
+        rc = cpu_mem(e, &bmd, bias_q ? bias_q : (void *)(uintptr_t)b->cdata, &mb, err);
+    if (!rc)
+        rc = cpu_def(e, y, &dmd, &md, err);
+    if (!rc && z) /* sum post-op: dst starts as the residual */
+        rc = cpu_copy_into(e, z, &dmd, y->data, err);
+    if (rc) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+    int nargs = 3;
+    if (mb)
+        args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, mb};
+    return cpu_add_prim(e, pd, args, nargs, err);
+}
+
+static int conv_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    return conv_build(e, n, false, false, err);
+}
+
+static int deconv_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    return conv_build(e, n, true, false, err);
+}
+
+static int fused_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    return conv_build(e, n, false, true, err);
+}
+
+const cpu_op cpu_ops_conv[] = {
+    {"", "Conv", conv_supports, conv_compile},
+    {"", "ConvTranspose", deconv_supports, deconv_compile},
+    {"inferbench", "FusedConv", fused_supports, fused_compile},
+    {NULL, NULL, NULL, NULL},
+};

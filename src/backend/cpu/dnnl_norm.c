@@ -1,0 +1,270 @@
+/*
+ * dnnl_norm.c - BatchNormalization (inference), InstanceNormalization and
+ * LayerNormalization / inferbench.LayerNorm on oneDNN normalisation
+ * primitives.
+ *
+ * BatchNormalization keeps the producer's layout (use_global_stats with
+ * scale and shift). InstanceNormalization is a batch normalisation that
+ * computes its statistics over [1, N*C, spatial...]: any layout when N = 1,
+ * plain otherwise, with scale/shift replicated N times at compile time.
+ * LayerNormalization normalises dims[axis:] of a plain [rows, cols] view.
+ */
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+
+static bool vec_of(const ib_tensor_desc *d, int64_t n)
+{
+    return d && d->dtype == IB_DTYPE_FLOAT32 && ib_tensor_desc_numel(d) == n;
+}
+
+static bool out_f32(const ib_graph *g, const ib_node *n, const ib_tensor_desc *x)
+{
+    const ib_value *y = ib_node_output(g, n, 0);
+    for (uint32_t i = 1; i < n->n_outputs; i++)
+        if (n->outputs[i] != IB_VALUE_NONE) /* training / statistics outputs */
+            return false;
+    return y && ib_tensor_desc_equal(&y->desc, x) && x->dtype == IB_DTYPE_FLOAT32;
+}
+
+static bool bn_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                        const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    if (n->n_inputs != 5 || !in[0] || in[0]->ndim < 2 || in[0]->ndim > 5 ||
+        !out_f32(g, n, in[0]) || ib_node_attr_int(n, "training_mode", 0) != 0 ||
+        ib_node_attr_int(n, "spatial", 1) != 1)
+        return false;
+    for (uint32_t i = 1; i < 5; i++)
+        if (!vec_of(in[i], in[0]->dims[1]))
+            return false;
+    return true;
+}
+
+static bool in_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                        const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    return n->n_inputs == 3 && in[0] && in[0]->ndim >= 3 && in[0]->ndim <= 5 &&
+           out_f32(g, n, in[0]) && vec_of(in[1], in[0]->dims[1]) &&
+           vec_of(in[2], in[0]->dims[1]) && cpu_is_const(g, n, 1) && cpu_is_const(g, n, 2);
+}
+
+static int64_t ln_axis(const ib_node *n, int ndim)
+{
+    int64_t axis = ib_node_attr_int(n, "axis", -1);
+    return axis < 0 ? axis + ndim : axis;
+}
+
+static bool ln_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                        const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    if (n->n_inputs < 2 || n->n_inputs > 3 || !in[0] || !out_f32(g, n, in[0]) || in[0]->ndim < 1)
+        return false;
+    int64_t axis = ln_axis(n, in[0]->ndim);
+    if (axis < 0 || axis >= in[0]->ndim)
+        return false;
+    int64_t cols = 1;
+    for (int i = (int)axis; i < in[0]->ndim; i++)
+        cols *= in[0]->dims[i];
+    return vec_of(in[1], cols) && (n->n_inputs < 3 || !in[2] || vec_of(in[2], cols));
+}
+
+/* Statistics memories a primitive wants (none in inference with computed stats). */
+static int maybe_arg(cpu_exec *e, dnnl_primitive_desc_t pd, int arg, dnnl_exec_arg_t *args,
+                     int *na, ib_err *err)
+{
+    const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, arg);
+    if (!md || md->ndims == 0)
+        return IB_OK;
+    void *p = cpu_alloc(e, dnnl_memory_desc_get_size(md));
+    if (!p)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    dnnl_memory_t m;
+    int rc = cpu_mem(e, md, p, &m, err);
+    if (!rc)
+        args[(*na)++] = (dnnl_exec_arg_t){arg, m};
+    return rc;
+}
+
+/* A plain f32 vector input as a memory object (converted once if constant). */
+static int vec_mem(cpu_exec *e, cpu_val *v, int64_t n, dnnl_memory_t *m, ib_err *err)
+{
+    const void *p;
+    dnnl_memory_desc_t md;
+    int rc = cpu_use_plain(e, v, dnnl_f32, &p, err);
+    if (rc)
+        return rc;
+    if (cpu_md_plain(&md, 1, &n, dnnl_f32))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "bad vector");
+    return cpu_mem(e, &md, (void *)(uintptr_t)p, m, err);
+}
+
+static int bn_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *y = cpu_out(e, n, 0);
+    int64_t C = x->desc.dims[1];
+    float eps = ib_node_attr_float(n, "epsilon", 1e-5f);
+    dnnl_memory_desc_t smd = x->md;
+    if (x->cdata || smd.data_type != cpu_keep_dt(x))
+        if (cpu_md_plain(&smd, x->desc.ndim, x->desc.dims, cpu_keep_dt(x)))
+            return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the input");
+    dnnl_batch_normalization_desc_t bd;
+    dnnl_primitive_desc_t pd;
+    int rc;
+    dnnl_status_t st = dnnl_batch_normalization_forward_desc_init(
+        &bd, dnnl_forward_inference, &smd, eps,
+        dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift);
+    if (!st)
+        st = cpu_pd_create(e, &pd, &bd, NULL);
+    if ((rc = cpu_check(e, err, st, "batch_normalization")))
+        return rc;
+    dnnl_memory_desc_t dmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+    dnnl_memory_t ms, md, msc, msh, mmean, mvar;
+    if ((rc = cpu_use(e, x, &smd, 1.0f, &ms, err)) ||
+        (rc = vec_mem(e, cpu_in(e, n, 1), C, &msc, err)) ||
+        (rc = vec_mem(e, cpu_in(e, n, 2), C, &msh, err)) ||
+        (rc = vec_mem(e, cpu_in(e, n, 3), C, &mmean, err)) ||
+        (rc = vec_mem(e, cpu_in(e, n, 4), C, &mvar, err)) || (rc = cpu_def(e, y, &dmd, &md, err))) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t args[6] = {{DNNL_ARG_SRC, ms},    {DNNL_ARG_DST, md},
+                               {DNNL_ARG_SCALE, msc}, {DNNL_ARG_SHIFT, msh},
+                               {DNNL_ARG_MEAN, mmean}, {DNNL_ARG_VARIANCE, mvar}};
+    return cpu_add_prim(e, pd, args, 6, err);
+}
+
+static int in_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *y = cpu_out(e, n, 0);
+    int64_t N = x->desc.dims[0], C = x->desc.dims[1], NC = N * C;
+    float eps = ib_node_attr_float(n, "epsilon", 1e-5f);
+    /* N*C "channels" of one image: its statistics are the instance's */
+    int64_t dims[IB_MAX_DIMS];
+    memcpy(dims, x->desc.dims, sizeof dims);
+    dims[0] = 1;
+    dims[1] = NC;
+    dnnl_memory_desc_t smd, xmd; /* smd: the [1, N*C, ...] view; xmd: x as requested */
+    dnnl_data_type_t dt = cpu_keep_dt(x);
+    if (N == 1 && !x->cdata && x->md.data_type == dt) {
+        xmd = smd = x->md;
+    } else if (cpu_md_plain(&xmd, x->desc.ndim, x->desc.dims, dt) ||
+               cpu_md_plain(&smd, x->desc.ndim, dims, dt)) {
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the input");
+    }
+    float *sc = cpu_alloc(e, (size_t)NC * sizeof *sc), *sh = cpu_alloc(e, (size_t)NC * sizeof *sh);
+    if (!sc || !sh)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    const float *s0 = cpu_in(e, n, 1)->cdata, *b0 = cpu_in(e, n, 2)->cdata;
+    for (int64_t i = 0; i < NC; i++) {
+        sc[i] = s0[i % C];
+        sh[i] = b0[i % C];
+    }
+    dnnl_batch_normalization_desc_t bd;
+    dnnl_primitive_desc_t pd;
+    int rc;
+    dnnl_status_t st = dnnl_batch_normalization_forward_desc_init(
+        &bd, dnnl_forward_inference, &smd, eps, dnnl_use_scale | dnnl_use_shift);
+    if (!st)
+        st = cpu_pd_create(e, &pd, &bd, NULL);
+    if ((rc = cpu_check(e, err, st, "instance normalization")))
+        return rc;
+    dnnl_memory_t ms, md, msc, msh;
+    dnnl_memory_desc_t vmd;
+    dnnl_exec_arg_t args[8];
+    int na = 0;
+    if ((rc = cpu_use(e, x, &xmd, 1.0f, &ms, err)) || (rc = cpu_def(e, y, &xmd, NULL, err)))
+        goto fail;
+    /* re-describe x and y as the [1, N*C, ...] view over the same memory */
+    void *xp;
+    dnnl_memory_get_data_handle(ms, &xp);
+    if (cpu_md_plain(&vmd, 1, &NC, dnnl_f32)) {
+        rc = cpu_fail(e, err, IB_EUNSUPPORTED, "bad vector");
+        goto fail;
+    }
+    if ((rc = cpu_mem(e, &smd, xp, &ms, err)) || (rc = cpu_mem(e, &smd, y->data, &md, err)) ||
+        (rc = cpu_mem(e, &vmd, sc, &msc, err)) || (rc = cpu_mem(e, &vmd, sh, &msh, err)))
+        goto fail;
+    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, ms};
+    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_DST, md};
+    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCALE, msc};
+    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SHIFT, msh};
+    if ((rc = maybe_arg(e, pd, DNNL_ARG_MEAN, args, &na, err)) ||
+        (rc = maybe_arg(e, pd, DNNL_ARG_VARIANCE, args, &na, err)))
+        goto fail;
+    return cpu_add_prim(e, pd, args, na, err);
+fail:
+    dnnl_primitive_desc_destroy(pd);
+    return rc;
+}
+
+static int ln_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *y = cpu_out(e, n, 0), *b = cpu_in(e, n, 2);
+    int64_t axis = ln_axis(n, x->desc.ndim), rc2[2] = {1, 1};
+    for (int i = 0; i < x->desc.ndim; i++)
+        rc2[i >= axis] *= x->desc.dims[i];
+    float eps = ib_node_attr_float(n, "epsilon", 1e-5f);
+    dnnl_data_type_t dt = cpu_keep_dt(x);
+    dnnl_memory_desc_t xmd, vmd;
+    if (cpu_md_plain(&xmd, 2, rc2, dt))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the input");
+    unsigned flags = dnnl_use_scale | (b ? dnnl_use_shift : 0u);
+    dnnl_layer_normalization_desc_t ld;
+    dnnl_primitive_desc_t pd;
+    int rc;
+    dnnl_status_t st =
+        dnnl_layer_normalization_forward_desc_init(&ld, dnnl_forward_inference, &xmd, NULL, eps,
+                                                   flags);
+    if (!st)
+        st = cpu_pd_create(e, &pd, &ld, NULL);
+    if ((rc = cpu_check(e, err, st, "layer_normalization")))
+        return rc;
+    const void *xp;
+    dnnl_memory_t ms, md, msc, msh = NULL;
+    dnnl_memory_desc_t yplain;
+    dnnl_exec_arg_t args[8];
+    int na = 0;
+    if ((rc = cpu_use_plain(e, x, dt, &xp, err)))
+        goto fail;
+    if (cpu_md_plain(&yplain, y->desc.ndim, y->desc.dims, dt) || cpu_md_plain(&vmd, 1, &rc2[1], dnnl_f32)) {
+        rc = cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the output");
+        goto fail;
+    }
+    if ((rc = cpu_def(e, y, &yplain, NULL, err)) ||
+        (rc = cpu_mem(e, &xmd, (void *)(uintptr_t)xp, &ms, err)) ||
+        (rc = cpu_mem(e, &xmd, y->data, &md, err)))
+        goto fail;
+    const void *sp, *bp;
+    if ((rc = cpu_use_plain(e, cpu_in(e, n, 1), dnnl_f32, &sp, err)) ||
+        (rc = cpu_mem(e, &vmd, (void *)(uintptr_t)sp, &msc, err)))
+        goto fail;
+    if (b && ((rc = cpu_use_plain(e, b, dnnl_f32, &bp, err)) ||
+              (rc = cpu_mem(e, &vmd, (void *)(uintptr_t)bp, &msh, err))))
+        goto fail;
+    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, ms};
+    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_DST, md};
+    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCALE, msc};
+    if (msh)
+        args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SHIFT, msh};
+    if ((rc = maybe_arg(e, pd, DNNL_ARG_MEAN, args, &na, err)) ||
+        (rc = maybe_arg(e, pd, DNNL_ARG_VARIANCE, args, &na, err)))
+        goto fail;
+    return cpu_add_prim(e, pd, args, na, err);
+fail:
+    dnnl_primitive_desc_destroy(pd);
+    return rc;
+}
+
+const cpu_op cpu_ops_norm[] = {
+    {"", "BatchNormalization", bn_supports, bn_compile},
+    {"", "InstanceNormalization", in_supports, in_compile},
+    {"", "LayerNormalization", ln_supports, ln_compile},
+    {"inferbench", "LayerNorm", ln_supports, ln_compile},
+    {NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,81 @@
+/*
+ * test_backend_ops.h - the cross-backend op test harness (ggml's
+ * test-backend-ops, STYLE.md §11): build a small graph per case, run it on
+ * the backend under test at every precision this machine supports and on
+ * the reference backend, compare outputs by NMSE with per-precision
+ * tolerances, and check the guard bytes around every value's storage.
+ *
+ * Case builders (test_backend_ops_cases.c) use the bo_* helpers; the
+ * runner (test_backend_ops.c) executes them or, for the coverage test, only
+ * lists the op types they use.
+ */
+#ifndef IB_TEST_BACKEND_OPS_H
+#define IB_TEST_BACKEND_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/graph.h"
+
+#define BO_MAX_VALUES 64
+#define BO_MAX_OUTS 8
+
+/* Case flags */
+#define BO_INT8 0x1u    /* an int8 op: INT8 precision must quantise it */
+#define BO_BF16 0x2u    /* a bf16 op: BF16 precision must change the result */
+#define BO_CHAIN 0x4u   /* several nodes: looser quantisation tolerance */
+#define BO_EXACT 0x8u   /* data movement: float outputs must match bit-exactly at fp32 */
+
+typedef struct bo_fill {
+    bool set;
+    double lo, hi; /* uniform range (integers: [lo, hi]) */
+} bo_fill;
+
+typedef struct bo {
+    ib_graph *g;
+    uint64_t rng;
+    bo_fill fill[BO_MAX_VALUES]; /* per value id: how to fill a runtime input */
+    bool list_only;               /* coverage mode: record op types, run nothing */
+    int64_t opset;                /* opset of the nodes added next (0 = the graph's) */
+    const char *family;
+    /* results */
+    int cases, failed;
+    char ops[256][40]; /* op types seen (coverage mode) */
+    int n_ops;
+} bo;
+
+/* Values: runtime inputs (filled with uniform data at run time) and
+ * constants (filled now). dims is ndim entries. */
+ib_value_id bo_input(bo *b, enum ib_dtype dt, int ndim, const int64_t *dims, double lo, double hi);
+ib_value_id bo_const(bo *b, enum ib_dtype dt, int ndim, const int64_t *dims, double lo, double hi);
+/* A constant int64 / float tensor with given values. */
+ib_value_id bo_const_i64(bo *b, int ndim, const int64_t *dims, const int64_t *vals);
+ib_value_id bo_const_f32(bo *b, int ndim, const int64_t *dims, const float *vals);
+
+/* Attributes */
+ib_attr bo_ai(const char *name, int64_t v);
+ib_attr bo_af(const char *name, float v);
+ib_attr bo_as(const char *name, const char *s);
+ib_attr bo_aints(const char *name, size_t n, const int64_t *v);
+
+/* Add a node; output descs come from the op registry's shape inference.
+ * in may hold IB_VALUE_NONE for absent inputs. Returns output 0 (outs
+ * receives all n_out ids when not NULL). */
+ib_value_id bo_node(bo *b, const char *op, const char *domain, const ib_value_id *in,
+                    uint32_t n_in, const ib_attr *at, uint32_t n_at, uint32_t n_out,
+                    ib_value_id *outs);
+
+/* Run the case built so far (outputs = the given values), then start a new graph. */
+void bo_run(bo *b, const char *label, unsigned flags, const ib_value_id *outs, uint32_t n_out);
+
+/* Builders by family (test_backend_ops_cases.c). */
+void bo_cases_conv(bo *b);
+void bo_cases_matmul(bo *b);
+void bo_cases_pool_norm(bo *b);
+void bo_cases_eltwise(bo *b);
+void bo_cases_binary(bo *b);
+void bo_cases_shape(bo *b);
+void bo_cases_rnn(bo *b);
+void bo_cases_chains(bo *b);
+
+#endif
