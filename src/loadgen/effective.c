@@ -20,8 +20,7 @@
 /* A double that must become a uint64 count: reject what C cannot convert. */
 static bool to_u64(double v, uint64_t *out)
 {
-    if (!(v >= 0.0) || !(v < 18446744073709551616.0))
-        return false;
+    if (!(v >= 0.0) || !(v < 18446744073709551616.0)) return false;
     *out = (uint64_t)v;
     return true;
 }
@@ -85,8 +84,7 @@ int ib_lg_effective_derive(const ib_lg_settings *s, uint64_t qsl_total, uint64_t
                            ib_lg_effective *out, ib_err *err)
 {
     int rc = ib_lg_settings_validate(s, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_lg_effective e;
     memset(&e, 0, sizeof e);
     e.requested = *s;
@@ -106,8 +104,7 @@ int ib_lg_effective_derive(const ib_lg_settings *s, uint64_t qsl_total, uint64_t
     e.rules = r->rules;
     e.rng_compat = r->rng_compat;
     bool v11 = e.rules == IB_LG_RULES_V1_1;
-    if (qsl_total == 0)
-        return ib_err_set(err, IB_EINVAL, "QSL: total sample count is 0");
+    if (qsl_total == 0) return ib_err_set(err, IB_EINVAL, "QSL: total sample count is 0");
 
     e.samples_per_query = 1;
     e.target_qps = 1;
@@ -134,12 +131,10 @@ int ib_lg_effective_derive(const ib_lg_settings *s, uint64_t qsl_total, uint64_t
         e.token_latency_scaling_factor = r->token_latency_scaling_factor;
     }
     rc = derive_targets(&e, r, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
 
-    e.performance_sample_count = r->performance_sample_count_override == 0
-                                     ? qsl_perf
-                                     : r->performance_sample_count_override;
+    e.performance_sample_count =
+        r->performance_sample_count_override == 0 ? qsl_perf : r->performance_sample_count_override;
     if (e.performance_sample_count == 0)
         return ib_err_set(err, IB_EINVAL,
                           "settings: the performance sample count is 0 (QSL reports 0 and no "
@@ -158,8 +153,8 @@ int ib_lg_effective_derive(const ib_lg_settings *s, uint64_t qsl_total, uint64_t
             return ib_err_set(err, IB_EINVAL,
                               "settings: Offline target_qps x min_duration is too large");
         bool whole_set = r->performance_issue_unique || (v11 && r->performance_issue_same);
-        e.samples_per_query = whole_set ? e.performance_sample_count
-                                        : IB_MAX(e.min_query_count, target_sample_count);
+        e.samples_per_query =
+            whole_set ? e.performance_sample_count : IB_MAX(e.min_query_count, target_sample_count);
         e.min_query_count = 1;
         e.target_duration_ms = 0;
     }
@@ -177,7 +172,8 @@ int ib_lg_effective_derive(const ib_lg_settings *s, uint64_t qsl_total, uint64_t
         e.min_query_count += qsl_perf - (e.min_query_count % qsl_perf);
     }
     if (e.samples_per_query != 0 && e.min_query_count > UINT64_MAX / e.samples_per_query)
-        return ib_err_set(err, IB_EINVAL, "settings: min_query_count x samples_per_query overflows");
+        return ib_err_set(err, IB_EINVAL,
+                          "settings: min_query_count x samples_per_query overflows");
     e.min_sample_count = e.min_query_count * e.samples_per_query;
 
     if (r->performance_issue_same && r->performance_issue_same_index >= e.performance_sample_count)
@@ -212,32 +208,27 @@ static ib_lg_kv *kv_next(kvl *l, const char *key, ib_lg_kv_type t)
 static void kv_s(kvl *l, const char *k, const char *v)
 {
     ib_lg_kv *kv = kv_next(l, k, IB_LG_KV_STRING);
-    if (kv)
-        kv->s = v;
+    if (kv) kv->s = v;
 }
 static void kv_i(kvl *l, const char *k, int64_t v)
 {
     ib_lg_kv *kv = kv_next(l, k, IB_LG_KV_INT);
-    if (kv)
-        kv->i = v;
+    if (kv) kv->i = v;
 }
 static void kv_u(kvl *l, const char *k, uint64_t v)
 {
     ib_lg_kv *kv = kv_next(l, k, IB_LG_KV_UINT);
-    if (kv)
-        kv->u = v;
+    if (kv) kv->u = v;
 }
 static void kv_d(kvl *l, const char *k, double v)
 {
     ib_lg_kv *kv = kv_next(l, k, IB_LG_KV_DOUBLE);
-    if (kv)
-        kv->d = v;
+    if (kv) kv->d = v;
 }
 static void kv_b(kvl *l, const char *k, bool v)
 {
     ib_lg_kv *kv = kv_next(l, k, IB_LG_KV_BOOL);
-    if (kv)
-        kv->b = v;
+    if (kv) kv->b = v;
 }
 
 /* LogRequestedTestSettings (current and r1.1). */
@@ -262,8 +253,7 @@ size_t ib_lg_requested_kvs(const ib_lg_effective *e, ib_lg_kv *out, size_t cap)
     case IB_LG_SCENARIO_MULTI_STREAM:
         if (v11) {
             kv_d(&l, "requested_multi_stream_target_qps", s->multi_stream_target_qps);
-            kv_u(&l, "requested_multi_stream_target_latency_ns",
-                 s->multi_stream_target_latency_ns);
+            kv_u(&l, "requested_multi_stream_target_latency_ns", s->multi_stream_target_latency_ns);
             kv_d(&l, "requested_multi_stream_target_latency_percentile",
                  s->multi_stream_target_latency_percentile);
             kv_i(&l, "requested_multi_stream_samples_per_query",
@@ -275,15 +265,13 @@ size_t ib_lg_requested_kvs(const ib_lg_effective *e, ib_lg_kv *out, size_t cap)
                  s->multi_stream_expected_latency_ns);
             kv_d(&l, "requested_multi_stream_target_latency_percentile",
                  s->multi_stream_target_latency_percentile);
-            kv_u(&l, "requested_multi_stream_samples_per_query",
-                 s->multi_stream_samples_per_query);
+            kv_u(&l, "requested_multi_stream_samples_per_query", s->multi_stream_samples_per_query);
         }
         break;
     case IB_LG_SCENARIO_SERVER:
         kv_d(&l, "requested_server_target_qps", s->server_target_qps);
         kv_u(&l, "requested_server_target_latency_ns", s->server_target_latency_ns);
-        kv_d(&l, "requested_server_target_latency_percentile",
-             s->server_target_latency_percentile);
+        kv_d(&l, "requested_server_target_latency_percentile", s->server_target_latency_percentile);
         kv_b(&l, "requested_server_coalesce_queries", s->server_coalesce_queries);
         kv_i(&l, "requested_server_find_peak_qps_decimals_of_precision",
              s->server_find_peak_qps_decimals_of_precision);
@@ -414,8 +402,7 @@ int ib_lg_test_parameters_text(const ib_lg_effective *e, ib_strbuf *out)
     ib_strbuf_printf(out, "performance_issue_same : %d\n", e->performance_issue_same ? 1 : 0);
     ib_strbuf_printf(out, "performance_issue_same_index : %" PRIu64 "\n",
                      e->performance_issue_same_index);
-    ib_strbuf_printf(out, "performance_sample_count : %" PRIu64 "\n",
-                     e->performance_sample_count);
+    ib_strbuf_printf(out, "performance_sample_count : %" PRIu64 "\n", e->performance_sample_count);
     if (!v11) {
         ib_strbuf_printf(out, "accuracy_sample_count : %" PRIu64 "\n", e->accuracy_sample_count);
         if (e->sample_concatenate_permutation)

@@ -15,9 +15,9 @@
 
 #include "base/common.h"
 
-#define MT_M 397
-#define MT_UPPER 0x80000000u
-#define MT_LOWER 0x7fffffffu
+#define MT_M      397
+#define MT_UPPER  0x80000000u
+#define MT_LOWER  0x7fffffffu
 #define MT_MATRIX 0x9908b0dfu
 
 void ib_lg_rng_seed(ib_lg_rng *r, uint64_t seed)
@@ -43,8 +43,7 @@ static void mt_twist(ib_lg_rng *r)
     for (uint32_t k = 0; k < IB_LG_MT_N; k++) {
         uint32_t y = (mt[k] & MT_UPPER) | (mt[(k + 1) % IB_LG_MT_N] & MT_LOWER);
         uint32_t v = mt[(k + MT_M) % IB_LG_MT_N] ^ (y >> 1);
-        if (y & 1u)
-            v ^= MT_MATRIX;
+        if (y & 1u) v ^= MT_MATRIX;
         mt[k] = v;
     }
     r->idx = 0;
@@ -52,8 +51,7 @@ static void mt_twist(ib_lg_rng *r)
 
 uint32_t ib_lg_rng_next(ib_lg_rng *r)
 {
-    if (IB_UNLIKELY(r->idx >= IB_LG_MT_N))
-        mt_twist(r);
+    if (IB_UNLIKELY(r->idx >= IB_LG_MT_N)) mt_twist(r);
     uint32_t y = r->mt[r->idx++];
     y ^= y >> 11;
     y ^= (y << 7) & 0x9d2c5680u;
@@ -66,8 +64,7 @@ void ib_lg_rng_discard(ib_lg_rng *r, uint64_t n)
 {
     /* Whole blocks only need the twist, not the tempering. */
     while (n > 0) {
-        if (r->idx >= IB_LG_MT_N)
-            mt_twist(r);
+        if (r->idx >= IB_LG_MT_N) mt_twist(r);
         uint64_t left = IB_LG_MT_N - r->idx;
         uint64_t take = n < left ? n : left;
         r->idx += (uint32_t)take;
@@ -111,8 +108,7 @@ static void swap_idx(size_t *a, size_t i, size_t j)
 
 void ib_lg_rng_shuffle(ib_lg_rng *r, size_t *a, size_t n, enum ib_lg_rng_compat compat)
 {
-    if (n <= 1)
-        return; /* libstdc++ draws nothing for 0 or 1 element */
+    if (n <= 1) return; /* libstdc++ draws nothing for 0 or 1 element */
     IB_ASSERT(n < 0xffffffffu);
     if (0xffffffffu / n >= n) {
         /* "Two swaps per draw" (n <= 65,535): an even n first swaps position
@@ -144,8 +140,7 @@ double ib_lg_rng_canonical(ib_lg_rng *r)
     double sum = (double)ib_lg_rng_next(r);
     sum += (double)ib_lg_rng_next(r) * 0x1p32;
     double ret = sum / 0x1p64;
-    if (IB_UNLIKELY(ret >= 1.0))
-        ret = nextafter(1.0, 0.0);
+    if (IB_UNLIKELY(ret >= 1.0)) ret = nextafter(1.0, 0.0);
     return ret;
 }
 

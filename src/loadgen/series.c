@@ -56,8 +56,7 @@ static int strided_list(ib_lg_series *s, size_t stride, size_t **out, size_t *n)
 {
     size_t cnt = (s->dist_end + stride - 1) / stride;
     size_t *a = ib_malloc((cnt ? cnt : 1) * sizeof *a);
-    if (!a)
-        return IB_ENOMEM;
+    if (!a) return IB_ENOMEM;
     for (size_t i = 0; i < cnt; i++)
         a[i] = i * stride;
     ib_lg_rng_shuffle(&s->sample_rng, a, cnt, s->compat);
@@ -92,8 +91,7 @@ static size_t eq_next(ib_lg_series *s)
 
 static int64_t next_interval(ib_lg_series *s, ib_lg_rng *sched)
 {
-    if (s->scenario == IB_LG_SCENARIO_SERVER)
-        return ib_lg_rng_exponential_ns(sched, s->target_qps);
+    if (s->scenario == IB_LG_SCENARIO_SERVER) return ib_lg_rng_exponential_ns(sched, s->target_qps);
     return s->period_ns;
 }
 
@@ -142,8 +140,7 @@ static int prepass(ib_lg_series *s, int64_t gen_ns, uint64_t min_queries, ib_err
         n++;
         prev = ts;
         ts += next_interval(s, &sched);
-        if (grow && n >= min_queries && prev < gen_ns)
-            min_queries += s->len;
+        if (grow && n >= min_queries && prev < gen_ns) min_queries += s->len;
     }
     s->count = n;
     s->last_sched_ns = prev;
@@ -154,8 +151,7 @@ static int prepass(ib_lg_series *s, int64_t gen_ns, uint64_t min_queries, ib_err
 /* The accuracy-log probability of a performance series (§4.3 item 4). */
 static double log_probability(const ib_lg_effective *e, double target_qps)
 {
-    if (e->accuracy_log_sampling_target == 0)
-        return e->accuracy_log_probability;
+    if (e->accuracy_log_sampling_target == 0) return e->accuracy_log_probability;
     double eq = target_qps * (double)e->min_duration_ms / 1000.0;
     uint64_t expected = (eq >= 0.0 && eq < 18446744073709551616.0) ? (uint64_t)eq : UINT64_MAX;
     uint64_t minimum = e->min_query_count * e->samples_per_query;
@@ -163,8 +159,7 @@ static double log_probability(const ib_lg_effective *e, double target_qps)
         expected *= e->samples_per_query;
     else
         minimum = e->min_sample_count;
-    if (expected < minimum)
-        expected = minimum;
+    if (expected < minimum) expected = minimum;
     return (double)e->accuracy_log_sampling_target / (double)expected;
 }
 
@@ -174,14 +169,10 @@ static int build_distributions(ib_lg_series *s, uint64_t min_queries, ib_err *er
     bool ms = s->scenario == IB_LG_SCENARIO_MULTI_STREAM;
     size_t stride = ms ? (size_t)s->spq : 1;
     int rc = IB_OK;
-    if (s->accuracy)
-        rc = strided_list(s, stride, &s->main_list, &s->main_n);
-    if (!rc)
-        rc = strided_list(s, stride, &s->uniq_list, &s->uniq_n);
-    if (rc)
-        return ib_err_set(err, IB_ENOMEM, "plan: out of memory for the sample lists");
-    if (s->v11)
-        return IB_OK; /* r1.1 has no equal-issue distribution */
+    if (s->accuracy) rc = strided_list(s, stride, &s->main_list, &s->main_n);
+    if (!rc) rc = strided_list(s, stride, &s->uniq_list, &s->uniq_n);
+    if (rc) return ib_err_set(err, IB_ENOMEM, "plan: out of memory for the sample lists");
+    if (s->v11) return IB_OK; /* r1.1 has no equal-issue distribution */
     /* Equal issue: ceil(min_queries / len) shuffles, always drawn. */
     s->eq_perm = ib_malloc(s->len * sizeof *s->eq_perm);
     if (!s->eq_perm)
@@ -210,8 +201,7 @@ int ib_lg_series_create(ib_lg_plan *p, size_t set_index, bool accuracy, double t
     *out = NULL;
     const ib_lg_effective *e = &p->e;
     ib_lg_series *s = ib_calloc(1, sizeof *s);
-    if (!s)
-        return ib_err_set(err, IB_ENOMEM, "series: out of memory");
+    if (!s) return ib_err_set(err, IB_ENOMEM, "series: out of memory");
     s->plan = p;
     s->loaded = p->sets[set_index].idx;
     s->len = p->sets[set_index].len;
@@ -230,8 +220,8 @@ int ib_lg_series_create(ib_lg_plan *p, size_t set_index, bool accuracy, double t
 
     /* gen_duration: 2x target_duration (Server 1x), 0 when every query must
      * be issued; min_queries then covers the loaded set. */
-    int64_t gen_ns = (s->scenario == IB_LG_SCENARIO_SERVER ? 1 : 2) * e->target_duration_ms *
-                     1000000;
+    int64_t gen_ns =
+        (s->scenario == IB_LG_SCENARIO_SERVER ? 1 : 2) * e->target_duration_ms * 1000000;
     uint64_t min_queries = e->min_query_count;
     s->spq = (accuracy && off) ? s->dist_end : e->samples_per_query;
     if (accuracy || s->unique || (s->v11 && s->same)) {
@@ -248,8 +238,7 @@ int ib_lg_series_create(ib_lg_plan *p, size_t set_index, bool accuracy, double t
     ib_lg_rng_seed(&s->sample_rng, e->sample_index_rng_seed);
     ib_lg_rng_seed(&s->schedule_rng, e->schedule_rng_seed);
     rc = build_distributions(s, min_queries, err);
-    if (rc)
-        goto fail;
+    if (rc) goto fail;
     if (!s->v11 && !accuracy && s->equal) {
         /* Pad to whole sets: Offline the query, others the query count. */
         if (off && s->spq % s->len != 0)
@@ -263,8 +252,7 @@ int ib_lg_series_create(ib_lg_plan *p, size_t set_index, bool accuracy, double t
         s->period_ns = ns < 9.2e18 ? (int64_t)ns : INT64_MAX;
     }
     rc = prepass(s, gen_ns, min_queries, err);
-    if (rc)
-        goto fail;
+    if (rc) goto fail;
     if (s->count == 0) {
         rc = ib_err_set(err, IB_EINVAL, "series: the settings generate no query");
         goto fail;
@@ -295,8 +283,7 @@ fail:
 
 void ib_lg_series_destroy(ib_lg_series *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     ib_free(s->main_list);
     ib_free(s->uniq_list);
     ib_free(s->eq_perm);
@@ -336,8 +323,7 @@ double ib_lg_series_log_probability(const ib_lg_series *s)
 /* The main distribution: accuracy list or uniform over [0, dist_end). */
 static size_t main_next(ib_lg_series *s)
 {
-    if (s->accuracy)
-        return s->main_pos < s->main_n ? s->main_list[s->main_pos++] : 0;
+    if (s->accuracy) return s->main_pos < s->main_n ? s->main_list[s->main_pos++] : 0;
     return ib_lg_rng_uniform(&s->sample_rng, (uint32_t)s->dist_end, s->compat);
 }
 
@@ -360,16 +346,14 @@ static void fill_offline(ib_lg_series *s)
     size_t full = spq / n, rem = spq % n;
     for (size_t r = 0; r < full; r++) {
         memcpy(s->buf + r * n, s->loaded, n * sizeof *s->buf);
-        if (s->equal)
-            ib_lg_rng_shuffle(&s->sample_rng, s->buf + r * n, n, s->compat);
+        if (s->equal) ib_lg_rng_shuffle(&s->sample_rng, s->buf + r * n, n, s->compat);
     }
     memcpy(s->buf + full * n, s->loaded, rem * sizeof *s->buf);
 }
 
 bool ib_lg_series_next(ib_lg_series *s, ib_lg_query *q)
 {
-    if (!s || s->emitted >= s->count)
-        return false;
+    if (!s || s->emitted >= s->count) return false;
     switch (s->scenario) {
     case IB_LG_SCENARIO_MULTI_STREAM: {
         size_t i = s->unique ? uniq_next(s) : s->same ? (size_t)s->same_index : main_next(s);

@@ -122,10 +122,8 @@ static bool name_eq(const char *text, const char *want)
     for (;;) {
         while (*text == '-' || *text == '_' || *text == ' ')
             text++;
-        if (!*text || !*want)
-            return !*text && !*want;
-        if (tolower((unsigned char)*text) != *want)
-            return false;
+        if (!*text || !*want) return !*text && !*want;
+        if (tolower((unsigned char)*text) != *want) return false;
         text++;
         want++;
     }
@@ -142,8 +140,7 @@ int ib_lg_scenario_parse(const char *text, enum ib_lg_scenario *out)
         {"server", IB_LG_SCENARIO_SERVER},
         {"offline", IB_LG_SCENARIO_OFFLINE},
     };
-    if (!text || !out)
-        return IB_EINVAL;
+    if (!text || !out) return IB_EINVAL;
     for (size_t i = 0; i < IB_ARRAY_LEN(names); i++)
         if (name_eq(text, names[i].name)) {
             *out = names[i].v;
@@ -158,17 +155,12 @@ int ib_lg_mode_parse(const char *text, enum ib_lg_mode *out)
         const char *name;
         enum ib_lg_mode v;
     } names[] = {
-        {"submissionrun", IB_LG_MODE_SUBMISSION},
-        {"submission", IB_LG_MODE_SUBMISSION},
-        {"accuracyonly", IB_LG_MODE_ACCURACY},
-        {"accuracy", IB_LG_MODE_ACCURACY},
-        {"performanceonly", IB_LG_MODE_PERFORMANCE},
-        {"performance", IB_LG_MODE_PERFORMANCE},
-        {"findpeakperformance", IB_LG_MODE_FIND_PEAK},
-        {"findpeak", IB_LG_MODE_FIND_PEAK},
+        {"submissionrun", IB_LG_MODE_SUBMISSION},      {"submission", IB_LG_MODE_SUBMISSION},
+        {"accuracyonly", IB_LG_MODE_ACCURACY},         {"accuracy", IB_LG_MODE_ACCURACY},
+        {"performanceonly", IB_LG_MODE_PERFORMANCE},   {"performance", IB_LG_MODE_PERFORMANCE},
+        {"findpeakperformance", IB_LG_MODE_FIND_PEAK}, {"findpeak", IB_LG_MODE_FIND_PEAK},
     };
-    if (!text || !out)
-        return IB_EINVAL;
+    if (!text || !out) return IB_EINVAL;
     for (size_t i = 0; i < IB_ARRAY_LEN(names); i++)
         if (name_eq(text, names[i].name)) {
             *out = names[i].v;
@@ -179,8 +171,7 @@ int ib_lg_mode_parse(const char *text, enum ib_lg_mode *out)
 
 int ib_lg_rules_parse(const char *text, enum ib_lg_rules *out)
 {
-    if (!text || !out)
-        return IB_EINVAL;
+    if (!text || !out) return IB_EINVAL;
     if (name_eq(text, "current")) {
         *out = IB_LG_RULES_CURRENT;
         return IB_OK;
@@ -194,8 +185,7 @@ int ib_lg_rules_parse(const char *text, enum ib_lg_rules *out)
 
 int ib_lg_rng_compat_parse(const char *text, enum ib_lg_rng_compat *out)
 {
-    if (!text || !out)
-        return IB_EINVAL;
+    if (!text || !out) return IB_EINVAL;
     if (name_eq(text, "libstdc++11")) {
         *out = IB_LG_RNG_LIBSTDCXX11;
         return IB_OK;
@@ -219,8 +209,7 @@ static bool pct_ok(double p)
 
 int ib_lg_settings_validate(const ib_lg_settings *s, ib_err *err)
 {
-    if (!s)
-        return ib_err_set(err, IB_EINVAL, "settings: NULL");
+    if (!s) return ib_err_set(err, IB_EINVAL, "settings: NULL");
     if ((unsigned)s->scenario > IB_LG_SCENARIO_OFFLINE)
         return ib_err_set(err, IB_EINVAL, "settings: invalid scenario %d", (int)s->scenario);
     if ((unsigned)s->mode > IB_LG_MODE_FIND_PEAK)
@@ -339,16 +328,14 @@ struct ib_lg_settings_origin {
 
 int ib_lg_settings_origin_create(ib_lg_settings_origin **out)
 {
-    if (!out)
-        return IB_EINVAL;
+    if (!out) return IB_EINVAL;
     *out = ib_calloc(1, sizeof **out);
     return *out ? IB_OK : IB_ENOMEM;
 }
 
 void ib_lg_settings_origin_destroy(ib_lg_settings_origin *o)
 {
-    if (!o)
-        return;
+    if (!o) return;
     for (size_t i = 0; i < o->len; i++) {
         ib_free(o->keys[i]);
         ib_free(o->wheres[i]);
@@ -360,11 +347,9 @@ void ib_lg_settings_origin_destroy(ib_lg_settings_origin *o)
 
 int ib_lg_settings_origin_set(ib_lg_settings_origin *o, const char *key, const char *where)
 {
-    if (!o || !key || !where)
-        return IB_EINVAL;
+    if (!o || !key || !where) return IB_EINVAL;
     char *w = ib_strdup(where);
-    if (!w)
-        return IB_ENOMEM;
+    if (!w) return IB_ENOMEM;
     for (size_t i = 0; i < o->len; i++)
         if (strcmp(o->keys[i], key) == 0) {
             ib_free(o->wheres[i]);
@@ -374,18 +359,15 @@ int ib_lg_settings_origin_set(ib_lg_settings_origin *o, const char *key, const c
     if (o->len == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 16;
         char **k = ib_realloc(o->keys, cap * sizeof *k);
-        if (!k)
-            goto fail;
+        if (!k) goto fail;
         o->keys = k;
         char **ws = ib_realloc(o->wheres, cap * sizeof *ws);
-        if (!ws)
-            goto fail;
+        if (!ws) goto fail;
         o->wheres = ws;
         o->cap = cap;
     }
     char *k = ib_strdup(key);
-    if (!k)
-        goto fail;
+    if (!k) goto fail;
     o->keys[o->len] = k;
     o->wheres[o->len] = w;
     o->len++;
@@ -397,11 +379,9 @@ fail:
 
 const char *ib_lg_settings_origin_get(const ib_lg_settings_origin *o, const char *key)
 {
-    if (!o || !key)
-        return NULL;
+    if (!o || !key) return NULL;
     for (size_t i = 0; i < o->len; i++)
-        if (strcmp(o->keys[i], key) == 0)
-            return o->wheres[i];
+        if (strcmp(o->keys[i], key) == 0) return o->wheres[i];
     return NULL;
 }
 
@@ -413,11 +393,8 @@ size_t ib_lg_settings_origin_count(const ib_lg_settings_origin *o)
 int ib_lg_settings_origin_at(const ib_lg_settings_origin *o, size_t i, const char **key,
                              const char **where)
 {
-    if (!o || i >= o->len)
-        return IB_ENOTFOUND;
-    if (key)
-        *key = o->keys[i];
-    if (where)
-        *where = o->wheres[i];
+    if (!o || i >= o->len) return IB_ENOTFOUND;
+    if (key) *key = o->keys[i];
+    if (where) *where = o->wheres[i];
     return IB_OK;
 }

@@ -16,8 +16,8 @@
 static int apply(ib_lg_settings *s, const char *text, const char *model, const char *scen,
                  enum ib_lg_conf_type type, char *warn, size_t wsize, ib_err *err)
 {
-    return ib_lg_settings_apply_conf(s, text, strlen(text), "user.conf", model, scen, type,
-                                     NULL, warn, wsize, err);
+    return ib_lg_settings_apply_conf(s, text, strlen(text), "user.conf", model, scen, type, NULL,
+                                     warn, wsize, err);
 }
 
 static void apply_ok(ib_lg_settings *s, const char *text, const char *model, const char *scen,
@@ -35,8 +35,7 @@ static void expect_reject(const char *text, int line, const char *needle)
     memcpy(&before, &s, sizeof s);
     ib_err err;
     int rc = apply(&s, text, "resnet50", "Server", IB_LG_CONF_USER, NULL, 0, &err);
-    if (rc != IB_EFORMAT)
-        ib_test_fail(__FILE__, __LINE__, "accepted: \"%s\" (rc %d)", text, rc);
+    if (rc != IB_EFORMAT) ib_test_fail(__FILE__, __LINE__, "accepted: \"%s\" (rc %d)", text, rc);
     char where[32];
     snprintf(where, sizeof where, "user.conf:%d: ", line);
     ASSERT_STR_CONTAINS(err.msg, where);
@@ -50,10 +49,10 @@ TEST(loadgen_config_lookup_order_and_precedence)
     ib_lg_settings_defaults(&s);
     /* Scenario wildcard beats model wildcard; the user file wins over the
      * rules file whenever it matches at all (quirk table, §1.7). */
-    apply_ok(&s, "*.Offline.target_qps = 1.0\n*.Server.target_qps = 1.0\n", "resnet50",
-             "Server", IB_LG_CONF_RULES);
-    apply_ok(&s, "*.Server.target_qps = 1234\nresnet50.*.target_qps = 99\n", "resnet50",
-             "Server", IB_LG_CONF_USER);
+    apply_ok(&s, "*.Offline.target_qps = 1.0\n*.Server.target_qps = 1.0\n", "resnet50", "Server",
+             IB_LG_CONF_RULES);
+    apply_ok(&s, "*.Server.target_qps = 1234\nresnet50.*.target_qps = 99\n", "resnet50", "Server",
+             IB_LG_CONF_USER);
     ASSERT_DBL_EQ(s.server_target_qps, 1234);
     ASSERT_DBL_EQ(s.offline_expected_qps, 99);
     /* exact beats everything, *.* is the last resort */
@@ -63,8 +62,8 @@ TEST(loadgen_config_lookup_order_and_precedence)
              "*.Server.min_query_count = 3\nresnet50.Server.min_query_count = 4\n",
              "resnet50", "Server", IB_LG_CONF_USER);
     ASSERT_UINT_EQ(s.min_query_count, 4);
-    apply_ok(&s, "*.*.min_query_count = 1\nresnet50.*.min_query_count = 2\n", "resnet50",
-             "Server", IB_LG_CONF_USER);
+    apply_ok(&s, "*.*.min_query_count = 1\nresnet50.*.min_query_count = 2\n", "resnet50", "Server",
+             IB_LG_CONF_USER);
     ASSERT_UINT_EQ(s.min_query_count, 2);
     /* other models and scenarios do not match: bert keys do not apply to bert-99 */
     ib_lg_settings_defaults(&s);
@@ -72,8 +71,7 @@ TEST(loadgen_config_lookup_order_and_precedence)
              "Server", IB_LG_CONF_USER);
     ASSERT_UINT_EQ(s.min_query_count, 100);
     /* a model name with dots (bert-99.9) */
-    apply_ok(&s, "bert-99.9.Server.min_query_count = 9\n", "bert-99.9", "Server",
-             IB_LG_CONF_USER);
+    apply_ok(&s, "bert-99.9.Server.min_query_count = 9\n", "bert-99.9", "Server", IB_LG_CONF_USER);
     ASSERT_UINT_EQ(s.min_query_count, 9);
     /* fixed-scenario keys apply whatever the run's scenario (as upstream) */
     ib_lg_settings_defaults(&s);
@@ -176,8 +174,8 @@ TEST(loadgen_config_seeds_only_from_rules_file)
     ASSERT_STR_CONTAINS(warn, "user.conf:3: *.Server.target_duration is ignored");
     ASSERT_TRUE(strstr(warn, "user.conf:4") == NULL); /* another model: silent */
     /* audit.config: applied with model "*", seeds ignored too */
-    ASSERT_OK(apply(&s, "*.*.schedule_rng_seed = 5\n*.*.accuracy_log_rng_seed = 6\n", "*",
-                    "Server", IB_LG_CONF_AUDIT, warn, sizeof warn, &err));
+    ASSERT_OK(apply(&s, "*.*.schedule_rng_seed = 5\n*.*.accuracy_log_rng_seed = 6\n", "*", "Server",
+                    IB_LG_CONF_AUDIT, warn, sizeof warn, &err));
     ASSERT_UINT_EQ(s.schedule_rng_seed, 0);
     ASSERT_UINT_EQ(s.accuracy_log_rng_seed, 6);
     ASSERT_STR_CONTAINS(warn, "schedule_rng_seed is ignored");
@@ -201,9 +199,9 @@ TEST(loadgen_config_seeds_only_from_rules_file)
     ASSERT_STATUS(apply(&s, "*.SingleStream.target_latency = 0.5\n", "m", "SingleStream",
                         IB_LG_CONF_USER, NULL, 0, &e2),
                   IB_EFORMAT); /* an integer in r1.1 */
-    ASSERT_STATUS(apply(&s, "*.*.use_token_latencies = 1\n", "m", "Server", IB_LG_CONF_USER, NULL,
-                        0, &e2),
-                  IB_EFORMAT); /* unknown to r1.1 */
+    ASSERT_STATUS(
+        apply(&s, "*.*.use_token_latencies = 1\n", "m", "Server", IB_LG_CONF_USER, NULL, 0, &e2),
+        IB_EFORMAT); /* unknown to r1.1 */
     ASSERT_STR_CONTAINS(e2.msg, "v1.1");
 }
 
@@ -259,9 +257,8 @@ TEST(loadgen_config_nul_and_binary_input)
     ASSERT_STR_CONTAINS(err.msg, "bin.conf:2: NUL byte");
     ASSERT_UINT_EQ(s.min_query_count, 100);
     /* truncated in the middle of a key: no '= value' */
-    ASSERT_STATUS(ib_lg_settings_apply_conf(&s, "*.*.min_query_count = 5\n*.*.max_q", 33,
-                                            "t.conf", "m", "Server", IB_LG_CONF_USER, NULL, NULL,
-                                            0, &err),
+    ASSERT_STATUS(ib_lg_settings_apply_conf(&s, "*.*.min_query_count = 5\n*.*.max_q", 33, "t.conf",
+                                            "m", "Server", IB_LG_CONF_USER, NULL, NULL, 0, &err),
                   IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "t.conf:2:");
     /* empty text applies nothing */
@@ -271,11 +268,11 @@ TEST(loadgen_config_nul_and_binary_input)
     ASSERT_STATUS(ib_lg_settings_apply_conf(&s, "", 0, "e", "m", "server", IB_LG_CONF_USER, NULL,
                                             NULL, 0, &err),
                   IB_EINVAL);
-    ASSERT_STATUS(ib_lg_settings_apply_conf(&s, "", 0, "e", "m", "*", IB_LG_CONF_USER, NULL, NULL,
-                                            0, &err),
-                  IB_EINVAL);
-    ASSERT_STATUS(ib_lg_settings_apply_conf(NULL, "", 0, "e", "m", "Server", IB_LG_CONF_USER,
-                                            NULL, NULL, 0, &err),
+    ASSERT_STATUS(
+        ib_lg_settings_apply_conf(&s, "", 0, "e", "m", "*", IB_LG_CONF_USER, NULL, NULL, 0, &err),
+        IB_EINVAL);
+    ASSERT_STATUS(ib_lg_settings_apply_conf(NULL, "", 0, "e", "m", "Server", IB_LG_CONF_USER, NULL,
+                                            NULL, 0, &err),
                   IB_EINVAL);
 }
 
@@ -347,8 +344,7 @@ TEST(loadgen_config_embedded_rules_files)
         ib_free(text);
     }
     /* The official files parse for every scenario and model. */
-    const char *models[] = {"resnet50", "bert-99", "llama2-70b", "gptj", "3d-unet", "dlrm-v2",
-                            "*"};
+    const char *models[] = {"resnet50", "bert-99", "llama2-70b", "gptj", "3d-unet", "dlrm-v2", "*"};
     const char *scen[] = {"SingleStream", "MultiStream", "Server", "Offline"};
     for (int r = 0; r < 2; r++)
         for (size_t m = 0; m < sizeof models / sizeof *models; m++)
@@ -385,12 +381,12 @@ TEST(loadgen_config_file_api)
     ib_lg_settings s;
     ib_lg_settings_defaults(&s);
     ib_err err;
-    ASSERT_STATUS(ib_lg_settings_apply_conf_file(&s, "no-such.conf", "m", "Server",
-                                                 IB_LG_CONF_USER, NULL, NULL, 0, &err),
+    ASSERT_STATUS(ib_lg_settings_apply_conf_file(&s, "no-such.conf", "m", "Server", IB_LG_CONF_USER,
+                                                 NULL, NULL, 0, &err),
                   IB_ENOTFOUND);
     ASSERT_OK(ib_file_write_all("u.conf", "*.Server.target_qps = 42\nx\n", 27, &err));
-    ASSERT_STATUS(ib_lg_settings_apply_conf_file(&s, "u.conf", "m", "Server", IB_LG_CONF_USER,
-                                                 NULL, NULL, 0, &err),
+    ASSERT_STATUS(ib_lg_settings_apply_conf_file(&s, "u.conf", "m", "Server", IB_LG_CONF_USER, NULL,
+                                                 NULL, 0, &err),
                   IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "u.conf:2:");
     ASSERT_OK(ib_file_write_all("u.conf", "*.Server.target_qps = 42\n", 25, &err));

@@ -44,8 +44,7 @@ static const char *golden_dir(void)
 {
     static char dir[4096];
     snprintf(dir, sizeof dir, "%s/golden", ib_test_shared_dir());
-    if (!ib_path_is_dir(dir))
-        TEST_SKIP("../shared/golden is absent: golden vectors not available");
+    if (!ib_path_is_dir(dir)) TEST_SKIP("../shared/golden is absent: golden vectors not available");
     return dir;
 }
 
@@ -74,15 +73,14 @@ static json_t *load_json(const char *path)
             i++;
             continue;
         }
-        if (c == '"')
-            in_str = true;
+        if (c == '"') in_str = true;
         if (c >= '0' && c <= '9' && (i == 0 || !strchr("0123456789.-+eE", text[i - 1]))) {
             size_t j = i;
             while (j < len && text[j] >= '0' && text[j] <= '9')
                 j++;
             bool plain = j >= len || !strchr(".eE", text[j]);
-            if (plain && (j - i > 19 || (j - i == 19 && strncmp(text + i, "9223372036854775807",
-                                                               19) > 0))) {
+            if (plain &&
+                (j - i > 19 || (j - i == 19 && strncmp(text + i, "9223372036854775807", 19) > 0))) {
                 ib_strbuf_printf(&sb, "\"uint64:%.*s\"", (int)(j - i), text + i);
                 i = j;
                 continue;
@@ -98,8 +96,7 @@ static json_t *load_json(const char *path)
     json_error_t je;
     json_t *j = json_loads(ib_strbuf_cstr(&sb), 0, &je);
     ib_strbuf_deinit(&sb);
-    if (!j)
-        ib_test_fail(__FILE__, __LINE__, "%s:%d: %s", path, je.line, je.text);
+    if (!j) ib_test_fail(__FILE__, __LINE__, "%s:%d: %s", path, je.line, je.text);
     return j;
 }
 
@@ -114,8 +111,7 @@ static void apply_file(ib_lg_settings *s, const char *dir, json_t *cfg, const ch
                        const char *model, const char *scenario, enum ib_lg_conf_type type)
 {
     const char *name = jstr(cfg, which);
-    if (!name)
-        return;
+    if (!name) return;
     char path[4600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (!ib_path_exists(path)) {
@@ -128,8 +124,7 @@ static void apply_file(ib_lg_settings *s, const char *dir, json_t *cfg, const ch
         while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
             text[--len] = 0;
         snprintf(path, sizeof path, "%s/../%s", dir, text);
-        if (!ib_path_exists(path))
-            snprintf(path, sizeof path, "%s/%s", golden_dir(), text);
+        if (!ib_path_exists(path)) snprintf(path, sizeof path, "%s/%s", golden_dir(), text);
         ib_free(text);
     }
     ib_err err;
@@ -149,8 +144,8 @@ static void compare_kvs(const char *what, const ib_lg_kv *kv, size_t n, json_t *
     json_object_foreach(want, key, val)
     {
         if (strcmp(kv[i].key, key) != 0)
-            ib_test_fail(__FILE__, __LINE__, "%s key %zu: got %s, expected %s", what, i,
-                         kv[i].key, key);
+            ib_test_fail(__FILE__, __LINE__, "%s key %zu: got %s, expected %s", what, i, kv[i].key,
+                         key);
         char text[256], js[300];
         ib_lg_kv_format_value(&kv[i], text, sizeof text);
         if (kv[i].type == IB_LG_KV_STRING)
@@ -164,8 +159,8 @@ static void compare_kvs(const char *what, const ib_lg_kv *kv, size_t n, json_t *
         ASSERT_NOT_NULL(got);
         if (!json_equal(got, val)) {
             char *w = json_dumps(val, JSON_ENCODE_ANY);
-            ib_test_fail(__FILE__, __LINE__, "%s %s: got %s (type %d), expected %s", what, key,
-                         js, json_typeof(got), w);
+            ib_test_fail(__FILE__, __LINE__, "%s %s: got %s (type %d), expected %s", what, key, js,
+                         json_typeof(got), w);
         }
         json_decref(got);
         i++;
@@ -181,8 +176,7 @@ static void compare_key_order(json_t *keys_in_order, const char *prefix, const i
     json_array_foreach(keys_in_order, i, v)
     {
         const char *key = json_string_value(v);
-        if (strncmp(key, prefix, strlen(prefix)) != 0)
-            continue;
+        if (strncmp(key, prefix, strlen(prefix)) != 0) continue;
         ASSERT_UINT_LE(k + 1, n);
         ASSERT_STR_EQ(kv[k].key, key);
         k++;
@@ -199,8 +193,8 @@ static void compare_set(size_t which, const ib_lg_sample_index *got, size_t len,
         json_int_t w = json_integer_value(json_array_get(want, i));
         if ((json_int_t)got[i] != w)
             ib_test_fail(__FILE__, __LINE__,
-                         "loaded_qsl_set %zu: first difference at [%zu]: %zu, expected %lld",
-                         which, i, got[i], (long long)w);
+                         "loaded_qsl_set %zu: first difference at [%zu]: %zu, expected %lld", which,
+                         i, got[i], (long long)w);
     }
 }
 
@@ -278,8 +272,7 @@ static void run_case(const char *name)
 
     const char *model = jstr(cs, "model"), *rules_s = jstr(cs, "rules");
     enum ib_lg_rules rules = IB_LG_RULES_CURRENT;
-    if (rules_s)
-        ASSERT_OK(ib_lg_rules_parse(rules_s, &rules));
+    if (rules_s) ASSERT_OK(ib_lg_rules_parse(rules_s, &rules));
     ib_lg_settings s;
     ib_lg_settings_defaults_rules(&s, rules);
     ASSERT_OK(ib_lg_scenario_parse(jstr(cs, "scenario"), &s.scenario));
@@ -292,8 +285,7 @@ static void run_case(const char *name)
 
     json_t *qsl = json_object_get(cs, "qsl");
     uint64_t total = (uint64_t)json_integer_value(json_object_get(qsl, "total_sample_count"));
-    uint64_t perf =
-        (uint64_t)json_integer_value(json_object_get(qsl, "performance_sample_count"));
+    uint64_t perf = (uint64_t)json_integer_value(json_object_get(qsl, "performance_sample_count"));
     ib_lg_effective e;
     ib_err err;
     ASSERT_OK_ERR(ib_lg_effective_derive(&s, total, perf, &e, &err), &err);
@@ -315,7 +307,11 @@ static void run_case(const char *name)
     json_t *issued = json_object_get(ex, "issued");
     ASSERT_UINT_EQ(ib_lg_plan_set_count(plan), json_array_size(sets));
     issue_state st = {json_object_get(issued, "qsl_idx_by_seq_id"),
-                      json_object_get(issued, "query_sizes_rle"), 0, 0, 0, 0};
+                      json_object_get(issued, "query_sizes_rle"),
+                      0,
+                      0,
+                      0,
+                      0};
     size_t nacc = ib_lg_plan_accuracy_set_count(plan);
     int64_t last_sched = 0;
     uint64_t last_count = 0;
@@ -349,8 +345,7 @@ static void run_case(const char *name)
     ASSERT_UINT_EQ(st.samples, json_integer_value(json_object_get(issued, "sample_count")));
     ASSERT_UINT_EQ(st.samples, json_array_size(st.by_seq));
     json_t *rqc = json_object_get(ex, "result_query_count");
-    if (json_is_integer(rqc))
-        ASSERT_UINT_EQ(last_count, json_integer_value(rqc));
+    if (json_is_integer(rqc)) ASSERT_UINT_EQ(last_count, json_integer_value(rqc));
 
     /* Accuracy log: complete logs list every seq_id; sampled ones exactly
      * the listed seq_ids (case 08). */
@@ -405,14 +400,12 @@ TEST(loadgen_golden_all_cases_covered)
     while ((de = readdir(d))) {
         char path[4600];
         snprintf(path, sizeof path, "%s/%s/case.json", golden_dir(), de->d_name);
-        if (!ib_path_exists(path))
-            continue;
+        if (!ib_path_exists(path)) continue;
         found++;
         bool known = false;
         for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++)
             known |= strcmp(k_cases[i], de->d_name) == 0;
-        if (!known)
-            ib_test_fail(__FILE__, __LINE__, "golden case %s has no test", de->d_name);
+        if (!known) ib_test_fail(__FILE__, __LINE__, "golden case %s has no test", de->d_name);
     }
     closedir(d);
     ASSERT_UINT_EQ(found, sizeof k_cases / sizeof k_cases[0]);

@@ -121,8 +121,7 @@ static uint64_t loop_count(int64_t gen, int64_t T, uint64_t minq, bool grow, uin
         n++;
         prev = ts;
         ts += T;
-        if (grow && n >= minq && prev < gen)
-            minq += len;
+        if (grow && n >= minq && prev < gen) minq += len;
     }
     return n;
 }
@@ -150,8 +149,7 @@ TEST(loadgen_plan_prepass_matches_generation_loop)
                     ib_lg_series *sr = make_series(p, 0, false, 0);
                     int64_t T = (int64_t)((1.0 / e.target_qps) * 1e9);
                     uint64_t len = 37 + 1, minq = minqs[b];
-                    if (eq && minq % len)
-                        minq += len - minq % len;
+                    if (eq && minq % len) minq += len - minq % len;
                     uint64_t want = loop_count(2 * (int64_t)durs[c] * 1000000, T, minq, eq, len);
                     ASSERT_UINT_EQ(ib_lg_series_query_count(sr), want);
                     ASSERT_INT_EQ(ib_lg_series_duration_ns(sr), (int64_t)want * T);
@@ -212,8 +210,7 @@ TEST(loadgen_plan_equal_issue_matches_eager_construction)
         n++;
         prev = ts;
         ts += ib_lg_rng_exponential_ns(&sched, 1000);
-        if (n >= minq && prev < 100000000)
-            minq += 7;
+        if (n >= minq && prev < 100000000) minq += 7;
     }
     ASSERT_UINT_EQ(ib_lg_series_query_count(sr), n);
     ASSERT_UINT_GE(n, 43); /* wraps the 21-entry list at least twice */
@@ -407,8 +404,7 @@ TEST(loadgen_plan_sample_logged_any_order)
     ASSERT_UINT_LE(logged, n / 5);
     /* backwards, strided: the same decisions */
     for (uint64_t i = n; i-- > 0;)
-        if (i % 97 == 0)
-            ASSERT_INT_EQ(ib_lg_plan_sample_logged(p, i), seq[i]);
+        if (i % 97 == 0) ASSERT_INT_EQ(ib_lg_plan_sample_logged(p, i), seq[i]);
     ASSERT_FALSE(ib_lg_plan_sample_logged(p, n)); /* outside every series */
     free(seq);
     ib_lg_series_destroy(sr);

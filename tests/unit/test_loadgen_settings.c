@@ -74,9 +74,9 @@ TEST(loadgen_settings_names_and_parse)
     const struct {
         const char *text;
         int want;
-    } scen[] = {{"SingleStream", 0}, {"singlestream", 0}, {"single-stream", 0},
-                {"Single Stream", 0}, {"multi_stream", 1}, {"server", 2},
-                {"OFFLINE", 3},      {"offlin", -1},     {"", -1},
+    } scen[] = {{"SingleStream", 0},    {"singlestream", 0}, {"single-stream", 0},
+                {"Single Stream", 0},   {"multi_stream", 1}, {"server", 2},
+                {"OFFLINE", 3},         {"offlin", -1},      {"", -1},
                 {"single-stream-x", -1}};
     for (size_t i = 0; i < sizeof scen / sizeof scen[0]; i++) {
         enum ib_lg_scenario sc;
@@ -91,10 +91,17 @@ TEST(loadgen_settings_names_and_parse)
     const struct {
         const char *text;
         int want;
-    } modes[] = {{"PerformanceOnly", 2}, {"performance", 2}, {"AccuracyOnly", 1},
-                 {"accuracy", 1},        {"SubmissionRun", 0}, {"submission", 0},
-                 {"FindPeakPerformance", 3}, {"find-peak", 3}, {"find_peak", 3},
-                 {"perf", -1},           {"accurate", -1}};
+    } modes[] = {{"PerformanceOnly", 2},
+                 {"performance", 2},
+                 {"AccuracyOnly", 1},
+                 {"accuracy", 1},
+                 {"SubmissionRun", 0},
+                 {"submission", 0},
+                 {"FindPeakPerformance", 3},
+                 {"find-peak", 3},
+                 {"find_peak", 3},
+                 {"perf", -1},
+                 {"accurate", -1}};
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         enum ib_lg_mode m;
         int rc = ib_lg_mode_parse(modes[i].text, &m);
@@ -192,10 +199,8 @@ static void *failing_alloc(void *user, void *ptr, size_t old, size_t n)
         free(ptr);
         return NULL;
     }
-    if (g_fail_in == 0)
-        return NULL;
-    if (g_fail_in > 0)
-        g_fail_in--;
+    if (g_fail_in == 0) return NULL;
+    if (g_fail_in > 0) g_fail_in--;
     return realloc(ptr, n);
 }
 
@@ -334,10 +339,18 @@ TEST(loadgen_effective_double_format_and_kv_text)
     const struct {
         double v;
         const char *want;
-    } cases[] = {{2500, "2500"},     {0.99, "0.99"},       {1, "1"},
-                 {2e6, "2e+06"},     {5952380.95, "5.95238e+06"}, {10065.7, "10065.7"},
-                 {983.434291, "983.434"}, {0.0001, "0.0001"}, {1e-5, "1e-05"},
-                 {123456, "123456"}, {1234567, "1.23457e+06"}, {-0.5, "-0.5"}};
+    } cases[] = {{2500, "2500"},
+                 {0.99, "0.99"},
+                 {1, "1"},
+                 {2e6, "2e+06"},
+                 {5952380.95, "5.95238e+06"},
+                 {10065.7, "10065.7"},
+                 {983.434291, "983.434"},
+                 {0.0001, "0.0001"},
+                 {1e-5, "1e-05"},
+                 {123456, "123456"},
+                 {1234567, "1.23457e+06"},
+                 {-0.5, "-0.5"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ib_lg_format_double(cases[i].v, b, sizeof b);
         ASSERT_STR_EQ(b, cases[i].want);

@@ -29,8 +29,7 @@ static void exercise_plan(const ib_lg_effective *e)
     ib_lg_plan *p = NULL;
     ib_err err;
     if (ib_lg_plan_create(e, &p, &err) != IB_OK) {
-        if (!err.msg[0])
-            abort();
+        if (!err.msg[0]) abort();
         return;
     }
     for (size_t i = 0; i < ib_lg_plan_set_count(p) && i < 4; i++) {
@@ -43,8 +42,7 @@ static void exercise_plan(const ib_lg_effective *e)
         while (n++ < 2000 && ib_lg_series_next(s, &q)) {
             for (size_t k = 0; k < q.n_samples; k++) {
                 /* every issued index belongs to the loaded set's QSL range */
-                if (q.qsl_idx[k] >= e->qsl_total_count || !set)
-                    abort();
+                if (q.qsl_idx[k] >= e->qsl_total_count || !set) abort();
             }
             (void)ib_lg_plan_sample_logged(p, q.first_seq_id);
         }
@@ -56,8 +54,7 @@ static void exercise_plan(const ib_lg_effective *e)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const scen[] = {"SingleStream", "MultiStream", "Server", "Offline"};
-    if (size < 2)
-        return 0;
+    if (size < 2) return 0;
     unsigned sel = data[0];
     enum ib_lg_conf_type type = (enum ib_lg_conf_type)(sel % 3);
     enum ib_lg_rules rules = (enum ib_lg_rules)((sel / 3) % 2);
@@ -78,12 +75,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
-    if (memchr(warnings, 0, sizeof warnings) == NULL)
-        abort();
+    if (memchr(warnings, 0, sizeof warnings) == NULL) abort();
     ib_lg_effective e;
     if (ib_lg_effective_derive(&s, total, perf, &e, &err) != IB_OK) {
-        if (!err.msg[0])
-            abort();
+        if (!err.msg[0]) abort();
         return 0;
     }
     ib_lg_kv kv[IB_LG_MAX_KVS];
@@ -92,8 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < n && i < IB_LG_MAX_KVS; i++)
         ib_lg_kv_format_value(&kv[i], buf, sizeof buf);
     n = ib_lg_effective_kvs(&e, kv, IB_LG_MAX_KVS);
-    if (n > IB_LG_MAX_KVS)
-        abort();
+    if (n > IB_LG_MAX_KVS) abort();
     ib_strbuf sb;
     ib_strbuf_init(&sb);
     ib_lg_test_parameters_text(&e, &sb);
