@@ -320,11 +320,12 @@ static int attn_shape(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *c
     const ib_tensor_desc *m = ib_op_in(in, n_in, 3);
     if (m) {
         ib_tensor_desc t;
-        int rc = ib_op_broadcast(ctx, err, &a->scores, m, &t);
-        if (rc)
-            return rc;
-        if (!ib_tensor_desc_equal(&t, &a->scores) && ib_op_known(&a->scores))
-            return IB_OP_BAD(ctx, err, "mask does not broadcast to the scores [..., Sq, Sk]");
+        char ms[128], ss[128];
+        if (ib_op_broadcast(ctx, NULL, &a->scores, m, &t) ||
+            (!ib_tensor_desc_equal(&t, &a->scores) && ib_op_known(&a->scores)))
+            return IB_OP_BAD(ctx, err, "mask %s does not broadcast to the scores %s",
+                             ib_tensor_desc_str(m, ms, sizeof ms),
+                             ib_tensor_desc_str(&a->scores, ss, sizeof ss));
     }
     *y = *q;
     y->dims[r - 1] = a->Dv;
