@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "base/common.h"
-#include "base/time.h"
 #include "loadgen/complete_os.h"
 #include "loadgen/test_internal.h"
 
@@ -79,6 +78,7 @@ int ib_lg_srt_open(ib_lg_test *t, uint64_t first_seq, uint64_t n, bool logging, 
     s->slot = ib_lg_vmem_reserve(s->slot_bytes);
     if (!s->slot)
         goto fail;
+    ib_lg_vmem_prefault(s->slot, s->slot_bytes); /* no page faults while issuing */
     if (logging) {
         s->rec_cap = n;
         s->recs_bytes = (size_t)(n ? n : 1) * sizeof(ib_lg_acc_rec);
@@ -116,12 +116,29 @@ fail:
     return IB_ENOMEM;
 }
 
-void ib_lg_srt_close(ib_lg_srt *s)
+void ib_lg_srt_close(ib_lg_test *t, ib_lg_srt *s)
 {
-    /* Dekker with the completer: it increments inflight, then reads closed. */
     atomic_store_explicit(&s->closed, 1, memory_order_seq_cst);
-    while (atomic_load_explicit(&s->inflight, memory_order_seq_cst) != 0)
+    /* Pending slots become LOST; a completer racing us either won its CAS
+     * first (the slot is then completed and counted below) or sees LOST. */
+    uint64_t lost = 0, done = 0;
+    for (uint64_t i = 0; i < s->n; i++) {
+        int64_t v = atomic_load_explicit(&s->slot[i], memory_order_acquire);
+        while (v > 0 && !atomic_compare_exchange_weak_explicit(&s->slot[i], &v, IB_LG_SLOT_LOST,
+                                                               memory_order_acq_rel,
+                                                               memory_order_acquire)) {
+        }
+        if (v > 0)
+            lost++;
+        else if (v < 0 && v != IB_LG_SLOT_LOST)
+            done++;
+    }
+    /* every slot winner bumps `completed` after its payload copy */
+    while (atomic_load_explicit(&s->completed, memory_order_acquire) < done)
         sched_yield();
+    s->lost = lost;
+    s->done_slots = done;
+    s->close_ns = ib_lg_clock_now(&t->clock);
 }
 
 void ib_lg_srt_discard(ib_lg_srt *s)
@@ -204,18 +221,16 @@ void ib_lg_samples_complete(ib_lg_test *t, const ib_lg_response *responses, size
 {
     if (!t || !responses || count == 0)
         return;
-    int64_t now = ib_time_ns(); /* one timestamp per call (loadgen.md §1.4) */
+    int64_t now = ib_lg_clock_now(&t->clock); /* one timestamp per call (loadgen.md §1.4) */
     ib_lg_srt *s = atomic_load_explicit(&t->head, memory_order_acquire);
     if (!s) {
         for (size_t i = 0; i < count; i++)
             fault(t, IB_LG_FAULT_UNKNOWN, (uint64_t)responses[i].id - 1);
         return;
     }
-    atomic_fetch_add_explicit(&s->inflight, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&s->closed, memory_order_seq_cst)) {
+    if (atomic_load_explicit(&s->closed, memory_order_relaxed)) {
         for (size_t i = 0; i < count; i++)
             classify_outside(t, s, (uint64_t)responses[i].id - 1);
-        atomic_fetch_sub_explicit(&s->inflight, 1, memory_order_release);
         return;
     }
     uint64_t done = 0, over = 0;
@@ -231,7 +246,11 @@ void ib_lg_samples_complete(ib_lg_test *t, const ib_lg_response *responses, size
         int64_t v = atomic_load_explicit(slot, memory_order_acquire);
         for (;;) {
             if (v <= 0) {
-                fault(t, v == 0 ? IB_LG_FAULT_UNKNOWN : IB_LG_FAULT_DUPLICATE, seq);
+                fault(t,
+                      v == 0                   ? IB_LG_FAULT_UNKNOWN
+                      : v == IB_LG_SLOT_LOST ? IB_LG_FAULT_LATE
+                                               : IB_LG_FAULT_DUPLICATE,
+                      seq);
                 break;
             }
             int64_t sched = (v & IB_LG_SLOT_SCHED_MASK) - 1;
@@ -252,14 +271,12 @@ void ib_lg_samples_complete(ib_lg_test *t, const ib_lg_response *responses, size
     if (over)
         atomic_fetch_add_explicit(&s->over_latency, over, memory_order_relaxed);
     if (done) {
-        atomic_store_explicit(&s->last_complete_ns, now, memory_order_relaxed);
         atomic_fetch_add_explicit(&s->completed, done, memory_order_seq_cst);
         if (atomic_load_explicit(&t->waiters, memory_order_seq_cst)) {
             atomic_fetch_add_explicit(&t->wake_seq, 1, memory_order_seq_cst);
             ib_lg_futex_wake(&t->wake_seq);
         }
     }
-    atomic_fetch_sub_explicit(&s->inflight, 1, memory_order_release);
 }
 
 void ib_lg_first_token_complete(ib_lg_test *t, const ib_lg_response *responses, size_t count)
@@ -280,7 +297,9 @@ void ib_lg_first_token_complete(ib_lg_test *t, const ib_lg_response *responses, 
     }
 }
 
-/* Time-limited wait on the completion counter (spin, then futex). */
+/* Time-limited wait on the completion counter (spin, then futex). The
+ * timeout counts from the last observed progress (a change of `completed`),
+ * at the earliest from since_ns. The waiter also re-anchors the clock. */
 static int wait_until_pred(ib_lg_test *t, ib_lg_srt *s, int64_t since_ns,
                            bool (*pred)(ib_lg_srt *, const void *), const void *arg)
 {
@@ -290,6 +309,10 @@ static int wait_until_pred(ib_lg_test *t, ib_lg_srt *s, int64_t since_ns,
         ib_lg_cpu_relax();
     }
     int64_t timeout = t->opts.sut_timeout_ms ? (int64_t)t->opts.sut_timeout_ms * 1000000 : 0;
+    uint64_t seen = atomic_load_explicit(&s->completed, memory_order_relaxed);
+    int64_t progress_ns = ib_lg_clock_now(&t->clock);
+    if (progress_ns < since_ns)
+        progress_ns = since_ns;
     for (;;) {
         atomic_store_explicit(&t->waiters, 1, memory_order_seq_cst);
         uint32_t w = atomic_load_explicit(&t->wake_seq, memory_order_seq_cst);
@@ -301,14 +324,16 @@ static int wait_until_pred(ib_lg_test *t, ib_lg_srt *s, int64_t since_ns,
             atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
             return IB_ECANCELED;
         }
-        int64_t now = ib_time_ns();
-        if (timeout) {
-            int64_t last = atomic_load_explicit(&s->last_complete_ns, memory_order_relaxed);
-            int64_t ref = last > since_ns ? last : since_ns;
-            if (now - ref >= timeout) {
-                atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
-                return IB_ETIMEOUT;
-            }
+        ib_lg_clock_refresh(&t->clock);
+        int64_t now = ib_lg_clock_now(&t->clock);
+        uint64_t c = atomic_load_explicit(&s->completed, memory_order_relaxed);
+        if (c != seen) {
+            seen = c;
+            progress_ns = now;
+        }
+        if (timeout && now - progress_ns >= timeout) {
+            atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
+            return IB_ETIMEOUT;
         }
         ib_lg_futex_wait(&t->wake_seq, w, 1000000); /* re-check at least every ms */
     }
@@ -316,7 +341,7 @@ static int wait_until_pred(ib_lg_test *t, ib_lg_srt *s, int64_t since_ns,
 
 static bool pred_count(ib_lg_srt *s, const void *arg)
 {
-    return atomic_load_explicit(&s->completed, memory_order_acquire) >= *(const uint64_t *)arg;
+    return atomic_load_explicit(&s->completed, memory_order_seq_cst) >= *(const uint64_t *)arg;
 }
 
 int ib_lg_wait_completed(ib_lg_test *t, ib_lg_srt *s, uint64_t target, int64_t since_ns)
@@ -335,7 +360,7 @@ static bool pred_slots(ib_lg_srt *s, const void *arg)
 {
     const slot_range *r = arg;
     for (size_t i = 0; i < r->count; i++)
-        if (atomic_load_explicit(&s->slot[r->first + i], memory_order_acquire) > 0)
+        if (atomic_load_explicit(&s->slot[r->first + i], memory_order_seq_cst) > 0)
             return false;
     return true;
 }

@@ -29,6 +29,9 @@
 #define IB_LG_SPIN_MIN_NS 20000
 #define IB_LG_SPIN_MAX_NS 2000000
 #define IB_LG_TIMER_SLACK_NS 1000
+/* At most this many overdue queries join one coalesced issue_query call (the
+ * rest follow in the next call, immediately). */
+#define IB_LG_COALESCE_MAX 4096
 
 typedef struct sleeper {
     int64_t margin;
@@ -47,16 +50,18 @@ typedef struct issue_ctx {
     sleeper sl;
 } issue_ctx;
 
-/* Returns the time at or after abs (one clock read when already late). */
-static int64_t wait_until(sleeper *sl, int64_t abs)
+/* Returns the time at or after abs (one clock read when already late). The
+ * engine clock tracks CLOCK_MONOTONIC, which clock_nanosleep sleeps on. */
+static int64_t wait_until(ib_lg_clock *clk, sleeper *sl, int64_t abs)
 {
-    int64_t now = ib_time_ns();
+    int64_t now = ib_lg_clock_now(clk);
     if (now >= abs)
         return now;
     if (abs - now > sl->margin + IB_LG_SPIN_MIN_NS) {
         int64_t wake = abs - sl->margin;
         ib_sleep_until_ns(wake);
-        now = ib_time_ns();
+        ib_lg_clock_refresh(clk);
+        now = ib_lg_clock_now(clk);
         int64_t late = now - wake;
         if (now > abs)
             sl->margin = IB_MIN(2 * sl->margin, (int64_t)IB_LG_SPIN_MAX_NS);
@@ -64,7 +69,7 @@ static int64_t wait_until(sleeper *sl, int64_t abs)
             sl->margin = IB_MAX(sl->margin - (sl->margin - 2 * late) / 16,
                                 (int64_t)IB_LG_SPIN_MIN_NS);
     }
-    while ((now = ib_time_ns()) < abs)
+    while ((now = ib_lg_clock_now(clk)) < abs)
         ib_lg_cpu_relax();
     return now;
 }
@@ -118,6 +123,8 @@ static void log_error(ib_lg_test *t, const char *msg)
 
 static void publish(ib_lg_test *t, const ib_lg_issue_out *o)
 {
+    if ((o->queries_issued & 4095) == 0)
+        ib_lg_clock_refresh(&t->clock); /* keep the TSC anchor fresh */
     atomic_store_explicit(&t->prog_issued_queries, o->queries_issued, memory_order_relaxed);
     atomic_store_explicit(&t->prog_issued_samples, o->samples_issued, memory_order_relaxed);
 }
@@ -180,7 +187,7 @@ static int issue_server(issue_ctx *c, double target_qps, bool bound_abort, ib_lg
             break;
         }
         int64_t sched_abs = start + q.scheduled_ns;
-        int64_t now = wait_until(&c->sl, sched_abs);
+        int64_t now = wait_until(&c->t->clock, &c->sl, sched_abs);
         size_t n = prepare(c, &q, q.scheduled_ns, 0);
         uint64_t nq = 1;
         ib_lg_hist_add(&o->delay, now - sched_abs);
@@ -229,12 +236,63 @@ static int issue_server(issue_ctx *c, double target_qps, bool bound_abort, ib_lg
     return IB_OK;
 }
 
-/* SingleStream, MultiStream (current) and Offline: back to back. */
+/* Offline: each query is built before the clock starts (the official
+ * pre-generates it), then issued at the start; scheduled = start. */
+static int issue_offline(issue_ctx *c, ib_lg_issue_out *o)
+{
+    ib_lg_test *t = c->t;
+    const ib_lg_effective *e = &t->eff;
+    ib_lg_query q;
+    bool have = ib_lg_series_next(c->series, &q);
+    o->ran_out = true;
+    bool first = true;
+    while (have) {
+        if (atomic_load_explicit(&t->abort, memory_order_relaxed)) {
+            o->status = IB_ECANCELED;
+            break;
+        }
+        if (q.n_samples > c->buf_cap) {
+            o->status = IB_EINVAL;
+            break;
+        }
+        size_t n = prepare(c, &q, 0, 0);
+        if (first) {
+            ib_lg_clock_refresh(&t->clock);
+            o->start_wall_ns = ib_wall_ns();
+            o->start_ns = ib_lg_clock_now(&t->clock);
+            c->s->start_ns = o->start_ns;
+            first = false;
+        }
+        int64_t now = ib_lg_clock_now(&t->clock);
+        trace_issue(c, 0, n, now - o->start_ns);
+        ib_lg_hist_add(&o->delay, now - o->start_ns);
+        note_last(o, &q, 0, now - o->start_ns);
+        issue_call(c, n);
+        o->queries_issued++;
+        o->samples_issued += n;
+        publish(t, o);
+        have = ib_lg_series_next(c->series, &q);
+        if (c->accuracy)
+            continue;
+        int64_t duration = now - o->start_ns;
+        if (o->queries_issued >= e->min_query_count && duration >= 0) {
+            ib_lg_log_message(t, "Ending naturally: Minimum query count and test duration met.");
+            o->ran_out = false;
+            break;
+        }
+        if (check_max(t, o, duration)) {
+            o->ran_out = false;
+            break;
+        }
+    }
+    return IB_OK;
+}
+
+/* SingleStream and MultiStream (current rules): back to back. */
 static int issue_stream(issue_ctx *c, ib_lg_issue_out *o)
 {
     ib_lg_test *t = c->t;
     const ib_lg_effective *e = &t->eff;
-    bool offline = e->scenario == IB_LG_SCENARIO_OFFLINE;
     int64_t start = o->start_ns;
     int64_t target_ns = e->target_duration_ms * 1000000;
     ib_lg_query q;
@@ -246,7 +304,7 @@ static int issue_stream(issue_ctx *c, ib_lg_issue_out *o)
             o->status = IB_ECANCELED;
             break;
         }
-        if (!offline && o->queries_issued > 0) {
+        if (o->queries_issued > 0) {
             int rc = ib_lg_wait_completed(t, c->s, o->samples_issued, last_issue_abs);
             if (rc != IB_OK) {
                 o->status = rc;
@@ -254,16 +312,16 @@ static int issue_stream(issue_ctx *c, ib_lg_issue_out *o)
                 break;
             }
         }
-        int64_t now = ib_time_ns();
-        int64_t sched_rel = offline ? 0 : now - start;
+        int64_t now = ib_lg_clock_now(&t->clock);
+        int64_t sched_rel = now - start;
         if (q.n_samples > c->buf_cap) {
             o->status = IB_EINVAL;
             break;
         }
         size_t n = prepare(c, &q, sched_rel, 0);
-        trace_issue(c, 0, n, now - start);
-        ib_lg_hist_add(&o->delay, now - (start + sched_rel));
-        note_last(o, &q, sched_rel, now - start);
+        trace_issue(c, 0, n, sched_rel);
+        ib_lg_hist_add(&o->delay, 0);
+        note_last(o, &q, sched_rel, sched_rel);
         last_issue_abs = now;
         issue_call(c, n);
         o->queries_issued++;
@@ -317,7 +375,7 @@ static int issue_multistream_v11(issue_ctx *c, ib_lg_issue_out *o)
                 break;
             }
         }
-        int64_t now = ib_time_ns();
+        int64_t now = ib_lg_clock_now(&t->clock);
         uint64_t old = i_period;
         int64_t tick;
         do {
@@ -326,7 +384,7 @@ static int issue_multistream_v11(issue_ctx *c, ib_lg_issue_out *o)
         } while (tick < now);
         if (o->intervals && k < cap)
             o->intervals[k] = i_period - old;
-        now = wait_until(&c->sl, tick);
+        now = wait_until(&c->t->clock, &c->sl, tick);
         int64_t sched_rel = tick - start;
         size_t n = prepare(c, &q, sched_rel, 0);
         trace_issue(c, 0, n, now - start);
@@ -371,10 +429,10 @@ int ib_lg_issue_series(ib_lg_test *t, ib_lg_series *series, ib_lg_srt *s, bool a
         return IB_EINVAL;
     /* One call holds one query, or every overdue query when coalescing. */
     uint64_t spq = ib_lg_series_samples_per_query(series);
-    uint64_t cap = ib_lg_series_sample_count(series);
-    if (e->scenario == IB_LG_SCENARIO_SERVER && !e->requested.server_coalesce_queries)
-        cap = spq;
-    else if (e->scenario == IB_LG_SCENARIO_MULTI_STREAM)
+    uint64_t cap = ib_lg_series_sample_count(series); /* Offline: the whole query */
+    if (e->scenario == IB_LG_SCENARIO_SERVER)
+        cap = e->requested.server_coalesce_queries ? IB_LG_COALESCE_MAX : spq;
+    else if (e->scenario != IB_LG_SCENARIO_OFFLINE)
         cap = spq;
     if (cap == 0)
         cap = 1;
@@ -396,14 +454,17 @@ int ib_lg_issue_series(ib_lg_test *t, ib_lg_series *series, ib_lg_srt *s, bool a
     if (timed)
         ib_lg_timerslack_set(IB_LG_TIMER_SLACK_NS);
 
+    ib_lg_clock_refresh(&t->clock);
     o->start_wall_ns = ib_wall_ns();
-    o->start_ns = ib_time_ns();
+    o->start_ns = ib_lg_clock_now(&t->clock);
     s->start_ns = o->start_ns;
     int rc;
     if (e->scenario == IB_LG_SCENARIO_SERVER)
         rc = issue_server(&c, target_qps, bound_abort, o);
     else if (v11_ms)
         rc = issue_multistream_v11(&c, o);
+    else if (e->scenario == IB_LG_SCENARIO_OFFLINE)
+        rc = issue_offline(&c, o);
     else
         rc = issue_stream(&c, o);
 

@@ -4,8 +4,8 @@
  * completion counters, folds newly completed slots of the running series
  * into a histogram for the running target-percentile latency, and calls the
  * options' progress callback. It never touches the issue path: it only
- * reads atomics, and it registers as a reader of the series (like a
- * completer) so a series is never compacted while it is scanned.
+ * reads atomics, and it never writes a slot; the latencies are copied out
+ * of the slots, not compacted in place, so a scan can never read garbage.
  */
 #include <string.h>
 
@@ -30,21 +30,20 @@ typedef struct scan_state {
     int64_t last_ns;
 } scan_state;
 
-/* Fold completed slots from the cursor on (stops at the first pending one). */
+/* Fold completed slots from the cursor on (stops at the first pending one).
+ * Only atomic reads: slots of a closed series read as LOST or zero. */
 static void scan(ib_lg_srt *s, scan_state *st)
 {
-    atomic_fetch_add_explicit(&s->inflight, 1, memory_order_seq_cst);
-    if (!atomic_load_explicit(&s->closed, memory_order_seq_cst)) {
-        uint64_t budget = 4u << 20; /* bounded work per tick */
-        while (st->cursor < s->n && budget--) {
-            int64_t v = atomic_load_explicit(&s->slot[st->cursor], memory_order_relaxed);
-            if (v >= 0)
-                break;
-            ib_lg_hist_add(&st->hist, -(v + 1));
-            st->cursor++;
-        }
+    uint64_t budget = 4u << 20; /* bounded work per tick */
+    while (st->cursor < s->n && budget--) {
+        if (atomic_load_explicit(&s->closed, memory_order_relaxed))
+            return;
+        int64_t v = atomic_load_explicit(&s->slot[st->cursor], memory_order_relaxed);
+        if (v >= 0 || v == IB_LG_SLOT_LOST)
+            break;
+        ib_lg_hist_add(&st->hist, -(v + 1));
+        st->cursor++;
     }
-    atomic_fetch_sub_explicit(&s->inflight, 1, memory_order_release);
 }
 
 static void tick(ib_lg_progress_thread *p, scan_state *st)
@@ -59,7 +58,8 @@ static void tick(ib_lg_progress_thread *p, scan_state *st)
         st->last_ns = s->start_ns;
     }
     scan(s, st);
-    int64_t now = ib_time_ns();
+    ib_lg_clock_refresh(&t->clock);
+    int64_t now = ib_lg_clock_now(&t->clock);
     uint64_t completed = atomic_load_explicit(&s->completed, memory_order_relaxed);
     ib_lg_progress pr;
     memset(&pr, 0, sizeof pr);

@@ -365,6 +365,7 @@ int ib_lg_test_run(ib_lg_test *t, const ib_lg_sut *sut, const ib_lg_qsl *qsl,
     memset(res, 0, sizeof *res);
     res->scenario = t->settings.scenario;
     res->mode = t->settings.mode;
+    ib_lg_clock_init(&t->clock, 1);
     t->origin_ns = ib_time_ns();
     t->origin_wall_ns = ib_wall_ns();
 

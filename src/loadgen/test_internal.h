@@ -11,9 +11,9 @@
  *  - response id = sequence id + 1, so ids are checked against the series'
  *    range and slot state, never dereferenced;
  *  - completers CAS the slot, copy a payload only when it is logged (into a
- *    reserved arena), and count with one fetch_add per call; an "inflight"
- *    counter lets the main thread close a series (late completions are then
- *    counted, never written).
+ *    reserved arena), and count with one fetch_add per call; closing a series
+ *    turns every still-pending slot into LOST by CAS, so a late completion
+ *    can never write into a closed series (it is counted instead).
  */
 #ifndef IB_LOADGEN_TEST_INTERNAL_H
 #define IB_LOADGEN_TEST_INTERNAL_H
@@ -27,6 +27,7 @@
 #include "base/thread.h"
 #include "inferbench/loadgen.h"
 #include "loadgen/accuracy_log.h"
+#include "loadgen/complete_os.h"
 #include "loadgen/effective.h"
 #include "loadgen/logwriter.h"
 #include "loadgen/plan.h"
@@ -34,6 +35,7 @@
 
 #define IB_LG_SLOT_LOG_BIT ((int64_t)1 << 62)
 #define IB_LG_SLOT_SCHED_MASK (IB_LG_SLOT_LOG_BIT - 1)
+#define IB_LG_SLOT_LOST INT64_MIN /* pending when the series closed */
 
 /* Histogram with ~3% resolution for issue delays and running latencies:
  * values < 32 exact, then 32 sub-buckets per power of two. */
@@ -71,9 +73,10 @@ typedef struct ib_lg_srt {
 
     _Atomic uint64_t completed;
     _Atomic uint64_t over_latency;
-    _Atomic int64_t last_complete_ns;
-    _Atomic uint32_t inflight;
     _Atomic uint32_t closed;
+    uint64_t lost;         /* set by ib_lg_srt_close */
+    uint64_t done_slots;   /* completed slots at close */
+    int64_t close_ns;      /* when every issued sample was accounted for */
 
     /* accuracy log (only when the series may log) */
     ib_lg_acc_rec *recs;
@@ -138,6 +141,8 @@ struct ib_lg_test {
     _Atomic uint64_t cas_retries;
     _Atomic uint64_t lost;
 
+    ib_lg_clock clock; /* the time base of every engine timestamp */
+
     /* issuer wake-up */
     _Atomic uint32_t waiters;
     _Atomic uint32_t wake_seq;
@@ -175,16 +180,18 @@ struct ib_lg_test {
  * reserve accuracy-log storage. trace: per-sample trace arrays. */
 int ib_lg_srt_open(ib_lg_test *t, uint64_t first_seq, uint64_t n, bool logging, bool trace,
                    ib_lg_srt **out);
-/* Stop accepting completions for s and wait for running completers. */
-void ib_lg_srt_close(ib_lg_srt *s);
+/* Close s: pending slots become LOST (s->lost counts them), then wait until
+ * every completer that won a slot has finished its bookkeeping. After this
+ * the slots and accuracy records no longer change. */
+void ib_lg_srt_close(ib_lg_test *t, ib_lg_srt *s);
 /* Free the physical memory of a closed series (the mapping stays until the
  * test is destroyed, so late completers never touch freed memory). */
 void ib_lg_srt_discard(ib_lg_srt *s);
 /* Free every series (test destroy). */
 void ib_lg_srt_free_all(ib_lg_test *t);
 
-/* Wait until s->completed >= target; OK, IB_ETIMEOUT (sut_timeout_ms since
- * max(since_ns, last completion)) or IB_ECANCELED. */
+/* Wait until s->completed >= target; OK, IB_ETIMEOUT (sut_timeout_ms with
+ * no completion, counted from since_ns at the earliest) or IB_ECANCELED. */
 int ib_lg_wait_completed(ib_lg_test *t, ib_lg_srt *s, uint64_t target, int64_t since_ns);
 /* Wait until the given slots are all completed (v1.1 MultiStream async). */
 int ib_lg_wait_slots(ib_lg_test *t, ib_lg_srt *s, uint64_t rel_first, size_t count,
@@ -208,7 +215,8 @@ typedef struct ib_lg_series_result {
     ib_lg_perf_summary summary;
     ib_lg_issue_out issue;
     double target_qps;
-    ib_lg_srt *srt;      /* data.sample_latencies live in its slot memory */
+    ib_lg_srt *srt;      /* the series' completion state (owned by the test) */
+    int64_t *lat_buf;    /* owns data.sample_latencies */
     int64_t *qlat_buf;   /* owns data.query_latencies */
     uint64_t faults;     /* SUT errors during this series (lost included) */
     uint64_t lost;

@@ -95,7 +95,7 @@ static int64_t slot_latency(int64_t v)
 }
 
 /* MultiStream per-query latencies (time until the query's last sample) and
- * the v1.1 intervals spanned (r1.1 IssueQueries). Before compaction. */
+ * the v1.1 intervals spanned (r1.1 IssueQueries), from the closed slots. */
 static int query_arrays(ib_lg_test *t, ib_lg_series_result *r)
 {
     const ib_lg_effective *e = &t->eff;
@@ -129,33 +129,30 @@ static int query_arrays(ib_lg_test *t, ib_lg_series_result *r)
     return IB_OK;
 }
 
-/* Turn the completed slots into the latency array, in place (the series
- * is closed, so no completer touches the slots any more). */
-static void compact_latencies(ib_lg_series_result *r)
+/* Copy the latencies of the completed slots out of the closed series (the
+ * slots stay valid for late completers, which only ever see LOST or
+ * completed values there). */
+static int copy_latencies(ib_lg_series_result *r)
 {
     ib_lg_srt *s = r->srt;
-    int64_t *out = (int64_t *)(uintptr_t)s->slot;
+    r->lat_buf = ib_malloc((size_t)(s->done_slots ? s->done_slots : 1) * sizeof *r->lat_buf);
+    if (!r->lat_buf)
+        return IB_ENOMEM;
     size_t k = 0;
     int64_t mx = 0;
-    for (uint64_t i = 0; i < s->n; i++) {
+    for (uint64_t i = 0; i < s->n && k < s->done_slots; i++) {
         int64_t v = atomic_load_explicit(&s->slot[i], memory_order_relaxed);
-        if (v >= 0)
+        if (v >= 0 || v == IB_LG_SLOT_LOST)
             continue;
         int64_t lat = -(v + 1);
-        out[k++] = lat;
+        r->lat_buf[k++] = lat;
         if (lat > mx)
             mx = lat;
     }
-    r->data.sample_latencies = out;
+    r->data.sample_latencies = r->lat_buf;
     r->data.sample_count = k;
     r->data.max_latency_s = (double)mx / 1e9; /* GetMaxLatencySoFar */
-}
-
-/* Time of the last completion, ns since the series start (power_end). */
-static int64_t active_ns(const ib_lg_srt *s)
-{
-    int64_t last = atomic_load(&s->last_complete_ns);
-    return last > s->start_ns ? last - s->start_ns : 0;
+    return IB_OK;
 }
 
 static int run_series(ib_lg_test *t, size_t set_index, bool accuracy, double qps,
@@ -231,9 +228,8 @@ static int run_series(ib_lg_test *t, size_t set_index, bool accuracy, double qps
     /* wait for the tail (GetLatenciesBlocking), bounded by sut_timeout_ms */
     int64_t since = o->start_ns + o->last_issue_rel;
     int wrc = o->status ? o->status : ib_lg_wait_completed(t, s, o->samples_issued, since);
-    ib_lg_srt_close(s);
-    uint64_t done = atomic_load(&s->completed);
-    uint64_t lost = o->samples_issued > done ? o->samples_issued - done : 0;
+    ib_lg_srt_close(t, s);
+    uint64_t lost = s->lost;
     r->lost = lost;
     atomic_fetch_add(&t->lost, lost);
     if (wrc == IB_ETIMEOUT || lost) {
@@ -256,7 +252,7 @@ static int run_series(ib_lg_test *t, size_t set_index, bool accuracy, double qps
     r->faults = log_faults(t) + lost;
     log_logger_counters(t);
     char pb[64], pe[64];
-    int64_t active = active_ns(s);
+    int64_t active = s->close_ns > s->start_ns ? s->close_ns - s->start_ns : 0;
     power_time(o->start_wall_ns, pb, sizeof pb);
     power_time(o->start_wall_ns + active, pe, sizeof pe);
     IB_LG_LOG_STR(d, "power_begin", pb);
@@ -288,10 +284,11 @@ static int run_series(ib_lg_test *t, size_t set_index, bool accuracy, double qps
             if (rc)
                 t->status = rc;
         }
-        compact_latencies(r);
-    } else {
-        ib_lg_srt_discard(s);
+        rc = copy_latencies(r);
+        if (rc)
+            t->status = rc;
     }
+    ib_lg_srt_discard(s); /* physical memory back; late completers still safe */
 destroy:
     ib_lg_series_destroy(series);
 unload:
@@ -349,8 +346,7 @@ int ib_lg_run_perf_series(ib_lg_test *t, double target_qps, bool bound_abort,
 
 void ib_lg_series_result_free(ib_lg_series_result *r)
 {
-    if (r->srt)
-        ib_lg_srt_discard(r->srt);
+    ib_free(r->lat_buf);
     ib_free(r->qlat_buf);
     ib_free(r->issue.intervals);
     memset(r, 0, sizeof *r);
