@@ -99,12 +99,18 @@ static int load_model(const void *data, size_t len, const char *src, const char 
         rc = ib_onnx_lfail(&L, IB_EFORMAT, "the ModelProto has no graph (is this an ONNX model?)");
         goto fail;
     }
+    if (!m->has_ir_version || m->ir_version < 1) {
+        rc = ib_onnx_lfail(&L, IB_EFORMAT,
+                           "the ModelProto has no ir_version (required by the ONNX IR spec; "
+                           "a corrupt file?)");
+        goto fail;
+    }
     if (ib_graph_create(&g)) {
         rc = ib_onnx_lfail(&L, IB_ENOMEM, "out of memory");
         goto fail;
     }
     g->opset = L.opset > 0 ? L.opset : 0;
-    g->ir_version = m->has_ir_version ? m->ir_version : 0;
+    g->ir_version = m->ir_version;
     if ((m->producer_name && !(g->producer_name = ib_arena_strdup(&g->arena, m->producer_name))) ||
         (m->doc_string && !(g->doc = ib_arena_strdup(&g->arena, m->doc_string)))) {
         rc = ib_onnx_lfail(&L, IB_ENOMEM, "out of memory");

@@ -272,7 +272,8 @@ int ib_graph_toposort(ib_graph *g, ib_err *err)
     for (size_t i = 0; i < nn; i++)
         if (g->nodes.data[i].dead)
             sorted[k++] = g->nodes.data[i];
-    memcpy(g->nodes.data, sorted, nn * sizeof *sorted);
+    if (nn) /* nodes.data is NULL in a graph without nodes */
+        memcpy(g->nodes.data, sorted, nn * sizeof *sorted);
     for (size_t i = 0; i < nn; i++) {
         ib_node *n = &g->nodes.data[i];
         if (n->dead)

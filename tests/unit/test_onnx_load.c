@@ -502,6 +502,8 @@ static uint8_t *nest(int depth, size_t *len)
     }
     Onnx__ModelProto m;
     onnx__model_proto__init(&m);
+    m.has_ir_version = 1;
+    m.ir_version = 8;
     m.graph = inner;
     *len = onnx__model_proto__get_packed_size(&m);
     uint8_t *buf = malloc(*len);
@@ -558,8 +560,11 @@ TEST(onnx_load_wire_format_errors)
             ib_test_fail(__FILE__, __LINE__, "case %zu: %s: %s", i, ib_err_name(rc), err.msg);
     }
     /* unknown fields are skipped: a model with only an unknown field has no graph */
-    ASSERT_STATUS(ib_onnx_load_graph("\xf8\x07\x01", 3, NULL, NULL, &g, &err), IB_EFORMAT);
+    ASSERT_STATUS(ib_onnx_load_graph("\x08\x08\xf8\x07\x01", 5, NULL, NULL, &g, &err),
+                  IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "has no graph");
+    ASSERT_STATUS(ib_onnx_load_graph("\x3a\x00", 2, NULL, NULL, &g, &err), IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "has no ir_version");
 }
 
 /* ---- allocation failures --------------------------------------------------------- */
