@@ -6,6 +6,7 @@
  * model; no allocation in ib_session_run after the first run at a shape;
  * the errors a caller can make (each names what is wrong).
  */
+#include <math.h>
 #include <string.h>
 
 #include "backend/backend.h"
@@ -324,4 +325,73 @@ TEST(runtime_session_create_errors)
     ASSERT_STR_CONTAINS(err.msg, "calib");
     ib_model_destroy(m);
     ib_graph_destroy(g);
+}
+
+/* ||a - b|| / ||b|| over n floats */
+static double rel_l2(const float *a, const float *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a[i] - (double)b[i];
+        num += d * d;
+        den += (double)b[i] * (double)b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* Low-precision sessions on the CPU backend: calibrated (int8) or bf16;
+ * results close to fp32 in relative L2 on a batch other than the
+ * calibration one. */
+static void low_precision(enum ib_precision p, double tol)
+{
+    if (!backend_usable("cpu"))
+        TEST_SKIP("cpu backend not available");
+    ib_graph *g;
+    ib_model *m = write_and_load(th_build_tiny_resnet(7), "resnet.onnx", &g);
+    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)4, (int64_t)3, (int64_t)16,
+                               (int64_t)16);
+    ib_tensor *cal, *in, *ref;
+    th_random_inputs(g, &d, 100, &cal);
+    th_random_inputs(g, &d, 200, &in);
+    th_ref_run(g, &in, &ref);
+    ib_tensor_view cv = {"image", d, cal->data, cal->nbytes};
+    ib_session_options o;
+    ib_session_options_defaults(&o);
+    o.backend = "cpu";
+    o.max_batch = 4;
+    o.threads = 1;
+    o.precision = p;
+    o.calib_inputs = &cv;
+    o.calib_batches = p == IB_PRECISION_INT8 ? 1 : 0;
+    o.calib_input_count = p == IB_PRECISION_INT8 ? 1 : 0;
+    ib_session *s;
+    ib_err err;
+    ASSERT_OK_ERR(ib_session_create(m, &o, &s, &err), &err);
+    ASSERT_STR_CONTAINS(ib_session_describe(s), ib_precision_name(p));
+    static float out[4 * 10];
+    ib_tensor_view iv = {"image", d, in->data, in->nbytes};
+    ib_tensor_view ov = {"logits", {0}, out, sizeof out};
+    ASSERT_OK_ERR(ib_session_run(s, &iv, 1, &ov, 1, &err), &err);
+    double e = rel_l2(out, ref->data, 40);
+    printf("%s: relative L2 error vs fp32 reference %g\n%s", ib_precision_name(p), e,
+           ib_session_describe(s));
+    if (!(e <= tol))
+        ib_test_fail(__FILE__, __LINE__, "%s logits: relative L2 error %g > %g",
+                     ib_precision_name(p), e, tol);
+    ib_session_destroy(s);
+    ib_tensor_free(cal);
+    ib_tensor_free(in);
+    ib_tensor_free(ref);
+    ib_model_destroy(m);
+    ib_graph_destroy(g);
+}
+
+TEST(runtime_session_int8_cpu_calibrated)
+{
+    low_precision(IB_PRECISION_INT8, 0.15);
+}
+
+TEST(runtime_session_bf16_cpu)
+{
+    low_precision(IB_PRECISION_BF16, 0.05);
 }
