@@ -29,6 +29,7 @@
 
 #include "base/fileio.h"
 #include "base/strbuf.h"
+#include "base/vec.h"
 #include "onnx/onnx.h"
 #include "runtime/op.h"
 #include "runtime/ref_exec.h"
@@ -211,7 +212,10 @@ static void run_test(const char *dir, result *r)
     r->v = V_PASS;
     r->reason[0] = '\0';
     snprintf(path, sizeof path, "%s/model.onnx", dir);
-    int rc = ib_onnx_load_graph_file(path, NULL, &g, &err);
+    ib_onnx_load_opts lo;
+    ib_onnx_load_opts_defaults(&lo);
+    lo.min_opset = 1;
+    int rc = ib_onnx_load_graph_file(path, &lo, &g, &err);
     if (rc) {
         /* the loader refuses valid-but-unsupported models (sequence/optional
          * types, opsets past 17, ...) with IB_EUNSUPPORTED */
@@ -244,11 +248,70 @@ static void run_test(const char *dir, result *r)
     ib_graph_destroy(g);
 }
 
-/* Short reason category for the summary ("unsupported op Foo" -> same). */
+/* The reason without the per-node prefix and file paths, so equal causes
+ * group together ("node 'x' (Dropout, opset 13): msg" -> "Dropout: msg"). */
 static void category(const char *reason, char *out, size_t n)
 {
     const char *p = strstr(reason, "): ");
-    snprintf(out, n, "%s", p && strncmp(reason, "node ", 5) == 0 ? p + 3 : reason);
+    if (p && strncmp(reason, "node ", 5) == 0) {
+        const char *op = strchr(reason, '(');
+        const char *comma = op ? strchr(op, ',') : NULL;
+        if (op && comma && comma < p)
+            snprintf(out, n, "%.*s: %s", (int)(comma - op - 1), op + 1, p + 3);
+        else
+            snprintf(out, n, "%s", p + 3);
+    } else if (strncmp(reason, "loader: /", 9) == 0 && strstr(reason, ".onnx: ")) {
+        snprintf(out, n, "loader: %s", strstr(reason, ".onnx: ") + 7);
+    } else {
+        snprintf(out, n, "%s", reason);
+    }
+    for (char *c = out; *c; c++)
+        if (*c == '|' || *c == '\n')
+            *c = ' ';
+}
+
+typedef struct row {
+    const char *suite;
+    char name[256];
+    enum verdict v;
+    char cat[512];
+} row;
+
+/* Markdown: counts per suite, then every skip/failure grouped by reason. */
+static void write_table(ib_strbuf *md, const row *rows, size_t n, const char *const *suites,
+                        size_t ns)
+{
+    ib_strbuf_puts(md, "| suite | passed | failed | skipped |\n|---|---|---|---|\n");
+    for (size_t s = 0; s < ns; s++) {
+        int c[3] = {0, 0, 0};
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].suite == suites[s])
+                c[rows[i].v]++;
+        ib_strbuf_printf(md, "| %s | %d | %d | %d |\n", suites[s], c[V_PASS], c[V_FAIL],
+                         c[V_SKIP]);
+    }
+    ib_strbuf_puts(md, "\n| result | reason | tests |\n|---|---|---|\n");
+    bool *done = ib_calloc(n ? n : 1, sizeof *done);
+    for (size_t i = 0; done && i < n; i++) {
+        if (done[i] || rows[i].v == V_PASS)
+            continue;
+        size_t count = 0;
+        for (size_t k = i; k < n; k++)
+            count += !done[k] && rows[k].v == rows[i].v && !strcmp(rows[k].cat, rows[i].cat);
+        ib_strbuf_printf(md, "| %s | %s (%zu) | ", rows[i].v == V_FAIL ? "FAIL" : "skip",
+                         rows[i].cat, count);
+        const char *sep = "";
+        for (size_t k = i; k < n; k++)
+            if (!done[k] && rows[k].v == rows[i].v && !strcmp(rows[k].cat, rows[i].cat)) {
+                done[k] = true;
+                ib_strbuf_printf(md, "%s%s%s%s", sep,
+                                 rows[k].suite == suites[0] ? "" : rows[k].suite,
+                                 rows[k].suite == suites[0] ? "" : "/", rows[k].name);
+                sep = ", ";
+            }
+        ib_strbuf_puts(md, " |\n");
+    }
+    ib_free(done);
 }
 
 TEST_TIMEOUT(ops_onnx_node_conformance, 900)
@@ -258,9 +321,7 @@ TEST_TIMEOUT(ops_onnx_node_conformance, 900)
     static const char *const suites[] = {"node", "simple", "pytorch-operator",
                                          "pytorch-converted"};
     int pass = 0, fail = 0, skip = 0;
-    ib_strbuf md;
-    ib_strbuf_init(&md);
-    ib_strbuf_puts(&md, "| suite | test | result | reason |\n|---|---|---|---|\n");
+    IB_VEC(row) rows = {0};
     for (size_t s = 0; s < IB_ARRAY_LEN(suites); s++) {
         char base[512];
         snprintf(base, sizeof base, NODE_DATA "/%s", suites[s]);
@@ -276,21 +337,22 @@ TEST_TIMEOUT(ops_onnx_node_conformance, 900)
             fail += r.v == V_FAIL;
             skip += r.v == V_SKIP;
             printf("%-9s %-18s %-60s %s\n", vs, suites[s], ents[i]->d_name, r.reason);
-            char cat[512];
-            category(r.reason, cat, sizeof cat);
-            for (char *c = cat; *c; c++)
-                if (*c == '|' || *c == '\n')
-                    *c = ' ';
-            if (r.v != V_PASS)
-                ib_strbuf_printf(&md, "| %s | %s | %s | %s |\n", suites[s], ents[i]->d_name, vs,
-                                 cat);
+            row rw;
+            rw.suite = suites[s];
+            rw.v = r.v;
+            snprintf(rw.name, sizeof rw.name, "%s", ents[i]->d_name);
+            category(r.reason, rw.cat, sizeof rw.cat);
+            ASSERT_OK(IB_VEC_PUSH(&rows, rw));
             free(ents[i]);
         }
         if (n >= 0)
             free(ents);
     }
-    ib_strbuf_printf(&md, "\n%d passed, %d failed, %d skipped\n", pass, fail, skip);
     printf("node tests: %d passed, %d failed, %d skipped\n", pass, fail, skip);
+    ib_strbuf md;
+    ib_strbuf_init(&md);
+    write_table(&md, rows.data, rows.len, suites, IB_ARRAY_LEN(suites));
+    IB_VEC_FREE(&rows);
     const char *table = getenv("IB_OPS_NODE_TABLE");
     ib_err err;
     ASSERT_OK_ERR(ib_file_write_all(table ? table : "node_tests.md", ib_strbuf_cstr(&md), md.len,
