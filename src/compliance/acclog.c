@@ -346,8 +346,8 @@ static int parse_full(ib_acclog *log, cursor *c)
 /* Recover the complete entry lines of a truncated log. */
 static int parse_truncated(ib_acclog *log, cursor *c)
 {
-    size_t pos = 0;
-    while (pos < c->n) {
+    size_t pos = 0, lineno = 1;
+    for (; pos < c->n; lineno++) {
         const char *nl = memchr(c->s + pos, '\n', c->n - pos);
         size_t end = nl ? (size_t)(nl - c->s) : c->n;
         size_t b = pos, e = end;
@@ -361,6 +361,8 @@ static int parse_truncated(ib_acclog *log, cursor *c)
             cursor lc = *c;
             lc.n = e; /* the entry ends where its line ends */
             lc.i = b;
+            lc.lpos = b; /* line counting starts at this line */
+            lc.lline = lineno;
             ib_err ignored;
             lc.err = &ignored;
             ib_acclog_entry ent;

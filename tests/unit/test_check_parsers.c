@@ -278,6 +278,8 @@ TEST(check_acclog_truncated)
         ASSERT_MEM_EQ(e->data, want, 8);
     }
     ASSERT_UINT_EQ(ib_acclog_at(log, 0)->seq_id, 0);
+    ASSERT_UINT_EQ(ib_acclog_at(log, 0)->line, 2);
+    ASSERT_UINT_EQ(ib_acclog_at(log, 5)->line, 7);
     ASSERT_UINT_EQ(ib_acclog_at(log, n - 1)->seq_id, 999);
     ib_acclog_destroy(log);
     ib_strbuf_deinit(&sb);
