@@ -140,3 +140,108 @@ TEST(ops_registry_flops_and_const_inputs)
     ASSERT_INT_EQ(ib_op_find("", "Slice", 13)->const_inputs, 0x1e);
     ASSERT_INT_EQ(ib_op_find("", "Add", 14)->const_inputs, 0);
 }
+
+TEST(ops_run_reference_checks_buffers)
+{
+    ib_err err;
+    ib_graph *g;
+    ib_node *n = one_node(&g, "Add", 13, 2);
+    ib_tensor *x = T_F32(DIMS(4), 1, 2, 3, 4), *small = t_make(IB_DTYPE_FLOAT32, DIMS(3), NULL);
+    ib_tensor *wrong = t_make(IB_DTYPE_INT64, DIMS(4), NULL);
+    const ib_tensor *in[2] = {x, x};
+    ASSERT_STATUS(ib_op_run_reference(g, n, in, 2, &small, 1, &err), IB_EINVAL);
+    ASSERT_STR_CONTAINS(err.msg, "output 0 buffer is float32[3]");
+    ASSERT_STATUS(ib_op_run_reference(g, n, in, 2, &wrong, 1, &err), IB_EINVAL);
+    /* an input whose bytes do not cover its shape */
+    ib_tensor lie = *x;
+    lie.nbytes = 8;
+    const ib_tensor *in2[2] = {&lie, x};
+    ib_tensor *y = t_make(IB_DTYPE_FLOAT32, DIMS(4), NULL);
+    ASSERT_STATUS(ib_op_run_reference(g, n, in2, 2, &y, 1, &err), IB_EINVAL);
+    ASSERT_STR_CONTAINS(err.msg, "input 0 holds 8 bytes");
+    ASSERT_OK_ERR(ib_op_run_reference(g, n, in, 2, &y, 1, &err), &err);
+    ASSERT_F32S(y, 0, 2, 4, 6, 8);
+    free_all((ib_tensor *[]){x, small, wrong, y}, 4);
+    ib_graph_destroy(g);
+}
+
+/* Shape inference on absurd shapes and attributes: errors, never overflow
+ * (the ubsan build traps signed overflow) or crashes. */
+TEST(ops_infer_huge_values_fail_cleanly)
+{
+    ib_err err;
+    bool dd;
+    ib_tensor_desc od[2];
+    ib_tensor_desc big = {IB_DTYPE_FLOAT32, 2, {(int64_t)1 << 40, (int64_t)1 << 40}};
+    ib_tensor_desc *in1[1] = {&big};
+    ib_attr a0 = A_INT("axis", 0);
+    ASSERT_STATUS(op_infer("", "Flatten", 13, &a0, 1, in1, NULL, 1, od, 1, &dd, &err),
+                  IB_EUNSUPPORTED);
+    ASSERT_STR_CONTAINS(err.msg, "too large");
+    /* Tile by huge repeats */
+    ib_tensor_desc x = {IB_DTYPE_FLOAT32, 1, {1000}}, rd = {IB_DTYPE_INT64, 1, {1}};
+    ib_tensor *rep = T_I64(DIMS(1), INT64_MAX);
+    ib_tensor_desc *in2[2] = {&x, &rd};
+    const ib_tensor *c2[2] = {NULL, rep};
+    ASSERT_STATUS(op_infer("", "Tile", 13, NULL, 0, in2, c2, 2, od, 1, &dd, &err),
+                  IB_EUNSUPPORTED);
+    /* Slice with extreme steps and bounds */
+    ib_tensor *st = T_I64(DIMS(1), INT64_MIN), *en = T_I64(DIMS(1), INT64_MAX);
+    ib_tensor *ax = T_I64(DIMS(1), 0), *sp = T_I64(DIMS(1), INT64_MAX);
+    ib_tensor_desc sd = st->desc;
+    ib_tensor_desc *in3[5] = {&x, &sd, &sd, &sd, &sd};
+    const ib_tensor *c3[5] = {NULL, st, en, ax, sp};
+    ASSERT_OK_ERR(op_infer("", "Slice", 13, NULL, 0, in3, c3, 5, od, 1, &dd, &err), &err);
+    ASSERT_INT_EQ(od[0].dims[0], 1);
+    ((int64_t *)sp->data)[0] = INT64_MIN;
+    const ib_tensor *c4[5] = {NULL, en, st, ax, sp};
+    ASSERT_OK_ERR(op_infer("", "Slice", 13, NULL, 0, in3, c4, 5, od, 1, &dd, &err), &err);
+    ASSERT_INT_EQ(od[0].dims[0], 1);
+    /* Pad, Conv and Resize with huge values */
+    ib_tensor *pads = T_I64(DIMS(2), INT64_MAX, INT64_MAX);
+    ib_tensor_desc pd = pads->desc;
+    ib_tensor_desc *in5[2] = {&x, &pd};
+    const ib_tensor *c5[2] = {NULL, pads};
+    ASSERT_STATUS(op_infer("", "Pad", 13, NULL, 0, in5, c5, 2, od, 1, &dd, &err),
+                  IB_EUNSUPPORTED);
+    ib_tensor_desc cx = {IB_DTYPE_FLOAT32, 4, {1, 1, 8, 8}}, cw = {IB_DTYPE_FLOAT32, 4, {1, 1, 3, 3}};
+    ib_tensor_desc *in6[2] = {&cx, &cw};
+    ib_attr s = A_INTS("strides", INT64_MAX, 1);
+    ASSERT_STATUS(op_infer("", "Conv", 13, &s, 1, in6, NULL, 2, od, 1, &dd, &err),
+                  IB_EUNSUPPORTED);
+    ib_attr d = A_INTS("dilations", 1, (int64_t)1 << 62);
+    ASSERT_STATUS(op_infer("", "ConvTranspose", 13, &d, 1, in6, NULL, 2, od, 1, &dd, &err),
+                  IB_EUNSUPPORTED);
+    ib_tensor *sc = T_F32(DIMS(4), 1, 1, 1e30f, 1);
+    ib_tensor_desc scd = sc->desc;
+    ib_tensor_desc *in7[3] = {&cx, NULL, &scd};
+    const ib_tensor *c7[3] = {NULL, NULL, sc};
+    ASSERT_STATUS(op_infer("", "Resize", 13, NULL, 0, in7, c7, 3, od, 1, &dd, &err),
+                  IB_EUNSUPPORTED);
+    free_all((ib_tensor *[]){rep, st, en, ax, sp, pads, sc}, 7);
+}
+
+TEST(ops_integer_overflow_wraps_without_ub)
+{
+    ib_err err;
+    ib_tensor *x = T_I64(DIMS(3), INT64_MAX, INT64_MAX, INT64_MIN), *y;
+    ASSERT_OK_ERR(op_run("ReduceSum", 13, NULL, 0, &x, 1, &y, 1, &err), &err);
+    ASSERT_INT_EQ(I64(y)[0], INT64_MAX - 1); /* MAX + MAX + MIN, modulo 2^64 */
+    ib_tensor_free(y);
+    ASSERT_OK_ERR(op_run("ReduceProd", 13, NULL, 0, &x, 1, &y, 1, &err), &err);
+    ib_tensor_free(y);
+    ASSERT_OK_ERR(op_run("Neg", 13, NULL, 0, &x, 1, &y, 1, &err), &err);
+    ASSERT_INT_EQ(I64(y)[2], INT64_MIN);
+    ib_tensor_free(y);
+    ib_tensor *in[2] = {x, x};
+    ASSERT_OK_ERR(op_run("Mul", 14, NULL, 0, in, 2, &y, 1, &err), &err);
+    ib_tensor_free(y);
+    ib_tensor *m1 = T_I64(DIMS(3), -1, -1, -1), *din[2] = {x, m1};
+    ASSERT_OK_ERR(op_run("Div", 14, NULL, 0, din, 2, &y, 1, &err), &err);
+    ASSERT_INT_EQ(I64(y)[2], INT64_MIN);
+    ib_tensor_free(y);
+    ASSERT_OK_ERR(op_run("Mod", 13, NULL, 0, din, 2, &y, 1, &err), &err);
+    ASSERT_INT_EQ(I64(y)[2], 0);
+    ib_tensor_free(y);
+    free_all((ib_tensor *[]){x, m1}, 2);
+}

@@ -30,6 +30,9 @@ int ib_conv_geom_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
     g->M = w->dims[0];
     if (g->group < 1)
         return IB_OP_BAD(ctx, err, "group = %lld must be >= 1", (long long)g->group);
+    if (w->dims[1] > ((int64_t)1 << 30) || g->group > ((int64_t)1 << 30))
+        return IB_OP_UNSUP(ctx, err, "group %lld x %lld channels is too large",
+                           (long long)g->group, (long long)w->dims[1]);
     if (g->M % g->group)
         return IB_OP_BAD(ctx, err, "output channels %lld are not divisible by group %lld",
                          (long long)g->M, (long long)g->group);
@@ -246,6 +249,9 @@ static int tconv_geom(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
         return IB_OP_BAD(ctx, err, "group = %lld must be >= 1", (long long)g->group);
     g->N = x->dims[0];
     g->C = x->dims[1];
+    if (g->group > ((int64_t)1 << 30) || w->dims[1] > ((int64_t)1 << 30))
+        return IB_OP_UNSUP(ctx, err, "group %lld x %lld output channels is too large",
+                           (long long)g->group, (long long)w->dims[1]);
     g->M = w->dims[1] * g->group;
     if (g->C >= 0 && w->dims[0] != g->C)
         return IB_OP_BAD(ctx, err, "W has %lld input channels, X %lld", (long long)w->dims[0],

@@ -111,8 +111,8 @@ static int infer_concat(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
                              ib_dtype_name(d->dtype), d->ndim, ib_dtype_name(y.dtype), y.ndim);
         for (int32_t k = 0; k < y.ndim; k++) {
             if (k == axis) {
-                y.dims[k] = y.dims[k] < 0 || d->dims[k] < 0 ? IB_DIM_DYNAMIC
-                                                            : y.dims[k] + d->dims[k];
+                if ((rc = ib_op_dim_add(ctx, err, y.dims[k], d->dims[k], &y.dims[k])))
+                    return rc;
             } else if (d->dims[k] >= 0 && y.dims[k] >= 0 && d->dims[k] != y.dims[k]) {
                 return IB_OP_BAD(ctx, err, "input %u has dim %d = %lld, input 0 has %lld", i, k,
                                  (long long)d->dims[k], (long long)y.dims[k]);
@@ -186,7 +186,8 @@ static int split_sizes(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
             if (v[i] < 0)
                 return IB_OP_BAD(ctx, err, "split[%zu] = %lld is negative", i, (long long)v[i]);
             sizes[i] = v[i];
-            total += v[i];
+            if ((rc = ib_op_dim_add(ctx, err, total, v[i], &total)))
+                return rc;
         }
         if (dim >= 0 && total != dim)
             return IB_OP_BAD(ctx, err, "split sizes sum to %lld, axis %d has %lld",
@@ -317,14 +318,15 @@ static int slice_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_de
             s = s < -dim ? 0 : s + dim; /* INT64_MIN safe */
         if (e < 0)
             e = e < -dim ? -1 : e + dim;
+        /* lengths as 1 + (span - 1) / |step|: no overflow for huge steps */
         if (st > 0) {
             s = s > dim ? dim : s;
             e = e < 0 ? 0 : e > dim ? dim : e;
-            p->len[a] = e > s ? (e - s + st - 1) / st : 0;
+            p->len[a] = e > s ? 1 + (e - s - 1) / st : 0;
         } else {
             s = s > dim - 1 ? dim - 1 : s;
             e = e > dim - 1 ? dim - 1 : e;
-            p->len[a] = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+            p->len[a] = s > e ? (st == INT64_MIN ? 1 : 1 + (s - e - 1) / -st) : 0;
         }
         p->start[a] = s;
     }

@@ -89,8 +89,9 @@ static int infer_nms(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
         per = 0; /* no max_output_boxes_per_class: nothing is selected */
     }
     ib_tensor_desc y = {IB_DTYPE_INT64, 2, {IB_DIM_DYNAMIC, 3}};
-    if (a.batches >= 0 && a.classes >= 0 && per >= 0)
-        y.dims[0] = a.batches * a.classes * per;
+    if ((rc = ib_op_dim_mul(ctx, err, a.batches, a.classes, &y.dims[0])) ||
+        (rc = ib_op_dim_mul(ctx, err, y.dims[0], per, &y.dims[0])))
+        return rc;
     out[0] = y;
     *dd = true;
     return IB_OK;

@@ -97,6 +97,32 @@ bool ib_op_known(const ib_tensor_desc *d)
     return true;
 }
 
+int ib_op_dim_mul(const ib_op_ctx *ctx, ib_err *err, int64_t a, int64_t b, int64_t *out)
+{
+    if (a < 0 || b < 0) {
+        *out = IB_DIM_DYNAMIC;
+        return IB_OK;
+    }
+    if (a && b > INT64_MAX / a)
+        return IB_OP_UNSUP(ctx, err, "shape too large: %lld x %lld overflows", (long long)a,
+                           (long long)b);
+    *out = a * b;
+    return IB_OK;
+}
+
+int ib_op_dim_add(const ib_op_ctx *ctx, ib_err *err, int64_t a, int64_t b, int64_t *out)
+{
+    if (a < 0 || b < 0) {
+        *out = IB_DIM_DYNAMIC;
+        return IB_OK;
+    }
+    if (b > INT64_MAX - a)
+        return IB_OP_UNSUP(ctx, err, "shape too large: %lld + %lld overflows", (long long)a,
+                           (long long)b);
+    *out = a + b;
+    return IB_OK;
+}
+
 int ib_op_check_desc(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *d, const char *what)
 {
     if (d->ndim < 0 || d->ndim > IB_MAX_DIMS)

@@ -87,6 +87,10 @@ int ib_op_broadcast(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *a,
                     const ib_tensor_desc *b, ib_tensor_desc *out);
 /* Row-major element strides of d. */
 void ib_op_strides(const ib_tensor_desc *d, int64_t *st);
+/* Checked dim arithmetic: a dynamic (negative) operand gives IB_DIM_DYNAMIC;
+ * an overflow is IB_EUNSUPPORTED ("shape too large") naming the node. */
+int ib_op_dim_mul(const ib_op_ctx *ctx, ib_err *err, int64_t a, int64_t b, int64_t *out);
+int ib_op_dim_add(const ib_op_ctx *ctx, ib_err *err, int64_t a, int64_t b, int64_t *out);
 /* Validate a desc: rank <= IB_MAX_DIMS and no negative known dims. */
 int ib_op_check_desc(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *d, const char *what);
 

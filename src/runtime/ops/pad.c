@@ -9,6 +9,8 @@
 
 enum pad_mode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE };
 
+#define PAD_LIMIT ((int64_t)1 << 60) /* |pads| and dims: sums stay in int64 */
+
 typedef struct pad_plan {
     enum pad_mode mode;
     int64_t pb[IB_MAX_DIMS], pe[IB_MAX_DIMS];
@@ -56,6 +58,10 @@ static int pad_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc
     for (int32_t d = 0; d < x->ndim; d++) {
         p->pb[d] = pads[d];
         p->pe[d] = pads[d + x->ndim];
+        if (p->pb[d] > PAD_LIMIT || p->pb[d] < -PAD_LIMIT || p->pe[d] > PAD_LIMIT ||
+            p->pe[d] < -PAD_LIMIT || x->dims[d] > PAD_LIMIT)
+            return IB_OP_UNSUP(ctx, err, "pads %lld/%lld on axis %d are too large",
+                               (long long)p->pb[d], (long long)p->pe[d], d);
         int64_t dim = x->dims[d];
         if (dim >= 0 && dim + p->pb[d] + p->pe[d] < 0)
             return IB_OP_BAD(ctx, err, "pads crop axis %d below zero", d);
@@ -81,6 +87,7 @@ static int infer_pad(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     for (int32_t d = 0; d < in[0]->ndim; d++)
         out[0].dims[d] = rc == 1 || in[0]->dims[d] < 0 ? IB_DIM_DYNAMIC
                                                        : in[0]->dims[d] + p.pb[d] + p.pe[d];
+    /* (pads are bounded in pad_plan_init, so the sum cannot overflow) */
     if (rc == 1)
         *dd = true;
     return IB_OK;

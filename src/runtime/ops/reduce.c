@@ -154,14 +154,16 @@ static int reduce_run(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t
         for (int64_t r = 0; r < rcount; r++) {
             if (ints) {
                 int64_t v = ib_op_ldi(x->data, dt, off);
+                /* sums and products wrap (unsigned) like the integer type */
+                uint64_t u = (uint64_t)iacc, uv = (uint64_t)v;
                 switch (op) {
                 case R_MAX: iacc = first || v > iacc ? v : iacc; break;
                 case R_MIN: iacc = first || v < iacc ? v : iacc; break;
-                case R_PROD: iacc *= v; break;
-                case R_L1: iacc += v < 0 ? -v : v; break;
+                case R_PROD: iacc = (int64_t)(u * uv); break;
+                case R_L1: iacc = (int64_t)(u + (v < 0 ? 0u - uv : uv)); break;
                 case R_SUMSQ:
-                case R_L2: iacc += v * v; break;
-                default: iacc += v; break;
+                case R_L2: iacc = (int64_t)(u + uv * uv); break;
+                default: iacc = (int64_t)(u + uv); break;
                 }
                 first = false;
             } else {

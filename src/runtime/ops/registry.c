@@ -177,10 +177,39 @@ int ib_op_run_reference(const ib_graph *g, const ib_node *n, const ib_tensor *co
     ib_tensor_desc odesc[64];
     if (n_out > IB_ARRAY_LEN(odesc))
         return IB_OP_UNSUP(&ctx, err, "more than %zu outputs", IB_ARRAY_LEN(odesc));
-    for (uint32_t i = 0; i < n_in; i++)
+    for (uint32_t i = 0; i < n_in; i++) {
         descs[i] = in[i] ? &in[i]->desc : NULL;
-    for (uint32_t i = 0; i < n_out; i++)
-        odesc[i] = out[i] ? out[i]->desc : (ib_tensor_desc){0};
+        if (in[i] && (ib_tensor_desc_numel(&in[i]->desc) < 0 ||
+                      ib_tensor_desc_nbytes(&in[i]->desc) > in[i]->nbytes ||
+                      (in[i]->nbytes && !in[i]->data)))
+            return ib_op_fail(&ctx, err, IB_EINVAL,
+                              "input %u holds %zu bytes, its shape needs %zu", i, in[i]->nbytes,
+                              ib_tensor_desc_nbytes(&in[i]->desc));
+    }
+    /* The kernels write what shape inference says: check the caller's
+     * output buffers against it (a data-dependent op's bound suffices). */
+    bool dd = false;
+    memset(odesc, 0, sizeof(ib_tensor_desc) * n_out);
+    rc = def->infer(&ctx, descs, in, n_in, odesc, n_out, &dd, err);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < n_out; i++) {
+        if (!out[i])
+            continue;
+        size_t need = ib_tensor_desc_nbytes(&odesc[i]);
+        bool ok = ib_tensor_desc_numel(&odesc[i]) >= 0 && out[i]->nbytes >= need &&
+                  (need == 0 || out[i]->data) && out[i]->desc.dtype == odesc[i].dtype;
+        if (ok && !dd)
+            ok = ib_tensor_desc_equal(&out[i]->desc, &odesc[i]);
+        if (!ok) {
+            char a[160], b[160];
+            return ib_op_fail(&ctx, err, IB_EINVAL,
+                              "output %u buffer is %s (%zu bytes) but the node produces %s", i,
+                              ib_tensor_desc_str(&out[i]->desc, a, sizeof a), out[i]->nbytes,
+                              ib_tensor_desc_str(&odesc[i], b, sizeof b));
+        }
+        odesc[i] = out[i]->desc;
+    }
     if (def->scratch_bytes)
         ctx.scratch_size = def->scratch_bytes(&ctx, descs, n_in, odesc, n_out);
     if (ctx.scratch_size) {

@@ -136,7 +136,11 @@ static int rz_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc 
             if (!(sc[d] > 0))
                 return IB_OP_BAD(ctx, err, "scales[%d] = %g must be > 0", d, sc[d]);
             p->scale[d] = sc[d];
-            p->out[d] = p->in[d] < 0 ? IB_DIM_DYNAMIC : (int64_t)floor((double)p->in[d] * sc[d]);
+            double o = floor((double)p->in[d] * sc[d]);
+            if (p->in[d] >= 0 && !(o < 4611686018427387904.0)) /* 2^62 */
+                return IB_OP_UNSUP(ctx, err, "scales[%d] = %g gives a too large output", d,
+                                   sc[d]);
+            p->out[d] = p->in[d] < 0 ? IB_DIM_DYNAMIC : (int64_t)o;
         }
         p->roi_s[d] = 0;
         p->roi_e[d] = 1;

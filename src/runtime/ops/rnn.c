@@ -136,7 +136,7 @@ static int lstm_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_des
     p->input = x->dims[2];
     p->hidden = ib_op_attr_i(ctx, "hidden_size", r->dims[2]);
     int64_t H = p->hidden;
-    if (H <= 0)
+    if (H <= 0 || H > ((int64_t)1 << 30))
         return IB_OP_BAD(ctx, err, "hidden_size %lld is invalid", (long long)H);
     if (w->dims[0] != p->ndir || w->dims[1] != 4 * H ||
         (p->input >= 0 && w->dims[2] != p->input))

@@ -84,8 +84,8 @@ static int infer_reshape(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
         y.dims[i] = d;
         if (d < 0)
             dyn = true;
-        else
-            known *= d;
+        else if ((rc = ib_op_dim_mul(ctx, err, known, d, &known)))
+            return rc;
     }
     if (allowzero && infer_at >= 0 && known == 0)
         return IB_OP_BAD(ctx, err, "shape has both 0 (allowzero) and -1");
@@ -128,7 +128,9 @@ static int infer_flatten(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     int64_t a = 1, b = 1;
     for (int32_t d = 0; d < x->ndim; d++) {
         int64_t *p = d < axis ? &a : &b;
-        *p = (*p < 0 || x->dims[d] < 0) ? IB_DIM_DYNAMIC : *p * x->dims[d];
+        int rc = ib_op_dim_mul(ctx, err, *p, x->dims[d], p);
+        if (rc)
+            return rc;
     }
     ib_tensor_desc y = {x->dtype, 2, {a, b}};
     out[0] = y;
@@ -365,8 +367,8 @@ static int infer_tile(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     for (size_t i = 0; i < n; i++) {
         if (rep[i] < 0)
             return IB_OP_BAD(ctx, err, "repeats[%zu] = %lld is negative", i, (long long)rep[i]);
-        if (in[0]->dims[i] >= 0)
-            out[0].dims[i] = in[0]->dims[i] * rep[i];
+        if ((rc = ib_op_dim_mul(ctx, err, in[0]->dims[i], rep[i], &out[0].dims[i])))
+            return rc;
     }
     return IB_OK;
 }
@@ -455,9 +457,11 @@ static int k_range(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
         return rc;
     enum ib_dtype dt = out[0]->desc.dtype;
     if (ib_dtype_is_int(dt)) {
-        int64_t is = ib_op_ldi(in[0]->data, dt, 0), id = ib_op_ldi(in[2]->data, dt, 0);
+        /* unsigned arithmetic: wraps like the integer type instead of UB */
+        uint64_t is = (uint64_t)ib_op_ldi(in[0]->data, dt, 0),
+                 id = (uint64_t)ib_op_ldi(in[2]->data, dt, 0);
         for (int64_t i = 0; i < n; i++)
-            ib_op_sti(out[0]->data, dt, i, is + i * id);
+            ib_op_sti(out[0]->data, dt, i, (int64_t)(is + (uint64_t)i * id));
     } else {
         /* ONNX defines Range as repeated addition (start, start+delta, ...) in T */
         double v = s;

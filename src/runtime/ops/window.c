@@ -8,6 +8,10 @@
 
 #include "runtime/ops/window.h"
 
+/* Every size, stride, dilation and pad is bounded so that the window
+ * arithmetic below (products of two, sums of a few) stays within int64. */
+#define WIN_LIMIT ((int64_t)1 << 30)
+
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return a >= 0 ? (a + b - 1) / b : -((-a) / b);
@@ -29,6 +33,9 @@ static int read_pos_ints(const ib_op_ctx *ctx, ib_err *err, const char *name, in
         if (v[i] < 1)
             return IB_OP_BAD(ctx, err, "attribute '%s'[%d] = %lld must be >= 1", name, i,
                              (long long)v[i]);
+        if (v[i] > WIN_LIMIT)
+            return IB_OP_UNSUP(ctx, err, "attribute '%s'[%d] = %lld is too large", name, i,
+                               (long long)v[i]);
         out[i] = v[i];
     }
     return IB_OK;
@@ -47,6 +54,9 @@ static int read_common(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
         if (kernel[i] < 1)
             return IB_OP_BAD(ctx, err, "kernel size %lld along spatial axis %d must be >= 1",
                              (long long)kernel[i], i);
+        if (kernel[i] > WIN_LIMIT || w->in[i] > WIN_LIMIT)
+            return IB_OP_UNSUP(ctx, err, "spatial axis %d is too large (input %lld, kernel %lld)",
+                               i, (long long)w->in[i], (long long)kernel[i]);
         w->k[i] = kernel[i];
     }
     int rc = read_pos_ints(ctx, err, "strides", w->nsp, w->stride);
@@ -78,6 +88,8 @@ static int read_common(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
         for (int32_t i = 0; i < w->nsp; i++) {
             if (p[i] < 0 || p[i + w->nsp] < 0)
                 return IB_OP_BAD(ctx, err, "attribute 'pads' must be >= 0");
+            if (p[i] > WIN_LIMIT || p[i + w->nsp] > WIN_LIMIT)
+                return IB_OP_UNSUP(ctx, err, "attribute 'pads' is too large");
             w->pad_b[i] = p[i];
             w->pad_e[i] = p[i + w->nsp];
         }
@@ -85,13 +97,21 @@ static int read_common(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
     return IB_OK;
 }
 
+/* a * b, or -1 when either is unknown or the product overflows. */
+static int64_t mul_or_unknown(int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0 || (a && b > INT64_MAX / a))
+        return -1;
+    return a * b;
+}
+
 static void products(ib_window *w)
 {
     w->in_size = w->out_size = w->k_size = 1;
     for (int32_t i = 0; i < w->nsp; i++) {
-        w->in_size = w->in[i] < 0 || w->in_size < 0 ? -1 : w->in_size * w->in[i];
-        w->out_size = w->out[i] < 0 || w->out_size < 0 ? -1 : w->out_size * w->out[i];
-        w->k_size *= w->k[i];
+        w->in_size = mul_or_unknown(w->in_size, w->in[i]);
+        w->out_size = mul_or_unknown(w->out_size, w->out[i]);
+        w->k_size = mul_or_unknown(w->k_size, w->k[i]);
     }
 }
 
@@ -168,8 +188,12 @@ int ib_window_transpose(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc 
         else if (c != (size_t)w->nsp)
             return IB_OP_BAD(ctx, err, "attribute 'output_shape' has %zu values, expected %d", c,
                              w->nsp);
-        for (int32_t i = 0; i < w->nsp; i++)
+        for (int32_t i = 0; i < w->nsp; i++) {
+            if (v[i] > WIN_LIMIT)
+                return IB_OP_UNSUP(ctx, err, "output_shape[%d] = %lld is too large", i,
+                                   (long long)v[i]);
             oshape[i] = v[i];
+        }
     }
     for (int32_t i = 0; i < w->nsp; i++) {
         int64_t in = w->in[i], s = w->stride[i];
