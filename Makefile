@@ -70,7 +70,7 @@ TIMEOUT_MULT_debug := 3
 TIMEOUT_MULT_release := 1
 
 # ---- dependencies (Debian packages; `make deps` installs them) -------------
-PKGS := libprotobuf-c jansson cairo libjpeg zlib sndfile fftw3f
+PKGS := libprotobuf-c jansson cairo fontconfig libjpeg zlib sndfile fftw3f
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 PKG_OK := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)

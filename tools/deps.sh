@@ -9,7 +9,7 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler libonnx-dev libdnnl-dev
- libjansson-dev libcairo2-dev libjpeg62-turbo-dev zlib1g-dev libsndfile1-dev libfftw3-dev
+ libjansson-dev libcairo2-dev libfontconfig-dev libjpeg62-turbo-dev zlib1g-dev libsndfile1-dev libfftw3-dev
  fonts-dejavu-core"
 TEST_PKGS="libonnx-testdata chromium python3-pycocotools python3-numpy"
 BENCH_PKGS="python3-torch python3-torchvision hyperfine"

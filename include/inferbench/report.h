@@ -259,6 +259,16 @@ IB_API int ib_report_summary_json(ib_report *rep, char **out, ib_err *err);
  */
 IB_API int ib_report_compare_table(ib_report *rep, size_t a, size_t b, char **out, ib_err *err);
 
+/*
+ * ib_report_shutdown - release the process-wide font caches that cairo and
+ * fontconfig keep after charts were drawn (cairo_debug_reset_static_data, FcFini),
+ * so leak checkers see a clean exit. Call at most once, at process exit, after every
+ * report is destroyed and when no other code in the process uses cairo or
+ * fontconfig any more. Optional.
+ * Thread-safety: not thread-safe; no other thread may use cairo meanwhile.
+ */
+IB_API void ib_report_shutdown(void);
+
 IB_EXTERN_C_END
 
 #endif

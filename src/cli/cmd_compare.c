@@ -119,6 +119,7 @@ int ib_cmd_compare(int argc, char **argv)
     if (rc != IB_OK) {
         ib_cli_error("compare", "%s", err.msg[0] ? err.msg : ib_strerror(rc));
         ib_report_destroy(rep);
+    ib_report_shutdown();
         return ib_cli_exit_for_status(rc);
     }
     int ex = pick(rep, a0, a1, sys_a, ta, &a);
@@ -129,6 +130,7 @@ int ib_cmd_compare(int argc, char **argv)
                                 ib_report_system_at(rep, a)->id);
     if (ex != IB_EXIT_OK) {
         ib_report_destroy(rep);
+    ib_report_shutdown();
         return ex;
     }
     rc = ib_report_set_baseline(rep, ib_report_system_at(rep, b)->id, &err);
@@ -141,6 +143,7 @@ int ib_cmd_compare(int argc, char **argv)
     if (rc != IB_OK) {
         ib_cli_error("compare", "%s", err.msg[0] ? err.msg : ib_strerror(rc));
         ib_report_destroy(rep);
+    ib_report_shutdown();
         return ib_cli_exit_for_status(rc);
     }
     fputs(text, stdout);
@@ -152,5 +155,6 @@ int ib_cmd_compare(int argc, char **argv)
             invalid = true;
     }
     ib_report_destroy(rep);
+    ib_report_shutdown();
     return invalid ? IB_EXIT_INVALID : IB_EXIT_OK;
 }

@@ -124,6 +124,7 @@ int ib_cmd_report(int argc, char **argv)
     if (rc != IB_OK) {
         ib_cli_error("report", "%s", err.msg[0] ? err.msg : ib_strerror(rc));
         ib_report_destroy(rep);
+    ib_report_shutdown();
         return ib_cli_exit_for_status(rc);
     }
     size_t invalid = ib_report_invalid_count(rep);
@@ -139,5 +140,6 @@ int ib_cmd_report(int argc, char **argv)
         fprintf(stderr, "inferbench report: %zu result(s) are not VALID (listed, not compared)\n",
                 invalid);
     ib_report_destroy(rep);
+    ib_report_shutdown();
     return invalid ? IB_EXIT_INVALID : IB_EXIT_OK;
 }

@@ -5,11 +5,13 @@
  * checked against every label already placed before it is accepted.
  */
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/common.h"
+#include "inferbench/report.h"
 #include "report/chart_priv.h"
 #include "report/rutil.h"
 
@@ -65,6 +67,13 @@ void ib_chart_measure_text(ib_chart_measure *m, const char *text, double size, b
         *ascent = fe.ascent;
     if (descent)
         *descent = fe.descent;
+}
+
+void ib_report_shutdown(void)
+{
+    /* cairo's toy-font cache holds fontconfig patterns; both must go, in this order */
+    cairo_debug_reset_static_data();
+    FcFini();
 }
 
 void ib_chart_init(ib_chart *c)
