@@ -91,7 +91,7 @@ static int fold_shape(ib_pass_ctx *c, ib_node *n, bool *folded)
     }
     /* the dims of a constant are the model's own; of a runtime value, bound ones */
     if (set_pure(c, out, is_pure(c, n->inputs[0])))
-        return IB_ENOMEM;
+        return ib_err_set(c->err, IB_ENOMEM, "out of memory folding node '%s'", n->name);
     kill_node(c, n);
     *folded = true;
     return IB_OK;
@@ -116,8 +116,10 @@ static bool fold_from_cache(ib_pass_ctx *c, ib_node *n, bool *folded, int *rc)
         if (!hit[k])
             continue;
         if ((*rc = ib_graph_set_borrowed_constant(c->g, n->outputs[k], hit[k])) ||
-            (*rc = set_pure(c, n->outputs[k], true)))
+            (*rc = set_pure(c, n->outputs[k], true))) {
+            ib_err_set(c->err, *rc, "out of memory folding node '%s'", n->name);
             return true;
+        }
     }
     kill_node(c, n);
     *folded = true;

@@ -532,8 +532,10 @@ int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib
     v->calib = calib;
     int rc = IB_ENOMEM;
     v->shapes = ib_calloc(src->inputs.len + 1, sizeof *v->shapes);
-    if (!v->shapes)
+    if (!v->shapes) {
+        ib_err_set(err, rc, "out of memory");
         goto fail;
+    }
     memcpy(v->shapes, shapes, src->inputs.len * sizeof *shapes);
     ib_compile_options o;
     ib_compile_options_defaults(&o);

@@ -230,6 +230,59 @@ uint64_t th_count_allocs_end(void)
     return g_allocs;
 }
 
+/* ---- failing allocator ------------------------------------------------------------ */
+
+static int64_t g_budget = -1, g_live, g_snapshot;
+static bool g_hit, g_installed;
+
+/* A header before each block remembers that it was counted. */
+#define TH_HDR 64
+static void *failing_alloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    IB_UNUSED(user);
+    IB_UNUSED(old_size);
+    unsigned char *raw = ptr ? (unsigned char *)ptr - TH_HDR : NULL;
+    if (new_size == 0) {
+        if (raw) {
+            __atomic_sub_fetch(&g_live, 1, __ATOMIC_RELAXED);
+            free(raw);
+        }
+        return NULL;
+    }
+    if (g_budget >= 0 && __atomic_sub_fetch(&g_budget, 1, __ATOMIC_RELAXED) < 0) {
+        g_hit = true;
+        return NULL;
+    }
+    unsigned char *p = realloc(raw, new_size + TH_HDR);
+    if (!p)
+        return NULL;
+    if (!raw)
+        __atomic_add_fetch(&g_live, 1, __ATOMIC_RELAXED);
+    return p + TH_HDR;
+}
+
+void th_fail_after_begin(int64_t n)
+{
+    if (!g_installed) { /* once, and before anything the test frees later */
+        ib_alloc_set(failing_alloc, NULL);
+        g_installed = true;
+    }
+    g_snapshot = g_live;
+    g_hit = false;
+    g_budget = n;
+}
+
+int64_t th_fail_after_end(void)
+{
+    g_budget = -1; /* stays installed: its blocks must be freed through it */
+    return g_live - g_snapshot;
+}
+
+bool th_fail_after_hit(void)
+{
+    return g_hit;
+}
+
 /* ---- the testdev backend ---------------------------------------------------------- */
 
 th_testdev_state th_testdev;

@@ -85,6 +85,16 @@ void th_count_allocs_begin(void);
 /* Stops counting; returns allocations (and reallocs) made since begin. */
 uint64_t th_count_allocs_end(void);
 
+/* Fail every allocation after the next n (n < 0: never); live blocks are
+ * counted so a test can check that failed calls freed everything. The first
+ * call installs the allocator for the rest of the test process: call
+ * th_fail_after_begin(-1) before the test allocates anything. */
+void th_fail_after_begin(int64_t n);
+/* Stops failing; returns the blocks allocated since the last begin and not freed. */
+int64_t th_fail_after_end(void);
+/* True once an allocation has been refused since begin. */
+bool th_fail_after_hit(void);
+
 /* ---- the "testdev" backend ------------------------------------------------------ */
 
 typedef struct th_testdev_state {
