@@ -376,6 +376,8 @@ static int load_value_info(ib_onnx_loader *L, const Onnx__GraphProto *gp, ib_gra
         const Onnx__ValueInfoProto *vi = gp->value_info[i];
         if (!vi->name || !vi->name[0])
             return ib_onnx_lfail(L, IB_EFORMAT, "value_info %zu has no name", i);
+        /* last, so that a name known only from value_info cannot satisfy a
+         * node input or a graph output */
         const Onnx__TypeProto *tp = vi->type;
         if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
             continue; /* a hint about a non-tensor value: the op will be rejected later */
@@ -514,8 +516,8 @@ int ib_onnx_load_graph_proto(ib_onnx_loader *L, Onnx__GraphProto *gp,
     int rc;
     if ((rc = load_initializers(L, gp, g)) || (rc = load_inputs(L, gp, g)) ||
         (rc = name_nodes(L, gp, names)) || (rc = load_node_outputs(L, gp, g, names, outs)) ||
-        (rc = load_value_info(L, gp, g)) || (rc = load_nodes(L, gp, g, parent, names, outs)) ||
-        (rc = load_outputs(L, gp, g, parent)))
+        (rc = load_nodes(L, gp, g, parent, names, outs)) ||
+        (rc = load_outputs(L, gp, g, parent)) || (rc = load_value_info(L, gp, g)))
         return rc;
     ib_err e2;
     if ((rc = ib_graph_toposort(g, &e2)))

@@ -248,6 +248,16 @@ TEST(onnx_load_rejects_bad_graphs)
     SET_STR(node_op(m, "Add")->input[1], "nowhere");
     expect(m, IB_EFORMAT, "node 'Add_1' (Add): input 1 'nowhere' is not a graph input");
 
+    /* a name declared only in value_info is not a definition */
+    m = tiny_proto();
+    SET_STR(node_op(m, "Add")->input[1], "typed_only");
+    m->graph->value_info = realloc(m->graph->value_info, sizeof *m->graph->value_info);
+    m->graph->value_info[0] = malloc(sizeof *m->graph->value_info[0]);
+    onnx__value_info_proto__init(m->graph->value_info[0]);
+    m->graph->value_info[0]->name = xstrdup("typed_only");
+    m->graph->n_value_info = 1;
+    expect(m, IB_EFORMAT, "input 1 'typed_only' is not a graph input");
+
     m = tiny_proto();
     SET_STR(init_named(m, "B")->name, "W");
     expect(m, IB_EFORMAT, "initializer 'W' is defined twice");
