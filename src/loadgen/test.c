@@ -48,6 +48,7 @@ static char *dup_or(const char *s, const char *fallback)
 int ib_lg_test_create(const ib_lg_settings *settings, const ib_lg_log_settings *log,
                       const ib_lg_options *opts, ib_lg_test **out, ib_err *err)
 {
+    ib_err_clear(err);
     if (!settings || !out)
         return ib_err_set(err, IB_EINVAL, "ib_lg_test_create: settings and out are required");
     *out = NULL;
@@ -353,6 +354,7 @@ static void finish(ib_lg_test *t, ib_lg_result *res)
 int ib_lg_test_run(ib_lg_test *t, const ib_lg_sut *sut, const ib_lg_qsl *qsl,
                    ib_lg_result *res, ib_err *err)
 {
+    ib_err_clear(err);
     if (!t || !sut || !qsl || !res || !sut->issue_query)
         return ib_err_set(err, IB_EINVAL,
                           "ib_lg_test_run: test, sut (with issue_query), qsl and result are "
