@@ -174,7 +174,8 @@ void lg_cfg_parse_value(const char *t, lg_cfg_value *v)
             const char *f = q + 1;
             while (*f == '0')
                 f++;
-            if (!*f && f > q + 1) zero_frac = true;
+            if (!*f) /* "1." and "1.00": strtoull reads 1 too */
+                zero_frac = true;
         }
         if (q - p > 1 && p[0] == '0')
             v->int_why = "an octal-looking number with a leading 0 (strtoull reads 010 as 8)";

@@ -5,7 +5,8 @@
  * (lazy permutation replay against an eager construction from the same RNG
  * primitives, Server and Offline), unique/same modes, SubmissionRun and
  * FindPeak sequence ids, accuracy-log sampling in any call order, and the
- * settings a series refuses.
+ * settings a series refuses; and vectors recorded from the official LoadGen
+ * 6.0.17 for the modes the golden cases do not reach.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -459,4 +460,321 @@ TEST(loadgen_plan_refused_settings)
     ib_lg_plan_destroy(p);
     ib_lg_plan_destroy(NULL);
     ib_lg_series_destroy(NULL);
+}
+
+/*
+ * Cross-check vectors from the official LoadGen 6.0.17 (mlcommons/inference
+ * b66003e1, loadgen/ built with g++ 12 against libstdc++ 12), driven by a null
+ * SUT like ../shared/golden's, with TestSettings set directly (no config
+ * file) from the key=value list, trace off. They cover what the golden cases
+ * do not: equal issue in every scenario and in accuracy mode, Offline
+ * SubmissionRun / unique / equal issue, MultiStream Fisher-Yates, unique and
+ * equal issue, SingleStream over-generation, capped accuracy counts, sampled
+ * SubmissionRun logs. Hashes are FNV-1a 64 over: every loaded_qsl_set (its
+ * length, then its entries); the QSL indices the SUT received in call order
+ * (the first `issued` queries: SingleStream/MultiStream stop early); the
+ * accuracy log's (seq_id, qsl_idx) pairs sorted by seq_id.
+ */
+static const struct xcheck {
+    const char *name, *args;
+    size_t ngen;
+    struct {
+        uint64_t count, spq;
+        int64_t duration;
+    } gen[4];
+    uint64_t issued, sets_hash, issued_hash, acc_count, acc_hash;
+} k_official[] = {
+    {"e01_ss_equal",
+     "scenario=0 total=300 perf=100 concat=1 min_dur=0 min_q=250 ss_lat=1e6 prob=1 qsl_seed=11 "
+     "sample_seed=12 sched_seed=13",
+     1,
+     {{300, 1, 300000000ll}},
+     300,
+     13735544398691825745ull,
+     15313153185696648595ull,
+     300,
+     18226878078750933679ull},
+    {"e02_server_equal",
+     "scenario=2 total=500 perf=50 concat=1 server_qps=2000 min_dur=500 min_q=30 prob=1 "
+     "qsl_seed=21 sample_seed=22 sched_seed=23",
+     1,
+     {{1000, 1, 507923982ll}},
+     1000,
+     10381088650801545978ull,
+     10629839081779659427ull,
+     1000,
+     6527874397309236899ull},
+    {"e03_ms_fy",
+     "scenario=1 total=100000 perf=70001 spq=8 ms_lat=1e6 min_dur=0 min_q=300 prob=1 qsl_seed=31 "
+     "sample_seed=32 sched_seed=33",
+     1,
+     {{300, 8, 300000000ll}},
+     300,
+     13730578224106245537ull,
+     2774739166341009357ull,
+     2400,
+     2064263415681218741ull},
+    {"e04_off_unique",
+     "scenario=3 total=2000 perf=300 ps_override=500 unique=1 offline_qps=100 min_dur=100 prob=1 "
+     "qsl_seed=41 sample_seed=42",
+     1,
+     {{1, 500, 10000000ll}},
+     1,
+     11411405364735209183ull,
+     7085516510757409333ull,
+     500,
+     3030775220139689003ull},
+    {"e05_off_submission",
+     "scenario=3 mode=0 total=2500 perf=1000 offline_qps=500 min_dur=1000 prob=1 qsl_seed=51 "
+     "sample_seed=52",
+     4,
+     {{1, 1000, 2000000ll}, {1, 1000, 2000000ll}, {1, 500, 2000000ll}, {1, 550, 2000000ll}},
+     4,
+     6735629873883696331ull,
+     15629712264725540594ull,
+     3050,
+     139736590805516853ull},
+    {"e06_server_same",
+     "scenario=2 same=1 same_index=5 total=1000 perf=100 server_qps=1000 min_dur=300 prob=1 "
+     "qsl_seed=61 sample_seed=62 sched_seed=63",
+     1,
+     {{278, 1, 301371931ll}},
+     278,
+     5788968862788058057ull,
+     17838234720167786483ull,
+     278,
+     18140342365061200618ull},
+    {"e07_ss_acc_equal",
+     "scenario=0 mode=1 total=250 perf=100 concat=1 qsl_seed=71 sample_seed=72",
+     3,
+     {{100, 1, 100000000ll}, {100, 1, 100000000ll}, {50, 1, 50000000ll}},
+     250,
+     12213232792064423640ull,
+     12715595727206242616ull,
+     250,
+     1496111503264661637ull},
+    {"e08_ms_acc",
+     "scenario=1 mode=1 total=1000 perf=300 spq=4 qsl_seed=81 sample_seed=82",
+     4,
+     {{75, 4, 600000000ll}, {75, 4, 600000000ll}, {75, 4, 600000000ll}, {25, 4, 200000000ll}},
+     250,
+     8370169160670785926ull,
+     16401050005813933095ull,
+     1000,
+     3001752594117943815ull},
+    {"e09_off_equal",
+     "scenario=3 total=100 perf=30 concat=1 offline_qps=100 min_dur=1000 prob=1 qsl_seed=91 "
+     "sample_seed=92",
+     1,
+     {{1, 120, 10000000ll}},
+     1,
+     8591874183359988916ull,
+     18231725444103349655ull,
+     120,
+     13803494597333128723ull},
+    {"e10_server_acc",
+     "scenario=2 mode=1 total=500 perf=200 server_qps=1000 qsl_seed=101 sample_seed=102 "
+     "sched_seed=103",
+     3,
+     {{200, 1, 194366977ll}, {200, 1, 194366977ll}, {100, 1, 99710844ll}},
+     500,
+     6917686376272751695ull,
+     17361295818109259401ull,
+     500,
+     5503415216379060887ull},
+    {"e11_ss_overgen",
+     "scenario=0 total=1000 perf=100 ss_lat=1e6 min_dur=100 min_q=10 prob=1 qsl_seed=111 "
+     "sample_seed=112",
+     1,
+     {{201, 1, 201000000ll}},
+     201,
+     18026952323749546783ull,
+     17054662576649690479ull,
+     201,
+     3641402132213390923ull},
+    {"e12_ss_submission_sampled",
+     "scenario=0 mode=0 total=300 perf=100 min_dur=0 min_q=200 target=50 "
+     "acc_seed=720381539243781796 qsl_seed=121 sample_seed=122",
+     4,
+     {{100, 1, 100000000ll}, {100, 1, 100000000ll}, {100, 1, 100000000ll}, {200, 1, 200000000ll}},
+     500,
+     9618067154498007765ull,
+     13639269963012400156ull,
+     354,
+     13197553240823444538ull},
+    {"e13_server_submission",
+     "scenario=2 mode=0 total=300 perf=128 server_qps=3000 min_dur=200 min_q=50 prob=0.3 "
+     "acc_seed=5 qsl_seed=131 sample_seed=132 sched_seed=133",
+     4,
+     {{128, 1, 40492096ll}, {128, 1, 40492096ll}, {44, 1, 11292269ll}, {617, 1, 200181344ll}},
+     917,
+     10942549848343565263ull,
+     13455332128075021690ull,
+     500,
+     4715578510984672393ull},
+    {"e14_ms_unique",
+     "scenario=1 unique=1 total=1000 perf=100 spq=8 ms_lat=1e6 min_dur=0 min_q=5 prob=1 "
+     "qsl_seed=141 sample_seed=142",
+     1,
+     {{13, 8, 13000000ll}},
+     5,
+     11281423362405033680ull,
+     96163056008083577ull,
+     40,
+     14489411293529158315ull},
+    {"e15_acc_override_cap",
+     "scenario=0 mode=1 total=400 perf=150 acc_override=1000 qsl_seed=151 sample_seed=152",
+     3,
+     {{150, 1, 150000000ll}, {150, 1, 150000000ll}, {100, 1, 100000000ll}},
+     400,
+     16965022797544367633ull,
+     11836842620401389689ull,
+     400,
+     7097217138369244071ull},
+    {"e16_server_equal_big",
+     "scenario=2 total=100000 perf=70000 concat=1 server_qps=5000 min_dur=200 min_q=100 prob=1 "
+     "qsl_seed=161 sample_seed=162 sched_seed=163",
+     1,
+     {{70000, 1, 13915317828ll}},
+     70000,
+     768524309397259825ull,
+     760539566746666949ull,
+     70000,
+     492083460717610959ull},
+    {"e17_ms_equal",
+     "scenario=1 total=1000 perf=100 spq=3 concat=1 ms_lat=1e6 min_dur=0 min_q=150 prob=1 "
+     "qsl_seed=171 sample_seed=172",
+     1,
+     {{204, 3, 204000000ll}},
+     150,
+     2190146321636121271ull,
+     4608423571254951875ull,
+     450,
+     16239955581804419856ull},
+    {"e18_off_acc_equal_same",
+     "scenario=3 mode=1 total=300 perf=100 concat=1 qsl_seed=181 sample_seed=182",
+     3,
+     {{1, 100, 1000000000ll}, {1, 100, 1000000000ll}, {1, 100, 1000000000ll}},
+     3,
+     13716552885095042599ull,
+     2150021074099253783ull,
+     300,
+     3343682839856211115ull},
+};
+
+static uint64_t fnv(uint64_t h, uint64_t x)
+{
+    return (h ^ x) * 1099511628211ull;
+}
+
+static void xcheck_settings(const char *args, ib_lg_settings *s, uint64_t *total, uint64_t *perf)
+{
+    ib_lg_settings_defaults(s);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", args);
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        char *eq = strchr(tok, '=');
+        ASSERT_NOT_NULL(eq);
+        *eq = 0;
+        const char *k = tok, *v = eq + 1;
+        uint64_t u = strtoull(v, NULL, 0);
+        double d = strtod(v, NULL);
+        if (!strcmp(k, "scenario"))
+            s->scenario = (enum ib_lg_scenario)u;
+        else if (!strcmp(k, "mode"))
+            s->mode = (enum ib_lg_mode)u;
+        else if (!strcmp(k, "total"))
+            *total = u;
+        else if (!strcmp(k, "perf"))
+            *perf = u;
+        else if (!strcmp(k, "ss_lat"))
+            s->single_stream_expected_latency_ns = d;
+        else if (!strcmp(k, "ms_lat"))
+            s->multi_stream_expected_latency_ns = d;
+        else if (!strcmp(k, "spq"))
+            s->multi_stream_samples_per_query = u;
+        else if (!strcmp(k, "server_qps"))
+            s->server_target_qps = d;
+        else if (!strcmp(k, "offline_qps"))
+            s->offline_expected_qps = d;
+        else if (!strcmp(k, "concat"))
+            s->sample_concatenate_permutation = u != 0;
+        else if (!strcmp(k, "min_dur"))
+            s->min_duration_ms = u;
+        else if (!strcmp(k, "min_q"))
+            s->min_query_count = u;
+        else if (!strcmp(k, "qsl_seed"))
+            s->qsl_rng_seed = u;
+        else if (!strcmp(k, "sample_seed"))
+            s->sample_index_rng_seed = u;
+        else if (!strcmp(k, "sched_seed"))
+            s->schedule_rng_seed = u;
+        else if (!strcmp(k, "acc_seed"))
+            s->accuracy_log_rng_seed = u;
+        else if (!strcmp(k, "prob"))
+            s->accuracy_log_probability = d;
+        else if (!strcmp(k, "target"))
+            s->accuracy_log_sampling_target = u;
+        else if (!strcmp(k, "unique"))
+            s->performance_issue_unique = u != 0;
+        else if (!strcmp(k, "same"))
+            s->performance_issue_same = u != 0;
+        else if (!strcmp(k, "same_index"))
+            s->performance_issue_same_index = u;
+        else if (!strcmp(k, "ps_override"))
+            s->performance_sample_count_override = u;
+        else if (!strcmp(k, "acc_override"))
+            s->accuracy_sample_count_override = u;
+        else
+            ib_test_fail(__FILE__, __LINE__, "unknown key %s", k);
+    }
+}
+
+TEST(loadgen_plan_official_6017_cross_check)
+{
+    for (size_t c = 0; c < sizeof k_official / sizeof k_official[0]; c++) {
+        const struct xcheck *x = &k_official[c];
+        ib_lg_settings s;
+        uint64_t total = 1000, perf = 100;
+        xcheck_settings(x->args, &s, &total, &perf);
+        ib_lg_effective e;
+        ib_lg_plan *p;
+        make_plan(&s, total, perf, &e, &p);
+        ASSERT_UINT_EQ(ib_lg_plan_set_count(p), x->ngen);
+        uint64_t hs = 1469598103934665603ull, hi = hs, ha = hs, queries = 0, nacc = 0;
+        for (size_t i = 0; i < ib_lg_plan_set_count(p); i++) {
+            size_t len;
+            const size_t *set = ib_lg_plan_set(p, i, &len, NULL);
+            hs = fnv(hs, len);
+            for (size_t k = 0; k < len; k++)
+                hs = fnv(hs, set[k]);
+            ib_lg_series *sr = make_series(p, i, i < ib_lg_plan_accuracy_set_count(p), 0);
+            if (ib_lg_series_query_count(sr) != x->gen[i].count ||
+                ib_lg_series_samples_per_query(sr) != x->gen[i].spq ||
+                ib_lg_series_duration_ns(sr) != x->gen[i].duration)
+                ib_test_fail(__FILE__, __LINE__, "%s: series %zu generated %llu/%llu/%lld", x->name,
+                             i, (unsigned long long)ib_lg_series_query_count(sr),
+                             (unsigned long long)ib_lg_series_samples_per_query(sr),
+                             (long long)ib_lg_series_duration_ns(sr));
+            ib_lg_query q;
+            while (queries < x->issued && ib_lg_series_next(sr, &q)) {
+                for (size_t k = 0; k < q.n_samples; k++) {
+                    hi = fnv(hi, q.qsl_idx[k]);
+                    if (ib_lg_plan_sample_logged(p, q.first_seq_id + k)) {
+                        ha = fnv(fnv(ha, q.first_seq_id + k), q.qsl_idx[k]);
+                        nacc++;
+                    }
+                }
+                queries++;
+            }
+            ib_lg_series_destroy(sr);
+        }
+        if (hs != x->sets_hash) ib_test_fail(__FILE__, __LINE__, "%s: loaded sets differ", x->name);
+        if (queries != x->issued || hi != x->issued_hash)
+            ib_test_fail(__FILE__, __LINE__, "%s: issue order differs", x->name);
+        if (nacc != x->acc_count || ha != x->acc_hash)
+            ib_test_fail(__FILE__, __LINE__, "%s: accuracy log differs (%llu entries)", x->name,
+                         (unsigned long long)nacc);
+        ib_lg_plan_destroy(p);
+    }
 }
