@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "base/thread.h"
 #include "onnx/build.h"
 #include "runtime/model.h"
 #include "test.h"
@@ -394,4 +395,76 @@ TEST(runtime_session_int8_cpu_calibrated)
 TEST(runtime_session_bf16_cpu)
 {
     low_precision(IB_PRECISION_BF16, 0.05);
+}
+
+typedef struct worker {
+    const ib_model *m;
+    const ib_graph *g;
+    const char *backend;
+    int failures;
+} worker;
+
+/* One session per thread on a shared model: outputs equal the reference
+ * interpreter's on every iteration. */
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    ib_session_options o;
+    ib_session_options_defaults(&o);
+    o.backend = w->backend;
+    o.max_batch = 2;
+    o.threads = 1;
+    ib_session *s;
+    ib_err err;
+    if (ib_session_create(w->m, &o, &s, &err)) {
+        w->failures++;
+        return NULL;
+    }
+    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16,
+                               (int64_t)16);
+    for (int it = 0; it < 10; it++) {
+        ib_tensor *in, *ref;
+        th_random_inputs(w->g, &d, 1000 + (uint64_t)it, &in);
+        th_ref_run(w->g, &in, &ref);
+        float out[20];
+        ib_tensor_view iv = {"image", d, in->data, in->nbytes};
+        ib_tensor_view ov = {"logits", {0}, out, sizeof out};
+        if (ib_session_run(s, &iv, 1, &ov, 1, &err) ||
+            th_max_rel_err(out, ref->data, 20) > 1e-3)
+            w->failures++;
+        ib_tensor_free(in);
+        ib_tensor_free(ref);
+    }
+    ib_session_destroy(s);
+    return NULL;
+}
+
+static void threads_on(const char *backend)
+{
+    if (!backend_usable(backend))
+        TEST_SKIP("backend not available here");
+    ib_graph *g;
+    ib_model *m = write_and_load(th_build_tiny_resnet(5), "resnet.onnx", &g);
+    worker w[4];
+    ib_thread t[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = (worker){m, g, backend, 0};
+        ASSERT_OK(ib_thread_create(&t[i], worker_main, &w[i]));
+    }
+    for (int i = 0; i < 4; i++) {
+        ib_thread_join(&t[i]);
+        ASSERT_INT_EQ(w[i].failures, 0);
+    }
+    ib_model_destroy(m);
+    ib_graph_destroy(g);
+}
+
+TEST(runtime_session_threads_share_one_model_reference)
+{
+    threads_on("reference");
+}
+
+TEST(runtime_session_threads_share_one_model_cpu)
+{
+    threads_on("cpu");
 }
