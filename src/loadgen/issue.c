@@ -20,39 +20,12 @@
 #include "base/common.h"
 #include "base/time.h"
 #include "loadgen/complete_os.h"
+#include "loadgen/issue_internal.h"
 #include "loadgen/test_internal.h"
-
-/* Waiting for a scheduled time: sleep (absolute clock_nanosleep) until
- * `margin` before it, then spin. The margin adapts to how late this machine
- * wakes up (virtual machines are often 0.1-2 ms late): doubled after a wake
- * past the deadline, slowly shrunk toward twice the observed lateness. */
-#define IB_LG_SPIN_MIN_NS 20000
-#define IB_LG_SPIN_MAX_NS 2000000
-#define IB_LG_TIMER_SLACK_NS 1000
-/* At most this many overdue queries join one coalesced issue_query call (the
- * rest follow in the next call, immediately). */
-#define IB_LG_COALESCE_MAX 4096
-
-typedef struct sleeper {
-    int64_t margin;
-} sleeper;
-
-typedef struct issue_ctx {
-    ib_lg_test *t;
-    ib_lg_series *series;
-    ib_lg_srt *s;
-    ib_lg_sample *buf; /* samples of one issue_query call */
-    size_t buf_cap;
-    bool log_all;      /* accuracy series: every response is logged */
-    bool may_log;      /* performance series with a non-zero log probability */
-    bool trace;
-    bool accuracy;
-    sleeper sl;
-} issue_ctx;
 
 /* Returns the time at or after abs (one clock read when already late). The
  * engine clock tracks CLOCK_MONOTONIC, which clock_nanosleep sleeps on. */
-static int64_t wait_until(ib_lg_clock *clk, sleeper *sl, int64_t abs)
+int64_t ib_lg_issue_wait_until(ib_lg_clock *clk, ib_lg_sleeper *sl, int64_t abs)
 {
     int64_t now = ib_lg_clock_now(clk);
     if (now >= abs)
@@ -76,7 +49,7 @@ static int64_t wait_until(ib_lg_clock *clk, sleeper *sl, int64_t abs)
 
 /* Mark the samples of q issued (pending, scheduled at sched_rel) and append
  * them to the call buffer at position `at`. */
-static size_t prepare(issue_ctx *c, const ib_lg_query *q, int64_t sched_rel, size_t at)
+size_t ib_lg_issue_prepare(ib_lg_issue_ctx *c, const ib_lg_query *q, int64_t sched_rel, size_t at)
 {
     ib_lg_srt *s = c->s;
     int64_t pending = sched_rel + 1;
@@ -102,7 +75,7 @@ static size_t prepare(issue_ctx *c, const ib_lg_query *q, int64_t sched_rel, siz
     return q->n_samples;
 }
 
-static void trace_issue(issue_ctx *c, size_t from, size_t n, int64_t issue_rel)
+static void trace_issue(ib_lg_issue_ctx *c, size_t from, size_t n, int64_t issue_rel)
 {
     if (!c->trace)
         return;
@@ -110,18 +83,18 @@ static void trace_issue(issue_ctx *c, size_t from, size_t n, int64_t issue_rel)
         c->s->trace_issue[(uint64_t)c->buf[j].id - 1 - c->s->first_seq] = issue_rel;
 }
 
-static void issue_call(issue_ctx *c, size_t n)
+static void issue_call(ib_lg_issue_ctx *c, size_t n)
 {
     const ib_lg_sut *sut = c->t->sut;
     sut->issue_query(sut->user, c->t, c->buf, n);
 }
 
-static void log_error(ib_lg_test *t, const char *msg)
+void ib_lg_issue_log_error(ib_lg_test *t, const char *msg)
 {
     ib_lg_detail_str(&t->detail, IB_LG_REC_ERROR, "error_runtime", msg, -1, __FILE__, __LINE__);
 }
 
-static void publish(ib_lg_test *t, const ib_lg_issue_out *o)
+void ib_lg_issue_publish(ib_lg_test *t, const ib_lg_issue_out *o)
 {
     if ((o->queries_issued & 4095) == 0)
         ib_lg_clock_refresh(&t->clock); /* keep the TSC anchor fresh */
@@ -139,14 +112,14 @@ static bool check_max(ib_lg_test *t, const ib_lg_issue_out *o, int64_t duration_
         snprintf(msg, sizeof msg,
                  "IssueQueryThread 0 Ending early: Max query count reached. query_count %llu",
                  (unsigned long long)o->queries_issued);
-        log_error(t, msg);
+        ib_lg_issue_log_error(t, msg);
         return true;
     }
     if (e->max_duration_ms != 0 && duration_ns > e->max_duration_ms * 1000000) {
         snprintf(msg, sizeof msg,
                  "IssueQueryThread 0 Ending early: Max test duration reached. duration_ns %lld",
                  (long long)duration_ns);
-        log_error(t, msg);
+        ib_lg_issue_log_error(t, msg);
         return true;
     }
     return false;
@@ -168,7 +141,7 @@ typedef struct qcopy {
     size_t n_samples;
 } qcopy;
 
-static int issue_server(issue_ctx *c, double target_qps, bool bound_abort, ib_lg_issue_out *o)
+static int issue_server(ib_lg_issue_ctx *c, double target_qps, bool bound_abort, ib_lg_issue_out *o)
 {
     ib_lg_test *t = c->t;
     const ib_lg_effective *e = &t->eff;
@@ -187,15 +160,15 @@ static int issue_server(issue_ctx *c, double target_qps, bool bound_abort, ib_lg
             break;
         }
         int64_t sched_abs = start + q.scheduled_ns;
-        int64_t now = wait_until(&c->t->clock, &c->sl, sched_abs);
-        size_t n = prepare(c, &q, q.scheduled_ns, 0);
+        int64_t now = ib_lg_issue_wait_until(&c->t->clock, &c->sl, sched_abs);
+        size_t n = ib_lg_issue_prepare(c, &q, q.scheduled_ns, 0);
         uint64_t nq = 1;
         ib_lg_hist_add(&o->delay, now - sched_abs);
         qcopy last = {q.scheduled_ns, q.first_seq_id, q.n_samples};
         have = ib_lg_series_next(c->series, &q);
         /* server_coalesce_queries: append every query already due */
         while (coalesce && have && start + q.scheduled_ns <= now && n + q.n_samples <= c->buf_cap) {
-            n += prepare(c, &q, q.scheduled_ns, n);
+            n += ib_lg_issue_prepare(c, &q, q.scheduled_ns, n);
             ib_lg_hist_add(&o->delay, now - (start + q.scheduled_ns));
             last = (qcopy){q.scheduled_ns, q.first_seq_id, q.n_samples};
             nq++;
@@ -209,7 +182,7 @@ static int issue_server(issue_ctx *c, double target_qps, bool bound_abort, ib_lg
         o->last_issue_rel = now - start;
         o->last_first_seq = last.first_seq_id;
         o->last_n = last.n_samples;
-        publish(t, o);
+        ib_lg_issue_publish(t, o);
         if (c->accuracy)
             continue;
         if (e->max_async_queries != 0) {
@@ -221,7 +194,7 @@ static int issue_server(issue_ctx *c, double target_qps, bool bound_abort, ib_lg
                          "IssueQueryThread 0 Ending early: Too many outstanding queries. issued "
                          "%llu outstanding %llu",
                          (unsigned long long)o->queries_issued, (unsigned long long)outstanding);
-                log_error(t, msg);
+                ib_lg_issue_log_error(t, msg);
                 break;
             }
         }
@@ -238,7 +211,7 @@ static int issue_server(issue_ctx *c, double target_qps, bool bound_abort, ib_lg
 
 /* Offline: each query is built before the clock starts (the official
  * pre-generates it), then issued at the start; scheduled = start. */
-static int issue_offline(issue_ctx *c, ib_lg_issue_out *o)
+static int issue_offline(ib_lg_issue_ctx *c, ib_lg_issue_out *o)
 {
     ib_lg_test *t = c->t;
     const ib_lg_effective *e = &t->eff;
@@ -255,7 +228,7 @@ static int issue_offline(issue_ctx *c, ib_lg_issue_out *o)
             o->status = IB_EINVAL;
             break;
         }
-        size_t n = prepare(c, &q, 0, 0);
+        size_t n = ib_lg_issue_prepare(c, &q, 0, 0);
         if (first) {
             ib_lg_clock_refresh(&t->clock);
             o->start_wall_ns = ib_wall_ns();
@@ -270,7 +243,7 @@ static int issue_offline(issue_ctx *c, ib_lg_issue_out *o)
         issue_call(c, n);
         o->queries_issued++;
         o->samples_issued += n;
-        publish(t, o);
+        ib_lg_issue_publish(t, o);
         have = ib_lg_series_next(c->series, &q);
         if (c->accuracy)
             continue;
@@ -289,7 +262,7 @@ static int issue_offline(issue_ctx *c, ib_lg_issue_out *o)
 }
 
 /* SingleStream and MultiStream (current rules): back to back. */
-static int issue_stream(issue_ctx *c, ib_lg_issue_out *o)
+static int issue_stream(ib_lg_issue_ctx *c, ib_lg_issue_out *o)
 {
     ib_lg_test *t = c->t;
     const ib_lg_effective *e = &t->eff;
@@ -318,7 +291,7 @@ static int issue_stream(issue_ctx *c, ib_lg_issue_out *o)
             o->status = IB_EINVAL;
             break;
         }
-        size_t n = prepare(c, &q, sched_rel, 0);
+        size_t n = ib_lg_issue_prepare(c, &q, sched_rel, 0);
         trace_issue(c, 0, n, sched_rel);
         ib_lg_hist_add(&o->delay, 0);
         note_last(o, &q, sched_rel, sched_rel);
@@ -326,7 +299,7 @@ static int issue_stream(issue_ctx *c, ib_lg_issue_out *o)
         issue_call(c, n);
         o->queries_issued++;
         o->samples_issued += n;
-        publish(t, o);
+        ib_lg_issue_publish(t, o);
         have = ib_lg_series_next(c->series, &q);
         if (c->accuracy)
             continue;
@@ -345,7 +318,7 @@ static int issue_stream(issue_ctx *c, ib_lg_issue_out *o)
 }
 
 /* v1.1 MultiStream: fixed-rate ticks (r1.1 issue_query_controller.cc). */
-static int issue_multistream_v11(issue_ctx *c, ib_lg_issue_out *o)
+static int issue_multistream_v11(ib_lg_issue_ctx *c, ib_lg_issue_out *o)
 {
     ib_lg_test *t = c->t;
     const ib_lg_effective *e = &t->eff;
@@ -384,9 +357,9 @@ static int issue_multistream_v11(issue_ctx *c, ib_lg_issue_out *o)
         } while (tick < now);
         if (o->intervals && k < cap)
             o->intervals[k] = i_period - old;
-        now = wait_until(&c->t->clock, &c->sl, tick);
+        now = ib_lg_issue_wait_until(&c->t->clock, &c->sl, tick);
         int64_t sched_rel = tick - start;
-        size_t n = prepare(c, &q, sched_rel, 0);
+        size_t n = ib_lg_issue_prepare(c, &q, sched_rel, 0);
         trace_issue(c, 0, n, now - start);
         ib_lg_hist_add(&o->delay, now - tick);
         note_last(o, &q, sched_rel, now - start);
@@ -394,7 +367,7 @@ static int issue_multistream_v11(issue_ctx *c, ib_lg_issue_out *o)
         issue_call(c, n);
         o->queries_issued++;
         o->samples_issued += n;
-        publish(t, o);
+        ib_lg_issue_publish(t, o);
         have = ib_lg_series_next(c->series, &q);
         if (c->accuracy)
             continue;
@@ -416,7 +389,7 @@ int ib_lg_issue_series(ib_lg_test *t, ib_lg_series *series, ib_lg_srt *s, bool a
                        double target_qps, bool bound_abort, ib_lg_issue_out *o)
 {
     const ib_lg_effective *e = &t->eff;
-    issue_ctx c = {0};
+    ib_lg_issue_ctx c = {0};
     c.t = t;
     c.series = series;
     c.s = s;
@@ -459,7 +432,9 @@ int ib_lg_issue_series(ib_lg_test *t, ib_lg_series *series, ib_lg_srt *s, bool a
     o->start_ns = ib_lg_clock_now(&t->clock);
     s->start_ns = o->start_ns;
     int rc;
-    if (e->scenario == IB_LG_SCENARIO_SERVER)
+    if (e->scenario == IB_LG_SCENARIO_SERVER && e->requested.server_num_issue_query_threads > 0)
+        rc = ib_lg_issue_server_threads(&c, bound_abort, o);
+    else if (e->scenario == IB_LG_SCENARIO_SERVER)
         rc = issue_server(&c, target_qps, bound_abort, o);
     else if (v11_ms)
         rc = issue_multistream_v11(&c, o);

@@ -625,3 +625,33 @@ TEST_TIMEOUT(loadgen_engine_accuracy_payloads, 60)
     ASSERT_TRUE(strncmp(sm, "\nNo warnings encountered during test.\n", 38) == 0);
     ib_free(sm);
 }
+
+TEST_TIMEOUT(loadgen_engine_server_issue_threads, 60)
+{
+    /* k issue threads issue the same queries (same seq -> qsl_idx) as one */
+    esut e = {0};
+    ib_lg_result r1, r3;
+    ib_lg_settings s = server(5000, 300);
+    s.accuracy_log_probability = 1.0;
+    ASSERT_OK(run(&s, &e, &(run_cfg){.outdir = "thr1"}, &r1));
+    esut f = {0};
+    s.server_num_issue_query_threads = 3;
+    ASSERT_OK(run(&s, &f, &(run_cfg){.outdir = "thr3"}, &r3));
+    ASSERT_INT_EQ(r3.query_count, r1.query_count);
+    ASSERT_INT_EQ(f.samples, r1.sample_count);
+    ASSERT_INT_EQ(r3.duplicate_responses + r3.unknown_responses + r3.lost_responses, 0);
+    char *a = file("thr1", "mlperf_log_accuracy.json"), *b = file("thr3", "mlperf_log_accuracy.json");
+    ASSERT_STR_EQ(a, b);
+    ib_free(a);
+    ib_free(b);
+    /* a stop condition ends every thread, with the official message */
+    s.max_query_count = 40;
+    s.accuracy_log_probability = 0;
+    esut g = {0};
+    ASSERT_OK(run(&s, &g, &(run_cfg){.outdir = "thrmax"}, &r3));
+    ASSERT_TRUE(r3.query_count >= 40 && r3.query_count < 40 + 3 * 64);
+    ASSERT_INT_EQ(r3.lost_responses, 0);
+    char *d = file("thrmax", "mlperf_log_detail.txt");
+    ASSERT_STR_CONTAINS(d, "Ending early: Max query count reached. query_count");
+    ib_free(d);
+}
