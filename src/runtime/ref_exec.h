@@ -13,8 +13,8 @@
 #include "runtime/op.h"
 
 typedef struct ib_ref_exec_stats {
-    size_t peak_bytes;   /* most tensor bytes alive at once (inputs/constants excluded) */
-    size_t allocations;  /* tensors allocated */
+    size_t peak_bytes;  /* most tensor bytes alive at once (inputs/constants excluded) */
+    size_t allocations; /* tensors allocated */
     size_t nodes_run;
 } ib_ref_exec_stats;
 

@@ -36,8 +36,8 @@
 #include "test.h"
 
 #define NODE_DATA "/usr/share/libonnx-testdata/data"
-#define RTOL 1e-3
-#define ATOL 1e-7
+#define RTOL      1e-3
+#define ATOL      1e-7
 
 enum verdict { V_PASS, V_FAIL, V_SKIP };
 
@@ -90,8 +90,8 @@ static bool same_tensor(const ib_tensor *got, const ib_tensor *want, char *why, 
             float fg, fw;
             memcpy(&fg, pg, 4);
             memcpy(&fw, pw, 4);
-            g = fg;
-            w = fw;
+            g = (double)fg;
+            w = (double)fw;
         } else if (dt == IB_DTYPE_FLOAT64) {
             memcpy(&g, pg, 8);
             memcpy(&w, pw, 8);
@@ -99,13 +99,11 @@ static bool same_tensor(const ib_tensor *got, const ib_tensor *want, char *why, 
             uint16_t hg, hw;
             memcpy(&hg, pg, 2);
             memcpy(&hw, pw, 2);
-            g = dt == IB_DTYPE_FLOAT16 ? ib_f16_to_f32(hg) : ib_bf16_to_f32(hg);
-            w = dt == IB_DTYPE_FLOAT16 ? ib_f16_to_f32(hw) : ib_bf16_to_f32(hw);
+            g = dt == IB_DTYPE_FLOAT16 ? (double)ib_f16_to_f32(hg) : (double)ib_bf16_to_f32(hg);
+            w = dt == IB_DTYPE_FLOAT16 ? (double)ib_f16_to_f32(hw) : (double)ib_bf16_to_f32(hw);
         }
-        if (isnan(w) && isnan(g))
-            continue;
-        if (isinf(w) && g == w)
-            continue;
+        if (isnan(w) && isnan(g)) continue;
+        if (isinf(w) && g == w) continue;
         double rtol = dt == IB_DTYPE_BFLOAT16 ? 1.0 / 128 : RTOL; /* see the top comment */
         if (!(fabs(g - w) <= ATOL + rtol * fabs(w))) {
             snprintf(why, n, "element %lld: got %.9g, expected %.9g", (long long)i, g, w);
@@ -166,8 +164,8 @@ static void run_set(const ib_graph *g, const char *dir, result *r)
         /* a data file contradicting the model's own declaration is a defect
          * of the test (the bfloat16 CastLike tests give 'like' as [1]) */
         const ib_value *dv = &g->values.data[v];
-        bool agree = !dv->shape_known || (dv->desc.ndim == (*slot)->desc.ndim &&
-                                          dv->desc.dtype == (*slot)->desc.dtype);
+        bool agree = !dv->shape_known ||
+                     (dv->desc.ndim == (*slot)->desc.ndim && dv->desc.dtype == (*slot)->desc.dtype);
         for (int32_t d = 0; agree && dv->shape_known && d < dv->desc.ndim; d++)
             agree = dv->desc.dims[d] < 0 || dv->desc.dims[d] == (*slot)->desc.dims[d];
         if (!agree) {
@@ -239,8 +237,7 @@ static void run_test(const char *dir, result *r)
         }
         free(sets[i]);
     }
-    if (ns >= 0)
-        free(sets);
+    if (ns >= 0) free(sets);
     if (r->v == V_PASS && ran == 0) {
         r->v = V_SKIP;
         snprintf(r->reason, sizeof r->reason, "no test_data_set folder");
@@ -266,8 +263,7 @@ static void category(const char *reason, char *out, size_t n)
         snprintf(out, n, "%s", reason);
     }
     for (char *c = out; *c; c++)
-        if (*c == '|' || *c == '\n')
-            *c = ' ';
+        if (*c == '|' || *c == '\n') *c = ' ';
 }
 
 typedef struct row {
@@ -285,16 +281,13 @@ static void write_table(ib_strbuf *md, const row *rows, size_t n, const char *co
     for (size_t s = 0; s < ns; s++) {
         int c[3] = {0, 0, 0};
         for (size_t i = 0; i < n; i++)
-            if (rows[i].suite == suites[s])
-                c[rows[i].v]++;
-        ib_strbuf_printf(md, "| %s | %d | %d | %d |\n", suites[s], c[V_PASS], c[V_FAIL],
-                         c[V_SKIP]);
+            if (rows[i].suite == suites[s]) c[rows[i].v]++;
+        ib_strbuf_printf(md, "| %s | %d | %d | %d |\n", suites[s], c[V_PASS], c[V_FAIL], c[V_SKIP]);
     }
     ib_strbuf_puts(md, "\n| result | reason | tests |\n|---|---|---|\n");
     bool *done = ib_calloc(n ? n : 1, sizeof *done);
     for (size_t i = 0; done && i < n; i++) {
-        if (done[i] || rows[i].v == V_PASS)
-            continue;
+        if (done[i] || rows[i].v == V_PASS) continue;
         size_t count = 0;
         for (size_t k = i; k < n; k++)
             count += !done[k] && rows[k].v == rows[i].v && !strcmp(rows[k].cat, rows[i].cat);
@@ -318,8 +311,7 @@ TEST_TIMEOUT(ops_onnx_node_conformance, 900)
 {
     if (!ib_path_is_dir(NODE_DATA "/node"))
         TEST_SKIP("Debian package libonnx-testdata is not installed (" NODE_DATA ")");
-    static const char *const suites[] = {"node", "simple", "pytorch-operator",
-                                         "pytorch-converted"};
+    static const char *const suites[] = {"node", "simple", "pytorch-operator", "pytorch-converted"};
     int pass = 0, fail = 0, skip = 0;
     IB_VEC(row) rows = {0};
     for (size_t s = 0; s < IB_ARRAY_LEN(suites); s++) {
@@ -345,8 +337,7 @@ TEST_TIMEOUT(ops_onnx_node_conformance, 900)
             ASSERT_OK(IB_VEC_PUSH(&rows, rw));
             free(ents[i]);
         }
-        if (n >= 0)
-            free(ents);
+        if (n >= 0) free(ents);
     }
     printf("node tests: %d passed, %d failed, %d skipped\n", pass, fail, skip);
     ib_strbuf md;
@@ -355,9 +346,9 @@ TEST_TIMEOUT(ops_onnx_node_conformance, 900)
     IB_VEC_FREE(&rows);
     const char *table = getenv("IB_OPS_NODE_TABLE");
     ib_err err;
-    ASSERT_OK_ERR(ib_file_write_all(table ? table : "node_tests.md", ib_strbuf_cstr(&md), md.len,
-                                    &err),
-                  &err);
+    ASSERT_OK_ERR(
+        ib_file_write_all(table ? table : "node_tests.md", ib_strbuf_cstr(&md), md.len, &err),
+        &err);
     ib_strbuf_deinit(&md);
     ASSERT_INT_GT(pass, 300); /* the suite really ran */
     ASSERT_INT_EQ(fail, 0);

@@ -30,7 +30,7 @@ static void naive_conv(const ib_tensor *x, const ib_tensor *w, const float *b, i
                     oi[d] = rem % y->desc.dims[d + 2];
                     rem /= y->desc.dims[d + 2];
                 }
-                double acc = b ? b[m] : 0;
+                double acc = b ? (double)b[m] : 0;
                 int64_t gr = m / Mg;
                 for (int64_t c = 0; c < Cg; c++)
                     for (int64_t k = 0; k < ksz; k++) {
@@ -42,8 +42,7 @@ static void naive_conv(const ib_tensor *x, const ib_tensor *w, const float *b, i
                         }
                         for (int32_t d = 0; d < ns; d++) {
                             int64_t p = oi[d] * stride[d] - pad_b[d] + ki[d] * dil[d];
-                            if (p < 0 || p >= x->desc.dims[d + 2])
-                                in = false;
+                            if (p < 0 || p >= x->desc.dims[d + 2]) in = false;
                             off = off * x->desc.dims[d + 2] + p;
                         }
                         if (in)
@@ -147,8 +146,8 @@ TEST(ops_conv_1d_3d_and_pointwise_vs_naive)
     ASSERT_OK_ERR(op_run("Conv", 11, &s3, 1, in1, 2, &y, 1, &err), &err);
     ASSERT_DIMS(y, 1, 5, 5);
     ib_tensor *ref = t_make(IB_DTYPE_FLOAT32, DIMS(1, 5, 5), NULL);
-    naive_conv(x1, w1, NULL, 1, (const int64_t[]){3}, (const int64_t[]){1},
-               (const int64_t[]){0}, ref);
+    naive_conv(x1, w1, NULL, 1, (const int64_t[]){3}, (const int64_t[]){1}, (const int64_t[]){0},
+               ref);
     assert_close(y, ref, 1e-5);
     free_all((ib_tensor *[]){y, ref, x1, w1}, 4);
 
@@ -215,8 +214,7 @@ static void naive_tconv(const ib_tensor *x, const ib_tensor *w, int64_t group, i
                         for (int64_t a = 0; a < KH; a++)
                             for (int64_t b = 0; b < KW; b++) {
                                 int64_t oh = i * sh - ph + a, ow = j * sw - pw + b;
-                                if (oh < 0 || oh >= OH || ow < 0 || ow >= OW)
-                                    continue;
+                                if (oh < 0 || oh >= OH || ow < 0 || ow >= OW) continue;
                                 int64_t om = (c / Cg) * Mg + m;
                                 o[((n * M + om) * OH + oh) * OW + ow] +=
                                     F32(x)[((n * C + c) * H + i) * W + j] *
@@ -318,7 +316,8 @@ TEST(ops_matmul_large_k_accumulates_in_double)
 TEST(ops_gemm_transposes_alpha_beta_broadcast)
 {
     ib_err err;
-    ib_tensor *a = t_rand(DIMS(4, 3), 31), *b = t_rand(DIMS(5, 4), 32), *c = T_F32(DIMS(5), 1, 2, 3, 4, 5);
+    ib_tensor *a = t_rand(DIMS(4, 3), 31), *b = t_rand(DIMS(5, 4), 32),
+              *c = T_F32(DIMS(5), 1, 2, 3, 4, 5);
     ib_tensor *in[3] = {a, b, c}, *y;
     /* Y = 0.5 * A' B' + 2 * C, A' [3,4], B' [4,5] */
     ib_attr at[] = {A_INT("transA", 1), A_INT("transB", 1), A_FLOAT("alpha", 0.5f),

@@ -239,8 +239,10 @@ TEST(ops_compare_logic_where)
     static const struct {
         const char *op;
         uint8_t want[3];
-    } cases[] = {{"Equal", {0, 1, 0}},       {"Less", {1, 0, 0}},
-                 {"Greater", {0, 0, 1}},     {"LessOrEqual", {1, 1, 0}},
+    } cases[] = {{"Equal", {0, 1, 0}},
+                 {"Less", {1, 0, 0}},
+                 {"Greater", {0, 0, 1}},
+                 {"LessOrEqual", {1, 1, 0}},
                  {"GreaterOrEqual", {0, 1, 1}}};
     for (size_t c = 0; c < IB_ARRAY_LEN(cases); c++) {
         ASSERT_OK_ERR(op_run(cases[c].op, 16, NULL, 0, in, 2, &y, 1, &err), &err);

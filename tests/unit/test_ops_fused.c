@@ -35,8 +35,7 @@ TEST(ops_fused_conv_matches_conv_add_relu)
     ib_tensor *s = run1("Add", NULL, 0, c, z), *r = run1("Relu", NULL, 0, s, NULL);
     ib_attr fat[] = {conv_at[0], conv_at[1], conv_at[2], A_STR("activation", "Relu")};
     ib_tensor *fin[4] = {x, w, b, z}, *y;
-    ASSERT_OK_ERR(op_run_ex("inferbench", "FusedConv", 1, fat, 4, fin, 4, &y, 1, NULL, &err),
-                  &err);
+    ASSERT_OK_ERR(op_run_ex("inferbench", "FusedConv", 1, fat, 4, fin, 4, &y, 1, NULL, &err), &err);
     assert_same(y, r, 1e-5);
     ib_tensor_free(y);
     /* residual without bias (input 2 absent), LeakyRelu */
@@ -52,8 +51,12 @@ TEST(ops_fused_conv_matches_conv_add_relu)
     assert_same(y, l2, 1e-5);
     ib_tensor_free(y);
     /* Clip (ReLU6) without residual */
-    ib_attr fat3[] = {conv_at[0], conv_at[1], conv_at[2], A_STR("activation", "Clip"),
-                      A_FLOAT("clip_min", 0.0f), A_FLOAT("clip_max", 0.5f)};
+    ib_attr fat3[] = {conv_at[0],
+                      conv_at[1],
+                      conv_at[2],
+                      A_STR("activation", "Clip"),
+                      A_FLOAT("clip_min", 0.0f),
+                      A_FLOAT("clip_max", 0.5f)};
     ASSERT_OK_ERR(op_run_ex("inferbench", "FusedConv", 1, fat3, 6, cin, 3, &y, 1, NULL, &err),
                   &err);
     int64_t n = ib_tensor_desc_numel(&y->desc);
@@ -75,12 +78,12 @@ TEST(ops_fused_conv_matches_conv_add_relu)
 TEST(ops_fused_matmul_matches_matmul_add_gelu)
 {
     ib_err err;
-    ib_tensor *a = t_rand(DIMS(2, 5, 8), 11), *b = t_rand(DIMS(8, 6), 12), *bias = t_rand(DIMS(6), 13);
+    ib_tensor *a = t_rand(DIMS(2, 5, 8), 11), *b = t_rand(DIMS(8, 6), 12),
+              *bias = t_rand(DIMS(6), 13);
     ib_tensor *m = run1("MatMul", NULL, 0, a, b), *s = run1("Add", NULL, 0, m, bias);
     ib_tensor *fin[3] = {a, b, bias}, *y;
     ib_attr g[] = {A_STR("activation", "Gelu"), A_STR("approximate", "tanh")};
-    ASSERT_OK_ERR(op_run_ex("inferbench", "FusedMatMul", 1, g, 2, fin, 3, &y, 1, NULL, &err),
-                  &err);
+    ASSERT_OK_ERR(op_run_ex("inferbench", "FusedMatMul", 1, g, 2, fin, 3, &y, 1, NULL, &err), &err);
     ib_tensor *gr;
     ib_attr ga = A_STR("approximate", "tanh");
     ASSERT_OK_ERR(op_run_ex("inferbench", "Gelu", 1, &ga, 1, &s, 1, &gr, 1, NULL, &err), &err);
@@ -120,14 +123,12 @@ TEST(ops_attention_matches_decomposed_pattern)
     ib_tensor *p = run1("Softmax", &ax, 1, s3, NULL), *o = run1("MatMul", NULL, 0, p, v);
     ib_attr sa = A_FLOAT("scale", scale);
     ib_tensor *in[4] = {q, kt, v, mask}, *y;
-    ASSERT_OK_ERR(op_run_ex("inferbench", "Attention", 1, &sa, 1, in, 4, &y, 1, NULL, &err),
-                  &err);
+    ASSERT_OK_ERR(op_run_ex("inferbench", "Attention", 1, &sa, 1, in, 4, &y, 1, NULL, &err), &err);
     assert_same(y, o, 1e-5);
     ib_tensor_free(y);
     /* no mask, default scale 1 */
     ib_tensor *p1 = run1("Softmax", &ax, 1, s, NULL), *o1 = run1("MatMul", NULL, 0, p1, v);
-    ASSERT_OK_ERR(op_run_ex("inferbench", "Attention", 1, NULL, 0, in, 3, &y, 1, NULL, &err),
-                  &err);
+    ASSERT_OK_ERR(op_run_ex("inferbench", "Attention", 1, NULL, 0, in, 3, &y, 1, NULL, &err), &err);
     assert_same(y, o1, 1e-5);
     ib_tensor_free(y);
     /* Kt with the wrong head dim; a mask that does not broadcast */

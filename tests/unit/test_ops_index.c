@@ -40,7 +40,8 @@ TEST(ops_nonzero_cumsum_trilu_eyelike)
 TEST(ops_onehot_scatter)
 {
     ib_err err;
-    ib_tensor *ix = T_I64(DIMS(3), 0, -1, 5), *depth = T_F32(SCALAR, 3), *vals = T_F32(DIMS(2), 0, 9);
+    ib_tensor *ix = T_I64(DIMS(3), 0, -1, 5), *depth = T_F32(SCALAR, 3),
+              *vals = T_F32(DIMS(2), 0, 9);
     ib_tensor *in[3] = {ix, depth, vals}, *y;
     ASSERT_OK_ERR(op_run("OneHot", 11, NULL, 0, in, 3, &y, 1, &err), &err);
     ASSERT_DIMS(y, 3, 3);
@@ -59,7 +60,8 @@ TEST(ops_onehot_scatter)
     ((int64_t *)si->data)[0] = 3;
     ASSERT_STATUS(op_run("ScatterElements", 13, &a1, 1, sin, 3, &y, 1, &err), IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "index 3");
-    ib_tensor *ni = T_I64(DIMS(1, 1), 1), *nu = T_F32(DIMS(1, 3), 7, 8, 9), *nin[3] = {data, ni, nu};
+    ib_tensor *ni = T_I64(DIMS(1, 1), 1), *nu = T_F32(DIMS(1, 3), 7, 8, 9),
+              *nin[3] = {data, ni, nu};
     ib_attr mul = A_STR("reduction", "mul");
     ASSERT_OK_ERR(op_run("ScatterND", 16, &mul, 1, nin, 3, &y, 1, &err), &err);
     ASSERT_F32S(y, 0, 1, 2, 3, 28, 40, 54);

@@ -84,8 +84,8 @@ TEST(ops_averagepool_count_include_pad)
     /* windows at -1 and 1 (and 3): corner window holds 1 value */
     ASSERT_OK_ERR(op_run("AveragePool", 11, at, 3, &x, 1, &y, 1, &err), &err);
     ASSERT_DIMS(y, 1, 1, 3, 3);
-    ASSERT_NEAR(F32(y)[0], 1, 1e-6);                      /* only x[0][0] */
-    ASSERT_NEAR(F32(y)[1], (2 + 3) / 2.0, 1e-6);          /* row 0, cols 1-2 */
+    ASSERT_NEAR(F32(y)[0], 1, 1e-6);                       /* only x[0][0] */
+    ASSERT_NEAR(F32(y)[1], (2 + 3) / 2.0, 1e-6);           /* row 0, cols 1-2 */
     ASSERT_NEAR(F32(y)[4], (6 + 7 + 10 + 11) / 4.0, 1e-6); /* centre */
     ib_tensor_free(y);
     ib_attr ip[] = {at[0], at[1], at[2], A_INT("count_include_pad", 1)};

@@ -14,23 +14,71 @@ TEST(ops_registry_covers_issue3_ops_at_every_opset)
         const char *op;
         int64_t first, last;
     } ops[] = {
-        {"Conv", 7, 17}, {"ConvTranspose", 7, 17}, {"BatchNormalization", 7, 17},
-        {"InstanceNormalization", 7, 17}, {"LayerNormalization", 17, 17}, {"Relu", 7, 17},
-        {"LeakyRelu", 7, 17}, {"Sigmoid", 7, 17}, {"Tanh", 7, 17}, {"Erf", 9, 17},
-        {"Add", 7, 17}, {"Sub", 7, 17}, {"Mul", 7, 17}, {"Div", 7, 17}, {"Pow", 7, 17},
-        {"Sqrt", 7, 17}, {"Exp", 7, 17}, {"Log", 7, 17}, {"MatMul", 7, 17}, {"Gemm", 7, 17},
-        {"MaxPool", 7, 17}, {"AveragePool", 7, 17}, {"GlobalAveragePool", 7, 17},
-        {"Flatten", 7, 17}, {"Reshape", 7, 17}, {"Transpose", 7, 17}, {"Concat", 7, 17},
-        {"Split", 7, 17}, {"Slice", 7, 17}, {"Gather", 7, 17}, {"GatherElements", 11, 17},
-        {"Squeeze", 7, 17}, {"Unsqueeze", 7, 17}, {"Shape", 7, 17}, {"Cast", 7, 17},
-        {"Constant", 7, 17}, {"ConstantOfShape", 9, 17}, {"Expand", 8, 17}, {"Where", 9, 17},
-        {"Equal", 7, 17}, {"Less", 7, 17}, {"Greater", 7, 17}, {"Not", 7, 17},
-        {"ReduceMean", 7, 17}, {"ReduceSum", 7, 17}, {"ReduceMax", 7, 17}, {"ArgMax", 7, 17},
-        {"TopK", 7, 17}, {"Softmax", 7, 17}, {"LogSoftmax", 7, 17}, {"Pad", 7, 17},
-        {"Resize", 10, 17}, {"Upsample", 7, 9}, {"Tile", 7, 17}, {"Identity", 7, 17},
-        {"LSTM", 7, 17}, {"NonMaxSuppression", 10, 17}, {"Clip", 7, 17}, {"Min", 8, 17},
-        {"Max", 8, 17}, {"Neg", 7, 17}, {"Abs", 7, 17}, {"Dropout", 7, 17},
-        {"QuantizeLinear", 10, 17}, {"DequantizeLinear", 10, 17},
+        {"Conv", 7, 17},
+        {"ConvTranspose", 7, 17},
+        {"BatchNormalization", 7, 17},
+        {"InstanceNormalization", 7, 17},
+        {"LayerNormalization", 17, 17},
+        {"Relu", 7, 17},
+        {"LeakyRelu", 7, 17},
+        {"Sigmoid", 7, 17},
+        {"Tanh", 7, 17},
+        {"Erf", 9, 17},
+        {"Add", 7, 17},
+        {"Sub", 7, 17},
+        {"Mul", 7, 17},
+        {"Div", 7, 17},
+        {"Pow", 7, 17},
+        {"Sqrt", 7, 17},
+        {"Exp", 7, 17},
+        {"Log", 7, 17},
+        {"MatMul", 7, 17},
+        {"Gemm", 7, 17},
+        {"MaxPool", 7, 17},
+        {"AveragePool", 7, 17},
+        {"GlobalAveragePool", 7, 17},
+        {"Flatten", 7, 17},
+        {"Reshape", 7, 17},
+        {"Transpose", 7, 17},
+        {"Concat", 7, 17},
+        {"Split", 7, 17},
+        {"Slice", 7, 17},
+        {"Gather", 7, 17},
+        {"GatherElements", 11, 17},
+        {"Squeeze", 7, 17},
+        {"Unsqueeze", 7, 17},
+        {"Shape", 7, 17},
+        {"Cast", 7, 17},
+        {"Constant", 7, 17},
+        {"ConstantOfShape", 9, 17},
+        {"Expand", 8, 17},
+        {"Where", 9, 17},
+        {"Equal", 7, 17},
+        {"Less", 7, 17},
+        {"Greater", 7, 17},
+        {"Not", 7, 17},
+        {"ReduceMean", 7, 17},
+        {"ReduceSum", 7, 17},
+        {"ReduceMax", 7, 17},
+        {"ArgMax", 7, 17},
+        {"TopK", 7, 17},
+        {"Softmax", 7, 17},
+        {"LogSoftmax", 7, 17},
+        {"Pad", 7, 17},
+        {"Resize", 10, 17},
+        {"Upsample", 7, 9},
+        {"Tile", 7, 17},
+        {"Identity", 7, 17},
+        {"LSTM", 7, 17},
+        {"NonMaxSuppression", 10, 17},
+        {"Clip", 7, 17},
+        {"Min", 8, 17},
+        {"Max", 8, 17},
+        {"Neg", 7, 17},
+        {"Abs", 7, 17},
+        {"Dropout", 7, 17},
+        {"QuantizeLinear", 10, 17},
+        {"DequantizeLinear", 10, 17},
     };
     for (size_t i = 0; i < IB_ARRAY_LEN(ops); i++)
         for (int64_t o = ops[i].first; o <= ops[i].last; o++)
@@ -60,8 +108,7 @@ TEST(ops_registry_definitions_are_complete_and_disjoint)
         ASSERT_TRUE(d->until_opset == 0 || d->until_opset >= d->since_opset);
         for (size_t k = 0; k < n; k++) {
             const ib_op_def *e = ib_op_at(k);
-            if (strcmp(d->op_type, e->op_type) || strcmp(d->domain, e->domain))
-                continue;
+            if (strcmp(d->op_type, e->op_type) || strcmp(d->domain, e->domain)) continue;
             int64_t dhi = d->until_opset ? d->until_opset : INT64_MAX;
             int64_t ehi = e->until_opset ? e->until_opset : INT64_MAX;
             if (d->since_opset <= ehi && e->since_opset <= dhi)
@@ -130,7 +177,8 @@ TEST(ops_registry_errors_name_op_node_opset)
 TEST(ops_registry_flops_and_const_inputs)
 {
     const ib_op_def *conv = ib_op_find("", "Conv", 13);
-    ib_tensor_desc x = {IB_DTYPE_FLOAT32, 4, {1, 3, 8, 8}}, w = {IB_DTYPE_FLOAT32, 4, {16, 3, 3, 3}};
+    ib_tensor_desc x = {IB_DTYPE_FLOAT32, 4, {1, 3, 8, 8}},
+                   w = {IB_DTYPE_FLOAT32, 4, {16, 3, 3, 3}};
     ib_tensor_desc y = {IB_DTYPE_FLOAT32, 4, {1, 16, 6, 6}};
     const ib_tensor_desc *in[2] = {&x, &w};
     ib_op_ctx ctx = {NULL, NULL, NULL, 0};
@@ -183,8 +231,7 @@ TEST(ops_infer_huge_values_fail_cleanly)
     ib_tensor *rep = T_I64(DIMS(1), INT64_MAX);
     ib_tensor_desc *in2[2] = {&x, &rd};
     const ib_tensor *c2[2] = {NULL, rep};
-    ASSERT_STATUS(op_infer("", "Tile", 13, NULL, 0, in2, c2, 2, od, 1, &dd, &err),
-                  IB_EUNSUPPORTED);
+    ASSERT_STATUS(op_infer("", "Tile", 13, NULL, 0, in2, c2, 2, od, 1, &dd, &err), IB_EUNSUPPORTED);
     /* Slice with extreme steps and bounds */
     ib_tensor *st = T_I64(DIMS(1), INT64_MIN), *en = T_I64(DIMS(1), INT64_MAX);
     ib_tensor *ax = T_I64(DIMS(1), 0), *sp = T_I64(DIMS(1), INT64_MAX);
@@ -202,13 +249,12 @@ TEST(ops_infer_huge_values_fail_cleanly)
     ib_tensor_desc pd = pads->desc;
     ib_tensor_desc *in5[2] = {&x, &pd};
     const ib_tensor *c5[2] = {NULL, pads};
-    ASSERT_STATUS(op_infer("", "Pad", 13, NULL, 0, in5, c5, 2, od, 1, &dd, &err),
-                  IB_EUNSUPPORTED);
-    ib_tensor_desc cx = {IB_DTYPE_FLOAT32, 4, {1, 1, 8, 8}}, cw = {IB_DTYPE_FLOAT32, 4, {1, 1, 3, 3}};
+    ASSERT_STATUS(op_infer("", "Pad", 13, NULL, 0, in5, c5, 2, od, 1, &dd, &err), IB_EUNSUPPORTED);
+    ib_tensor_desc cx = {IB_DTYPE_FLOAT32, 4, {1, 1, 8, 8}},
+                   cw = {IB_DTYPE_FLOAT32, 4, {1, 1, 3, 3}};
     ib_tensor_desc *in6[2] = {&cx, &cw};
     ib_attr s = A_INTS("strides", INT64_MAX, 1);
-    ASSERT_STATUS(op_infer("", "Conv", 13, &s, 1, in6, NULL, 2, od, 1, &dd, &err),
-                  IB_EUNSUPPORTED);
+    ASSERT_STATUS(op_infer("", "Conv", 13, &s, 1, in6, NULL, 2, od, 1, &dd, &err), IB_EUNSUPPORTED);
     ib_attr d = A_INTS("dilations", 1, (int64_t)1 << 62);
     ASSERT_STATUS(op_infer("", "ConvTranspose", 13, &d, 1, in6, NULL, 2, od, 1, &dd, &err),
                   IB_EUNSUPPORTED);

@@ -71,10 +71,8 @@ TEST(ops_resize_linear_half_pixel_align_corners)
 static double keys(double d, double a)
 {
     d = fabs(d);
-    if (d <= 1)
-        return (a + 2) * d * d * d - (a + 3) * d * d + 1;
-    if (d < 2)
-        return a * d * d * d - 5 * a * d * d + 8 * a * d - 4 * a;
+    if (d <= 1) return (a + 2) * d * d * d - (a + 3) * d * d + 1;
+    if (d < 2) return a * d * d * d - 5 * a * d * d + 8 * a * d - 4 * a;
     return 0;
 }
 
@@ -105,8 +103,7 @@ TEST(ops_resize_cubic_matches_keys_kernel)
             double xo = (i + 0.5) / 2 - 0.5, sw = 0, swx = 0;
             int base = (int)floor(xo);
             for (int k = base - 1; k <= base + 2; k++) {
-                if (ex && (k < 0 || k > 2))
-                    continue;
+                if (ex && (k < 0 || k > 2)) continue;
                 double wk = keys(xo - k, -0.75);
                 sw += wk;
                 swx += wk * (double)F32(c)[k < 0 ? 0 : k > 2 ? 2 : k];

@@ -42,8 +42,8 @@ static void naive_lstm_dir(int64_t T, int64_t N, int64_t I, int64_t H, int d, in
     for (int64_t n = 0; n < N; n++) {
         double h[16], c[16], hn[16];
         for (int64_t k = 0; k < H; k++) {
-            h[k] = h0 ? h0[(d * N + n) * H + k] : 0;
-            c[k] = c0 ? c0[(d * N + n) * H + k] : 0;
+            h[k] = h0 ? (double)h0[(d * N + n) * H + k] : 0;
+            c[k] = c0 ? (double)c0[(d * N + n) * H + k] : 0;
         }
         int64_t len = lens ? lens[n] : T;
         for (int64_t s = 0; s < len; s++) {
@@ -57,7 +57,8 @@ static void naive_lstm_dir(int64_t T, int64_t N, int64_t I, int64_t H, int d, in
                     for (int64_t j = 0; j < H; j++)
                         a += h[j] * (double)Rd[(q * H + k) * H + j];
                     if (B)
-                        a += (double)B[d * 8 * H + q * H + k] + (double)B[d * 8 * H + 4 * H + q * H + k];
+                        a += (double)B[d * 8 * H + q * H + k] +
+                             (double)B[d * 8 * H + 4 * H + q * H + k];
                     g[q] = a;
                 }
                 const float *Pd = P ? P + d * 3 * H : NULL;
@@ -70,8 +71,7 @@ static void naive_lstm_dir(int64_t T, int64_t N, int64_t I, int64_t H, int d, in
                 }
                 double cn = sig(gf) * c[k] + sig(gi) * tanh(g[3]);
                 double go = g[1] + (Pd ? (double)Pd[H + k] * cn : 0);
-                if (clip > 0)
-                    go = fmax(-clip, fmin(clip, go));
+                if (clip > 0) go = fmax(-clip, fmin(clip, go));
                 hn[k] = sig(go) * tanh(cn);
                 c[k] = cn;
             }
@@ -187,8 +187,8 @@ TEST(ops_nms_iou_score_threshold_and_bound)
         dp[i] = &d[i];
     }
     bool dd = false;
-    ASSERT_OK_ERR(op_infer("", "NonMaxSuppression", 11, NULL, 0, dp,
-                           (const ib_tensor *const *)in, 5, &od, 1, &dd, &err),
+    ASSERT_OK_ERR(op_infer("", "NonMaxSuppression", 11, NULL, 0, dp, (const ib_tensor *const *)in,
+                           5, &od, 1, &dd, &err),
                   &err);
     ASSERT_TRUE(dd);
     ASSERT_INT_EQ(od.dims[0], 3);
@@ -204,8 +204,8 @@ TEST(ops_nms_iou_score_threshold_and_bound)
 TEST(ops_nms_center_format_flipped_and_classes)
 {
     ib_err err;
-    ib_tensor *b = T_F32(DIMS(1, 6, 4), 0.5f, 0.5f, 1, 1, 0.5f, 0.6f, 1, 1, 0.5f, 0.4f, 1, 1,
-                         0.5f, 10.5f, 1, 1, 0.5f, 10.6f, 1, 1, 0.5f, 100.5f, 1, 1);
+    ib_tensor *b = T_F32(DIMS(1, 6, 4), 0.5f, 0.5f, 1, 1, 0.5f, 0.6f, 1, 1, 0.5f, 0.4f, 1, 1, 0.5f,
+                         10.5f, 1, 1, 0.5f, 10.6f, 1, 1, 0.5f, 100.5f, 1, 1);
     ib_tensor *s = T_F32(DIMS(1, 2, 6), 0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f, 0.9f, 0.75f, 0.6f,
                          0.95f, 0.5f, 0.3f);
     ib_tensor *mx = T_I64(DIMS(1), 2), *iou = T_F32(DIMS(1), 0.5f);

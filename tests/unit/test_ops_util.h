@@ -18,12 +18,14 @@
 #include "runtime/op.h"
 #include "test.h"
 
-#define DIMS(...) ((const int64_t[]){__VA_ARGS__}), ((int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
+#define DIMS(...)                                                                                  \
+    ((const int64_t[]){__VA_ARGS__}),                                                              \
+        ((int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
 #define SCALAR NULL, 0
 
-#define A_INT(n, v) ((ib_attr){.name = (n), .type = IB_ATTR_INT, .i = (v)})
+#define A_INT(n, v)   ((ib_attr){.name = (n), .type = IB_ATTR_INT, .i = (v)})
 #define A_FLOAT(n, v) ((ib_attr){.name = (n), .type = IB_ATTR_FLOAT, .f = (v)})
-#define A_STR(n, v) ((ib_attr){.name = (n), .type = IB_ATTR_STRING, .s = (v), .s_len = strlen(v)})
+#define A_STR(n, v)   ((ib_attr){.name = (n), .type = IB_ATTR_STRING, .s = (v), .s_len = strlen(v)})
 #define A_INTS(n, ...)                                                                             \
     ((ib_attr){.name = (n),                                                                        \
                .type = IB_ATTR_INTS,                                                               \
@@ -48,16 +50,15 @@ static inline ib_tensor *t_make(enum ib_dtype t, const int64_t *dims, int nd, co
     ib_tensor *x;
     if (ib_tensor_alloc(&d, &x) != IB_OK)
         ib_test_fail(__FILE__, __LINE__, "ib_tensor_alloc failed");
-    if (data && x->nbytes)
-        memcpy(x->data, data, x->nbytes);
+    if (data && x->nbytes) memcpy(x->data, data, x->nbytes);
     return x;
 }
 
-#define T_F32(dims, ...) t_make(IB_DTYPE_FLOAT32, dims, (const float[]){__VA_ARGS__})
-#define T_I64(dims, ...) t_make(IB_DTYPE_INT64, dims, (const int64_t[]){__VA_ARGS__})
-#define T_I32(dims, ...) t_make(IB_DTYPE_INT32, dims, (const int32_t[]){__VA_ARGS__})
-#define T_U8(dims, ...) t_make(IB_DTYPE_UINT8, dims, (const uint8_t[]){__VA_ARGS__})
-#define T_I8(dims, ...) t_make(IB_DTYPE_INT8, dims, (const int8_t[]){__VA_ARGS__})
+#define T_F32(dims, ...)  t_make(IB_DTYPE_FLOAT32, dims, (const float[]){__VA_ARGS__})
+#define T_I64(dims, ...)  t_make(IB_DTYPE_INT64, dims, (const int64_t[]){__VA_ARGS__})
+#define T_I32(dims, ...)  t_make(IB_DTYPE_INT32, dims, (const int32_t[]){__VA_ARGS__})
+#define T_U8(dims, ...)   t_make(IB_DTYPE_UINT8, dims, (const uint8_t[]){__VA_ARGS__})
+#define T_I8(dims, ...)   t_make(IB_DTYPE_INT8, dims, (const int8_t[]){__VA_ARGS__})
 #define T_BOOL(dims, ...) t_make(IB_DTYPE_BOOL, dims, (const uint8_t[]){__VA_ARGS__})
 
 /* Deterministic uniform [-1, 1) values (xorshift). */
@@ -90,8 +91,7 @@ static inline int op_run_ex(const char *domain, const char *op, int64_t opset, c
                             uint32_t n_out, const bool *want_out, ib_err *err)
 {
     ib_graph *g;
-    if (ib_graph_create(&g))
-        return IB_ENOMEM;
+    if (ib_graph_create(&g)) return IB_ENOMEM;
     g->opset = opset;
     ib_value_id iv[16], ov[16];
     char name[32];
@@ -104,17 +104,15 @@ static inline int op_run_ex(const char *domain, const char *op, int64_t opset, c
         ov[i] = want_out && !want_out[i] ? IB_VALUE_NONE : ib_graph_add_value(g, name, NULL);
         out[i] = NULL;
     }
-    ib_node_id nid = ib_graph_add_node(g, op, domain, "the_node", iv, n_in, ov, n_out, attrs,
-                                       n_attrs);
+    ib_node_id nid =
+        ib_graph_add_node(g, op, domain, "the_node", iv, n_in, ov, n_out, attrs, n_attrs);
     const ib_node *n = &g->nodes.data[nid];
     ib_tensor_desc od[16];
     bool dd = false;
     int rc = ib_op_infer_tensors(g, n, (const ib_tensor *const *)in, n_in, od, n_out, &dd, err);
     for (uint32_t i = 0; !rc && i < n_out; i++)
-        if (ov[i] != IB_VALUE_NONE)
-            rc = ib_tensor_alloc(&od[i], &out[i]);
-    if (!rc)
-        rc = ib_op_run_reference(g, n, (const ib_tensor *const *)in, n_in, out, n_out, err);
+        if (ov[i] != IB_VALUE_NONE) rc = ib_tensor_alloc(&od[i], &out[i]);
+    if (!rc) rc = ib_op_run_reference(g, n, (const ib_tensor *const *)in, n_in, out, n_out, err);
     if (rc)
         for (uint32_t i = 0; i < n_out; i++) {
             ib_tensor_free(out[i]);
@@ -139,18 +137,17 @@ static inline int op_infer(const char *domain, const char *op, int64_t opset, co
                            ib_err *err)
 {
     ib_graph *g;
-    if (ib_graph_create(&g))
-        return IB_ENOMEM;
+    if (ib_graph_create(&g)) return IB_ENOMEM;
     g->opset = opset;
     ib_value_id iv[16], ov[16];
     for (uint32_t i = 0; i < n_in; i++)
         iv[i] = in[i] ? ib_graph_add_value(g, "", in[i]) : IB_VALUE_NONE;
     for (uint32_t i = 0; i < n_out; i++)
         ov[i] = ib_graph_add_value(g, "", NULL);
-    ib_node_id nid = ib_graph_add_node(g, op, domain, "the_node", iv, n_in, ov, n_out, attrs,
-                                       n_attrs);
-    int rc = ib_op_infer(g, &g->nodes.data[nid], (const ib_tensor_desc *const *)in, cin, n_in,
-                         out, n_out, dd, err);
+    ib_node_id nid =
+        ib_graph_add_node(g, op, domain, "the_node", iv, n_in, ov, n_out, attrs, n_attrs);
+    int rc = ib_op_infer(g, &g->nodes.data[nid], (const ib_tensor_desc *const *)in, cin, n_in, out,
+                         n_out, dd, err);
     ib_graph_destroy(g);
     return rc;
 }
@@ -169,7 +166,7 @@ static inline void free_all(ib_tensor **t, size_t n)
     do {                                                                                           \
         const float ib__e[] = {__VA_ARGS__};                                                       \
         size_t ib__n = sizeof ib__e / sizeof ib__e[0];                                             \
-        ASSERT_INT_EQ(ib_tensor_desc_numel(&(t)->desc), (int64_t)ib__n);                          \
+        ASSERT_INT_EQ(ib_tensor_desc_numel(&(t)->desc), (int64_t)ib__n);                           \
         for (size_t ib__i = 0; ib__i < ib__n; ib__i++)                                             \
             ASSERT_NEAR(F32(t)[ib__i], ib__e[ib__i], tol);                                         \
     } while (0)
@@ -177,7 +174,7 @@ static inline void free_all(ib_tensor **t, size_t n)
     do {                                                                                           \
         const int64_t ib__e[] = {__VA_ARGS__};                                                     \
         size_t ib__n = sizeof ib__e / sizeof ib__e[0];                                             \
-        ASSERT_INT_EQ(ib_tensor_desc_numel(&(t)->desc), (int64_t)ib__n);                          \
+        ASSERT_INT_EQ(ib_tensor_desc_numel(&(t)->desc), (int64_t)ib__n);                           \
         for (size_t ib__i = 0; ib__i < ib__n; ib__i++)                                             \
             ASSERT_INT_EQ(I64(t)[ib__i], ib__e[ib__i]);                                            \
     } while (0)

@@ -15,34 +15,67 @@
 #include "runtime/ops/ops_util.h"
 
 enum bin_op {
-    B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_MOD, B_FMOD, B_PRELU, B_MIN, B_MAX,
-    B_EQ, B_LT, B_GT, B_LE, B_GE, B_AND, B_OR, B_XOR,
+    B_ADD,
+    B_SUB,
+    B_MUL,
+    B_DIV,
+    B_POW,
+    B_MOD,
+    B_FMOD,
+    B_PRELU,
+    B_MIN,
+    B_MAX,
+    B_EQ,
+    B_LT,
+    B_GT,
+    B_LE,
+    B_GE,
+    B_AND,
+    B_OR,
+    B_XOR,
 };
 
 static double bf(enum bin_op op, double a, double b)
 {
     switch (op) {
-    case B_ADD: return a + b;
-    case B_SUB: return a - b;
-    case B_MUL: return a * b;
-    case B_DIV: return a / b;
-    case B_POW: return pow(a, b);
-    case B_FMOD: return fmod(a, b);
+    case B_ADD:
+        return a + b;
+    case B_SUB:
+        return a - b;
+    case B_MUL:
+        return a * b;
+    case B_DIV:
+        return a / b;
+    case B_POW:
+        return pow(a, b);
+    case B_FMOD:
+        return fmod(a, b);
     case B_MOD: {
         double r = fmod(a, b);
         return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
     }
-    case B_PRELU: return a < 0 ? a * b : a;
-    case B_MIN: return a != a ? a : b != b ? b : (a < b ? a : b);
-    case B_MAX: return a != a ? a : b != b ? b : (a > b ? a : b);
-    case B_EQ: return a == b;
-    case B_LT: return a < b;
-    case B_GT: return a > b;
-    case B_LE: return a <= b;
-    case B_GE: return a >= b;
-    case B_AND: return (a != 0) && (b != 0);
-    case B_OR: return (a != 0) || (b != 0);
-    case B_XOR: return (a != 0) != (b != 0);
+    case B_PRELU:
+        return a < 0 ? a * b : a;
+    case B_MIN:
+        return a != a ? a : b != b ? b : (a < b ? a : b);
+    case B_MAX:
+        return a != a ? a : b != b ? b : (a > b ? a : b);
+    case B_EQ:
+        return a == b;
+    case B_LT:
+        return a < b;
+    case B_GT:
+        return a > b;
+    case B_LE:
+        return a <= b;
+    case B_GE:
+        return a >= b;
+    case B_AND:
+        return (a != 0) && (b != 0);
+    case B_OR:
+        return (a != 0) || (b != 0);
+    case B_XOR:
+        return (a != 0) != (b != 0);
     }
     return 0;
 }
@@ -52,52 +85,58 @@ static int64_t bi(enum bin_op op, int64_t a, int64_t b, bool u)
 {
     uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
     switch (op) {
-    case B_ADD: return (int64_t)(ua + ub);
-    case B_SUB: return (int64_t)(ua - ub);
-    case B_MUL: return (int64_t)(ua * ub);
+    case B_ADD:
+        return (int64_t)(ua + ub);
+    case B_SUB:
+        return (int64_t)(ua - ub);
+    case B_MUL:
+        return (int64_t)(ua * ub);
     case B_DIV:
-        if (b == 0)
-            return 0;
-        if (u)
-            return (int64_t)(ua / ub);
-        if (a == INT64_MIN && b == -1)
-            return INT64_MIN;
+        if (b == 0) return 0;
+        if (u) return (int64_t)(ua / ub);
+        if (a == INT64_MIN && b == -1) return INT64_MIN;
         return a / b;
     case B_FMOD:
     case B_MOD: {
-        if (b == 0)
-            return 0;
-        if (u)
-            return (int64_t)(ua % ub);
-        if (b == -1)
-            return 0;
+        if (b == 0) return 0;
+        if (u) return (int64_t)(ua % ub);
+        if (b == -1) return 0;
         int64_t r = a % b;
         if (op == B_MOD && r != 0 && ((r < 0) != (b < 0)))
             r += b; /* Python-style: the sign of the divisor */
         return r;
     }
     case B_POW: {
-        if (b < 0)
-            return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+        if (b < 0) return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
         uint64_t r = 1, base = ua;
         for (int64_t e = b; e > 0; e >>= 1) {
-            if (e & 1)
-                r *= base;
+            if (e & 1) r *= base;
             base *= base;
         }
         return (int64_t)r;
     }
-    case B_PRELU: return a < 0 ? (int64_t)(ua * ub) : a;
-    case B_MIN: return u ? (ua < ub ? a : b) : (a < b ? a : b);
-    case B_MAX: return u ? (ua > ub ? a : b) : (a > b ? a : b);
-    case B_EQ: return a == b;
-    case B_LT: return u ? ua < ub : a < b;
-    case B_GT: return u ? ua > ub : a > b;
-    case B_LE: return u ? ua <= ub : a <= b;
-    case B_GE: return u ? ua >= ub : a >= b;
-    case B_AND: return a && b;
-    case B_OR: return a || b;
-    case B_XOR: return (a != 0) != (b != 0);
+    case B_PRELU:
+        return a < 0 ? (int64_t)(ua * ub) : a;
+    case B_MIN:
+        return u ? (ua < ub ? a : b) : (a < b ? a : b);
+    case B_MAX:
+        return u ? (ua > ub ? a : b) : (a > b ? a : b);
+    case B_EQ:
+        return a == b;
+    case B_LT:
+        return u ? ua < ub : a < b;
+    case B_GT:
+        return u ? ua > ub : a > b;
+    case B_LE:
+        return u ? ua <= ub : a <= b;
+    case B_GE:
+        return u ? ua >= ub : a >= b;
+    case B_AND:
+        return a && b;
+    case B_OR:
+        return a || b;
+    case B_XOR:
+        return (a != 0) != (b != 0);
     }
     return 0;
 }
@@ -193,8 +232,7 @@ static int infer_prelu(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
 {
     ib_tensor_desc b;
     int rc = infer_binary(ctx, in, const_in, n_in, &b, n_out, dd, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (!ib_tensor_desc_equal(&b, in[0]) && ib_op_known(in[0]))
         return IB_OP_BAD(ctx, err, "slope does not broadcast to the shape of X");
     out[0] = *in[0];
@@ -211,14 +249,12 @@ static int infer_variadic(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     ib_tensor_desc acc = *in[0];
     for (uint32_t i = 1; i < n_in; i++) {
-        if (!in[i])
-            return IB_OP_BAD(ctx, err, "input %u is missing", i);
+        if (!in[i]) return IB_OP_BAD(ctx, err, "input %u is missing", i);
         if (in[i]->dtype != in[0]->dtype)
-            return IB_OP_BAD(ctx, err, "input types differ: %s and %s",
-                             ib_dtype_name(in[0]->dtype), ib_dtype_name(in[i]->dtype));
+            return IB_OP_BAD(ctx, err, "input types differ: %s and %s", ib_dtype_name(in[0]->dtype),
+                             ib_dtype_name(in[i]->dtype));
         int rc = ib_op_broadcast(ctx, err, &acc, in[i], &acc);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     out[0] = acc;
     return IB_OK;
@@ -239,8 +275,7 @@ static int infer_where(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
                          ib_dtype_name(in[2]->dtype));
     ib_tensor_desc t;
     int rc = ib_op_broadcast(ctx, err, in[0], in[1], &t);
-    if (!rc)
-        rc = ib_op_broadcast(ctx, err, &t, in[2], &out[0]);
+    if (!rc) rc = ib_op_broadcast(ctx, err, &t, in[2], &out[0]);
     out[0].dtype = in[1]->dtype;
     return rc;
 }
@@ -280,16 +315,15 @@ static int k_mod(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
     return binary_apply(ctx, fm ? B_FMOD : B_MOD, in[0], in[1], out[0], err);
 }
 
-static int variadic(const ib_op_ctx *ctx, enum bin_op op, const ib_tensor *const *in,
-                    uint32_t n_in, ib_tensor *y, bool mean, ib_err *err)
+static int variadic(const ib_op_ctx *ctx, enum bin_op op, const ib_tensor *const *in, uint32_t n_in,
+                    ib_tensor *y, bool mean, ib_err *err)
 {
     if (in[0]->desc.dtype != y->desc.dtype)
         return IB_OP_BAD(ctx, err, "output type differs from input type");
     ib_op_bcast_copy(in[0], y);
     for (uint32_t i = 1; i < n_in; i++) {
         int rc = binary_apply(ctx, op, y, in[i], y, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     if (mean && n_in > 1) {
         if (!ib_dtype_is_float(y->desc.dtype))
@@ -341,9 +375,14 @@ static int k_where(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
 }
 
 #define N IB_DT_NUMS
-#define DEFB(op, since, inf, kern, mask) {"", op, since, 0, inf, kern, NULL, NULL, mask, 2, 2, 1, 1, 0, 0}
+#define DEFB(op, since, inf, kern, mask)                                                           \
+    {                                                                                              \
+        "", op, since, 0, inf, kern, NULL, NULL, mask, 2, 2, 1, 1, 0, 0                            \
+    }
 #define DEFV(op, since, kern, mask)                                                                \
-    {"", op, since, 0, infer_variadic, kern, NULL, NULL, mask, 1, IB_OP_VARIADIC, 1, 1, 0, 0}
+    {                                                                                              \
+        "", op, since, 0, infer_variadic, kern, NULL, NULL, mask, 1, IB_OP_VARIADIC, 1, 1, 0, 0    \
+    }
 
 static const ib_op_def defs[] = {
     DEFB("Add", 7, infer_binary, k_add, N),

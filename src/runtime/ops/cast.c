@@ -21,16 +21,13 @@ static int cast_target(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
 {
     int64_t v;
     if (strcmp(ctx && ctx->node ? ctx->node->op_type : "", "CastLike") == 0) {
-        if (n_in < 2 || !in[1])
-            return IB_OP_BAD(ctx, err, "input target_type is required");
+        if (n_in < 2 || !in[1]) return IB_OP_BAD(ctx, err, "input target_type is required");
         v = in[1]->dtype;
     } else {
-        if (!ib_op_has_attr(ctx, "to"))
-            return IB_OP_BAD(ctx, err, "attribute 'to' is required");
+        if (!ib_op_has_attr(ctx, "to")) return IB_OP_BAD(ctx, err, "attribute 'to' is required");
         v = ib_op_attr_i(ctx, "to", 0);
     }
-    if (v <= 0 || v > 16 || ib_dtype_size((enum ib_dtype)v) == 0 ||
-        !castable((enum ib_dtype)v))
+    if (v <= 0 || v > 16 || ib_dtype_size((enum ib_dtype)v) == 0 || !castable((enum ib_dtype)v))
         return IB_OP_UNSUP(ctx, err, "cast to %s (type %lld) is not supported",
                            ib_dtype_name((enum ib_dtype)v), (long long)v);
     *to = (enum ib_dtype)v;
@@ -46,8 +43,7 @@ static int infer_cast(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     enum ib_dtype to = IB_DTYPE_UNDEFINED;
     int rc = cast_target(ctx, err, in, n_in, &to);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     out[0] = *in[0];
     out[0].dtype = to;
     return IB_OK;
@@ -164,13 +160,11 @@ static int k_constant(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t
     const void *src;
     size_t nb;
     int rc = constant_value(ctx, err, &d, &src, &nb);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     size_t want = ib_tensor_desc_nbytes(&d);
     if (want > out[0]->nbytes || want > nb)
         return IB_OP_BAD(ctx, err, "value holds fewer bytes than its shape says");
-    if (want)
-        memcpy(out[0]->data, src, want);
+    if (want) memcpy(out[0]->data, src, want);
     return IB_OK;
 }
 
@@ -182,8 +176,7 @@ static int cos_value(const ib_op_ctx *ctx, ib_err *err, enum ib_dtype *dt, const
     const ib_attr *a = ctx && ctx->node ? ib_node_attr(ctx->node, "value") : NULL;
     *dt = IB_DTYPE_FLOAT32;
     *v = &zero;
-    if (!a)
-        return IB_OK;
+    if (!a) return IB_OK;
     if (a->type != IB_ATTR_TENSOR || !a->t || ib_tensor_desc_numel(&a->t->desc) != 1)
         return IB_OP_BAD(ctx, err, "attribute 'value' must be a one-element tensor");
     if (!castable(a->t->desc.dtype) || a->t->nbytes < ib_dtype_size(a->t->desc.dtype))
@@ -202,8 +195,7 @@ static int infer_cos(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     enum ib_dtype dt;
     const void *v;
     int rc = cos_value(ctx, err, &dt, &v);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (in[0]->dtype != IB_DTYPE_INT64)
         return IB_OP_BAD(ctx, err, "input must be int64, not %s", ib_dtype_name(in[0]->dtype));
     const ib_tensor *st = ib_op_cin(const_in, n_in, 0);
@@ -219,8 +211,7 @@ static int infer_cos(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
         return IB_OK;
     }
     size_t n;
-    if ((rc = ib_op_read_ints(ctx, err, st, "shape", out[0].dims, IB_MAX_DIMS, &n)))
-        return rc;
+    if ((rc = ib_op_read_ints(ctx, err, st, "shape", out[0].dims, IB_MAX_DIMS, &n))) return rc;
     out[0].ndim = (int32_t)n;
     for (size_t i = 0; i < n; i++)
         if (out[0].dims[i] < 0)
@@ -238,8 +229,7 @@ static int k_cos(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
     enum ib_dtype dt;
     const void *v;
     int rc = cos_value(ctx, err, &dt, &v);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     size_t es = ib_dtype_size(dt);
     int64_t n = ib_tensor_desc_numel(&out[0]->desc);
     for (int64_t i = 0; i < n; i++)
@@ -253,8 +243,7 @@ static const ib_op_def defs[] = {
     {"", "Cast", 6, 0, infer_cast, k_cast, NULL, NULL, CASTABLE, 1, 1, 1, 1, 0, 0},
     {"", "CastLike", 15, 0, infer_cast, k_cast, NULL, NULL, CASTABLE, 2, 2, 1, 1, 0, 0},
     {"", "Constant", 1, 0, infer_constant, k_constant, NULL, NULL, 0, 0, 0, 1, 1, 0, 0},
-    {"", "ConstantOfShape", 9, 0, infer_cos, k_cos, NULL, NULL, IB_DT(INT64), 1, 1, 1, 1, 0x1u,
-     0},
+    {"", "ConstantOfShape", 9, 0, infer_cos, k_cos, NULL, NULL, IB_DT(INT64), 1, 1, 1, 1, 0x1u, 0},
 };
 
 const ib_op_family ib_ops_cast = {"cast", defs, IB_ARRAY_LEN(defs)};

@@ -28,17 +28,15 @@ int ib_conv_geom_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
     g->N = x->dims[0];
     g->C = x->dims[1];
     g->M = w->dims[0];
-    if (g->group < 1)
-        return IB_OP_BAD(ctx, err, "group = %lld must be >= 1", (long long)g->group);
+    if (g->group < 1) return IB_OP_BAD(ctx, err, "group = %lld must be >= 1", (long long)g->group);
     if (w->dims[1] > ((int64_t)1 << 30) || g->group > ((int64_t)1 << 30))
-        return IB_OP_UNSUP(ctx, err, "group %lld x %lld channels is too large",
-                           (long long)g->group, (long long)w->dims[1]);
+        return IB_OP_UNSUP(ctx, err, "group %lld x %lld channels is too large", (long long)g->group,
+                           (long long)w->dims[1]);
     if (g->M % g->group)
         return IB_OP_BAD(ctx, err, "output channels %lld are not divisible by group %lld",
                          (long long)g->M, (long long)g->group);
     if (g->C >= 0 && g->C != w->dims[1] * g->group)
-        return IB_OP_BAD(ctx, err,
-                         "X has %lld channels but W expects %lld x group %lld = %lld",
+        return IB_OP_BAD(ctx, err, "X has %lld channels but W expects %lld x group %lld = %lld",
                          (long long)g->C, (long long)w->dims[1], (long long)g->group,
                          (long long)(w->dims[1] * g->group));
     const int64_t *ks;
@@ -55,25 +53,22 @@ int ib_conv_geom_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
 static bool is_pointwise(const ib_window *w)
 {
     for (int32_t i = 0; i < w->nsp; i++)
-        if (w->k[i] != 1 || w->stride[i] != 1 || w->pad_b[i] || w->pad_e[i])
-            return false;
+        if (w->k[i] != 1 || w->stride[i] != 1 || w->pad_b[i] || w->pad_e[i]) return false;
     return true;
 }
 
 static int64_t chunk_cols(int64_t rows, int64_t total)
 {
     int64_t c = COL_BUDGET_FLOATS / (rows > 0 ? rows : 1);
-    if (c < 64)
-        c = 64;
+    if (c < 64) c = 64;
     return c < total ? c : total;
 }
 
 size_t ib_conv_scratch(const ib_conv_geom *g)
 {
     int64_t rows = (g->C / g->group) * g->w.k_size;
-    size_t col = is_pointwise(&g->w) ? 0
-                                     : (size_t)(rows * chunk_cols(rows, g->w.out_size)) *
-                                           sizeof(float);
+    size_t col =
+        is_pointwise(&g->w) ? 0 : (size_t)(rows * chunk_cols(rows, g->w.out_size)) * sizeof(float);
     return ib_ref_gemm_scratch(rows) + col + 64;
 }
 
@@ -114,8 +109,7 @@ static void im2col(const ib_window *w, int64_t Cg, const float *x, int64_t p0, i
                 }
                 dst[p] = inside ? xc[off] : 0.0f;
                 for (int32_t d = ns - 1; d >= 0; d--) { /* next output position */
-                    if (++oidx[d] < w->out[d])
-                        break;
+                    if (++oidx[d] < w->out[d]) break;
                     oidx[d] = 0;
                 }
             }
@@ -174,10 +168,8 @@ static int infer_conv(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     ib_conv_geom g;
     int rc = ib_conv_geom_init(ctx, err, in[0], in[1], &g);
-    if (!rc)
-        rc = check_bias(ctx, err, ib_op_in(in, n_in, 2), g.M);
-    if (rc)
-        return rc;
+    if (!rc) rc = check_bias(ctx, err, ib_op_in(in, n_in, 2), g.M);
+    if (rc) return rc;
     ib_tensor_desc y = {in[0]->dtype, in[0]->ndim, {g.N, g.M}};
     for (int32_t i = 0; i < g.w.nsp; i++)
         y.dims[i + 2] = g.w.out[i];
@@ -192,8 +184,7 @@ static size_t scratch_conv(const ib_op_ctx *ctx, const ib_tensor_desc *const *in
     IB_UNUSED(out);
     IB_UNUSED(n_out);
     ib_conv_geom g;
-    if (ib_conv_geom_init(ctx, NULL, in[0], in[1], &g))
-        return 0;
+    if (ib_conv_geom_init(ctx, NULL, in[0], in[1], &g)) return 0;
     return ib_conv_scratch(&g);
 }
 
@@ -209,8 +200,7 @@ static double flops_conv(const ib_op_ctx *ctx, const ib_tensor_desc *const *in, 
     return 2.0 * per_out * (double)ib_tensor_desc_numel(&out[0]);
 }
 
-static int check_f32(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *in,
-                     uint32_t n_in)
+static int check_f32(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *in, uint32_t n_in)
 {
     for (uint32_t i = 0; i < n_in; i++)
         if (in[i] && in[i]->desc.dtype != IB_DTYPE_FLOAT32)
@@ -225,10 +215,8 @@ static int k_conv(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
     IB_UNUSED(n_out);
     ib_conv_geom g;
     int rc = check_f32(ctx, err, in, n_in);
-    if (!rc)
-        rc = ib_conv_geom_init(ctx, err, &in[0]->desc, &in[1]->desc, &g);
-    if (rc)
-        return rc;
+    if (!rc) rc = ib_conv_geom_init(ctx, err, &in[0]->desc, &in[1]->desc, &g);
+    if (rc) return rc;
     const ib_tensor *b = ib_op_cin(in, n_in, 2);
     ib_conv_run(&g, in[0]->data, in[1]->data, b ? b->data : NULL, out[0]->data, ctx->scratch);
     return IB_OK;
@@ -245,8 +233,7 @@ static int tconv_geom(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
         return IB_OP_BAD(ctx, err, "X (rank %d) and W (rank %d) must have the same rank >= 3",
                          x->ndim, w->ndim);
     g->group = ib_op_attr_i(ctx, "group", 1);
-    if (g->group < 1)
-        return IB_OP_BAD(ctx, err, "group = %lld must be >= 1", (long long)g->group);
+    if (g->group < 1) return IB_OP_BAD(ctx, err, "group = %lld must be >= 1", (long long)g->group);
     g->N = x->dims[0];
     g->C = x->dims[1];
     if (g->group > ((int64_t)1 << 30) || w->dims[1] > ((int64_t)1 << 30))
@@ -271,10 +258,8 @@ static int infer_tconv(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     ib_conv_geom g;
     int rc = tconv_geom(ctx, err, in[0], in[1], &g);
-    if (!rc)
-        rc = check_bias(ctx, err, ib_op_in(in, n_in, 2), g.M);
-    if (rc)
-        return rc;
+    if (!rc) rc = check_bias(ctx, err, ib_op_in(in, n_in, 2), g.M);
+    if (rc) return rc;
     ib_tensor_desc y = {in[0]->dtype, in[0]->ndim, {g.N, g.M}};
     for (int32_t i = 0; i < g.w.nsp; i++)
         y.dims[i + 2] = g.w.out[i];
@@ -294,8 +279,7 @@ static size_t scratch_tconv(const ib_op_ctx *ctx, const ib_tensor_desc *const *i
     IB_UNUSED(out);
     IB_UNUSED(n_out);
     ib_conv_geom g;
-    if (tconv_geom(ctx, NULL, in[0], in[1], &g))
-        return 0;
+    if (tconv_geom(ctx, NULL, in[0], in[1], &g)) return 0;
     int64_t rows = tconv_rows(&g);
     return ib_ref_gemm_scratch(g.C / g.group) + 64 +
            (size_t)(rows * chunk_cols(rows, g.w.in_size)) * sizeof(float);
@@ -324,11 +308,9 @@ static void col2im(const ib_window *w, int64_t Mg, const float *col, int64_t p0,
                     }
                     off = off * w->out[d] + pos;
                 }
-                if (inside)
-                    ym[off] += src[p];
+                if (inside) ym[off] += src[p];
                 for (int32_t d = ns - 1; d >= 0; d--) {
-                    if (++iidx[d] < w->in[d])
-                        break;
+                    if (++iidx[d] < w->in[d]) break;
                     iidx[d] = 0;
                 }
             }
@@ -341,10 +323,8 @@ static int k_tconv(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
     IB_UNUSED(n_out);
     ib_conv_geom g;
     int rc = check_f32(ctx, err, in, n_in);
-    if (!rc)
-        rc = tconv_geom(ctx, err, &in[0]->desc, &in[1]->desc, &g);
-    if (rc)
-        return rc;
+    if (!rc) rc = tconv_geom(ctx, err, &in[0]->desc, &in[1]->desc, &g);
+    if (rc) return rc;
     const ib_window *w = &g.w;
     int64_t Cg = g.C / g.group, Mg = g.M / g.group, rows = tconv_rows(&g);
     int64_t cols = chunk_cols(rows, w->in_size);
@@ -362,8 +342,8 @@ static int k_tconv(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
             float *yg = Y + (n * g.M + gr * Mg) * w->out_size;
             for (int64_t p0 = 0; p0 < w->in_size; p0 += cols) {
                 int64_t np = w->in_size - p0 < cols ? w->in_size - p0 : cols;
-                ib_ref_gemm(rows, np, Cg, 1.0f, wg, 1, rows, xg + p0, w->in_size, 1, 0.0f, col,
-                            np, gs);
+                ib_ref_gemm(rows, np, Cg, 1.0f, wg, 1, rows, xg + p0, w->in_size, 1, 0.0f, col, np,
+                            gs);
                 col2im(w, Mg, col, p0, np, yg);
             }
             if (bt) {

@@ -43,28 +43,32 @@ static int read_epilogue(const ib_op_ctx *ctx, ib_err *err, unsigned allowed, ep
         else if (strcmp(ap, "none") != 0)
             return IB_OP_UNSUP(ctx, err, "attribute approximate='%s' is not supported", ap);
     }
-    e->alpha = ib_op_attr_f(ctx, "activation_alpha", 0.01f);
-    e->lo = ib_op_attr_f(ctx, "clip_min", -(float)IB_INF);
-    e->hi = ib_op_attr_f(ctx, "clip_max", (float)IB_INF);
+    e->alpha = (double)ib_op_attr_f(ctx, "activation_alpha", 0.01f);
+    e->lo = (double)ib_op_attr_f(ctx, "clip_min", -(float)IB_INF);
+    e->hi = (double)ib_op_attr_f(ctx, "clip_max", (float)IB_INF);
     return IB_OK;
 }
 
 static double ep_apply(const epilogue *e, double x)
 {
     switch (e->act) {
-    case EP_RELU: return x > 0 ? x : 0;
-    case EP_LEAKY: return x >= 0 ? x : e->alpha * x;
-    case EP_CLIP: return x < e->lo ? e->lo : x > e->hi ? e->hi : x;
-    case EP_GELU: return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
+    case EP_RELU:
+        return x > 0 ? x : 0;
+    case EP_LEAKY:
+        return x >= 0 ? x : e->alpha * x;
+    case EP_CLIP:
+        return x < e->lo ? e->lo : x > e->hi ? e->hi : x;
+    case EP_GELU:
+        return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
     case EP_GELU_TANH:
         return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
-    case EP_NONE: break;
+    case EP_NONE:
+        break;
     }
     return x;
 }
 
-static int check_f32(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *in,
-                     uint32_t n_in)
+static int check_f32(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *in, uint32_t n_in)
 {
     for (uint32_t i = 0; i < n_in; i++)
         if (in[i] && in[i]->desc.dtype != IB_DTYPE_FLOAT32)
@@ -87,18 +91,15 @@ static int infer_fconv(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     epilogue e;
     ib_conv_geom g;
     int rc = read_epilogue(ctx, err, CONV_ACTS, &e);
-    if (!rc)
-        rc = ib_conv_geom_init(ctx, err, in[0], in[1], &g);
-    if (rc)
-        return rc;
+    if (!rc) rc = ib_conv_geom_init(ctx, err, in[0], in[1], &g);
+    if (rc) return rc;
     ib_tensor_desc y = {in[0]->dtype, in[0]->ndim, {g.N, g.M}};
     for (int32_t i = 0; i < g.w.nsp; i++)
         y.dims[i + 2] = g.w.out[i];
     const ib_tensor_desc *b = ib_op_in(in, n_in, 2), *z = ib_op_in(in, n_in, 3);
     if (b && (b->ndim != 1 || b->dims[0] != g.M))
         return IB_OP_BAD(ctx, err, "B must be 1-D with %lld values", (long long)g.M);
-    if (z && z->ndim != y.ndim)
-        return IB_OP_BAD(ctx, err, "Z must have Y's shape");
+    if (z && z->ndim != y.ndim) return IB_OP_BAD(ctx, err, "Z must have Y's shape");
     for (int32_t i = 0; z && i < y.ndim; i++)
         if (z->dims[i] >= 0 && y.dims[i] >= 0 && z->dims[i] != y.dims[i])
             return IB_OP_BAD(ctx, err, "Z must have Y's shape (dim %d: %lld vs %lld)", i,
@@ -136,12 +137,9 @@ static int k_fconv(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
     epilogue e;
     ib_conv_geom g;
     int rc = check_f32(ctx, err, in, n_in);
-    if (!rc)
-        rc = read_epilogue(ctx, err, CONV_ACTS, &e);
-    if (!rc)
-        rc = ib_conv_geom_init(ctx, err, &in[0]->desc, &in[1]->desc, &g);
-    if (rc)
-        return rc;
+    if (!rc) rc = read_epilogue(ctx, err, CONV_ACTS, &e);
+    if (!rc) rc = ib_conv_geom_init(ctx, err, &in[0]->desc, &in[1]->desc, &g);
+    if (rc) return rc;
     const ib_tensor *b = ib_op_cin(in, n_in, 2), *z = ib_op_cin(in, n_in, 3);
     float *y = out[0]->data;
     ib_conv_run(&g, in[0]->data, in[1]->data, b ? b->data : NULL, y, ctx->scratch);
@@ -168,8 +166,7 @@ static int fmm_shape(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *a,
 {
     memset(f, 0, sizeof *f);
     if (a->ndim < 2 || b->ndim < 2)
-        return IB_OP_BAD(ctx, err, "A and B must have rank >= 2 (got %d and %d)", a->ndim,
-                         b->ndim);
+        return IB_OP_BAD(ctx, err, "A and B must have rank >= 2 (got %d and %d)", a->ndim, b->ndim);
     f->ta = ib_op_attr_i(ctx, "transA", 0) != 0;
     f->tb = ib_op_attr_i(ctx, "transB", 0) != 0;
     int64_t a0 = a->dims[a->ndim - 2], a1 = a->dims[a->ndim - 1];
@@ -187,8 +184,7 @@ static int fmm_shape(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *a,
     memcpy(f->ab.dims, a->dims, sizeof(int64_t) * (size_t)f->ab.ndim);
     memcpy(f->bb.dims, b->dims, sizeof(int64_t) * (size_t)f->bb.ndim);
     int rc = ib_op_broadcast(ctx, err, &f->ab, &f->bb, &f->batch);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     f->y = f->batch;
     f->y.dtype = a->dtype;
     f->y.dims[f->y.ndim++] = f->M;
@@ -206,15 +202,12 @@ static int infer_fmm(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     epilogue e;
     fmm f;
     int rc = read_epilogue(ctx, err, MM_ACTS, &e);
-    if (!rc)
-        rc = fmm_shape(ctx, err, in[0], in[1], &f);
-    if (rc)
-        return rc;
+    if (!rc) rc = fmm_shape(ctx, err, in[0], in[1], &f);
+    if (rc) return rc;
     const ib_tensor_desc *bias = ib_op_in(in, n_in, 2);
     if (bias) {
         ib_tensor_desc t;
-        if ((rc = ib_op_broadcast(ctx, err, &f.y, bias, &t)))
-            return rc;
+        if ((rc = ib_op_broadcast(ctx, err, &f.y, bias, &t))) return rc;
         if (!ib_tensor_desc_equal(&t, &f.y) && ib_op_known(&f.y))
             return IB_OP_BAD(ctx, err, "bias does not broadcast to the output");
     }
@@ -238,8 +231,7 @@ static double flops_fmm(const ib_op_ctx *ctx, const ib_tensor_desc *const *in, u
     IB_UNUSED(n_in);
     IB_UNUSED(n_out);
     fmm f;
-    if (fmm_shape(ctx, NULL, in[0], in[1], &f))
-        return 0;
+    if (fmm_shape(ctx, NULL, in[0], in[1], &f)) return 0;
     return 2.0 * (double)f.K * (double)ib_tensor_desc_numel(&out[0]);
 }
 
@@ -250,12 +242,9 @@ static int k_fmm(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
     epilogue e;
     fmm f;
     int rc = check_f32(ctx, err, in, n_in);
-    if (!rc)
-        rc = read_epilogue(ctx, err, MM_ACTS, &e);
-    if (!rc)
-        rc = fmm_shape(ctx, err, &in[0]->desc, &in[1]->desc, &f);
-    if (rc)
-        return rc;
+    if (!rc) rc = read_epilogue(ctx, err, MM_ACTS, &e);
+    if (!rc) rc = fmm_shape(ctx, err, &in[0]->desc, &in[1]->desc, &f);
+    if (rc) return rc;
     float alpha = ib_op_attr_f(ctx, "alpha", 1.0f);
     ib_tensor *y = out[0];
     const ib_tensor *bias = ib_op_cin(in, n_in, 2);
@@ -273,8 +262,8 @@ static int k_fmm(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
             const float *a = A + (it.off[1] + i * it.ist[1]) * sa;
             const float *b = B + (it.off[2] + i * it.ist[2]) * sb;
             float *c = Y + (it.off[0] + i * it.ist[0]) * sy;
-            ib_ref_gemm(f.M, f.N, f.K, alpha, a, f.ta ? 1 : lda, f.ta ? lda : 1, b,
-                        f.tb ? 1 : ldb, f.tb ? ldb : 1, bias ? 1.0f : 0.0f, c, f.N, ctx->scratch);
+            ib_ref_gemm(f.M, f.N, f.K, alpha, a, f.ta ? 1 : lda, f.ta ? lda : 1, b, f.tb ? 1 : ldb,
+                        f.tb ? ldb : 1, bias ? 1.0f : 0.0f, c, f.N, ctx->scratch);
         }
     if (e.act != EP_NONE) {
         int64_t n = ib_tensor_desc_numel(&y->desc);
@@ -350,8 +339,7 @@ static size_t scratch_attn(const ib_op_ctx *ctx, const ib_tensor_desc *const *in
     IB_UNUSED(n_out);
     attn a;
     ib_tensor_desc y;
-    if (attn_shape(ctx, NULL, in, n_in, &a, &y))
-        return 0;
+    if (attn_shape(ctx, NULL, in, n_in, &a, &y)) return 0;
     size_t s = (size_t)(a.lead * a.Sq * a.Sk) * sizeof(float);
     return ((s + 63) & ~(size_t)63) + ib_ref_gemm_scratch(IB_MAX(a.D, a.Sk));
 }
@@ -366,19 +354,17 @@ static int k_attn(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
     attn a;
     ib_tensor_desc yd;
     int rc = check_f32(ctx, err, in, n_in);
-    if (!rc)
-        rc = attn_shape(ctx, err, ds, n_in, &a, &yd);
-    if (rc)
-        return rc;
-    double scale = ib_op_attr_f(ctx, "scale", 1.0f);
+    if (!rc) rc = attn_shape(ctx, err, ds, n_in, &a, &yd);
+    if (rc) return rc;
+    double scale = (double)ib_op_attr_f(ctx, "scale", 1.0f);
     float *S = ctx->scratch;
     size_t sb = (size_t)(a.lead * a.Sq * a.Sk) * sizeof(float);
     void *gs = (char *)ctx->scratch + ((sb + 63) & ~(size_t)63);
     const float *Q = in[0]->data, *K = in[1]->data, *V = in[2]->data;
     for (int64_t l = 0; l < a.lead; l++) { /* S = scale * Q K' */
         const float *q = Q + l * a.Sq * a.D, *k = K + l * a.Sk * a.D;
-        ib_ref_gemm(a.Sq, a.Sk, a.D, (float)scale, q, a.D, 1, k, a.Sk, 1, 0.0f,
-                    S + l * a.Sq * a.Sk, a.Sk, gs);
+        ib_ref_gemm(a.Sq, a.Sk, a.D, (float)scale, q, a.D, 1, k, a.Sk, 1, 0.0f, S + l * a.Sq * a.Sk,
+                    a.Sk, gs);
     }
     const ib_tensor *m = ib_op_cin(in, n_in, 3);
     if (m) { /* S += mask (broadcast) */
@@ -404,8 +390,8 @@ static int k_attn(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
     }
     float *Y = out[0]->data;
     for (int64_t l = 0; l < a.lead; l++) /* Y = P V */
-        ib_ref_gemm(a.Sq, a.Dv, a.Sk, 1.0f, S + l * a.Sq * a.Sk, a.Sk, 1, V + l * a.Sk * a.Dv,
-                    a.Dv, 1, 0.0f, Y + l * a.Sq * a.Dv, a.Dv, gs);
+        ib_ref_gemm(a.Sq, a.Dv, a.Sk, 1.0f, S + l * a.Sq * a.Sk, a.Sk, 1, V + l * a.Sk * a.Dv, a.Dv,
+                    1, 0.0f, Y + l * a.Sq * a.Dv, a.Dv, gs);
     return IB_OK;
 }
 
@@ -416,20 +402,19 @@ static double flops_attn(const ib_op_ctx *ctx, const ib_tensor_desc *const *in, 
     IB_UNUSED(n_out);
     attn a;
     ib_tensor_desc y;
-    if (attn_shape(ctx, NULL, in, n_in, &a, &y))
-        return 0;
+    if (attn_shape(ctx, NULL, in, n_in, &a, &y)) return 0;
     return 2.0 * (double)a.lead * (double)a.Sq * (double)a.Sk * (double)(a.D + a.Dv);
 }
 
 #define IBD "inferbench"
 
 static const ib_op_def defs[] = {
-    {IBD, "FusedConv", 1, 0, infer_fconv, k_fconv, scratch_fconv, flops_fconv, IB_DT_F32, 2, 4,
-     1, 1, 0, 0},
+    {IBD, "FusedConv", 1, 0, infer_fconv, k_fconv, scratch_fconv, flops_fconv, IB_DT_F32, 2, 4, 1,
+     1, 0, 0},
     {IBD, "FusedMatMul", 1, 0, infer_fmm, k_fmm, scratch_fmm, flops_fmm, IB_DT_F32, 2, 3, 1, 1, 0,
      0},
-    {IBD, "Attention", 1, 0, infer_attn, k_attn, scratch_attn, flops_attn, IB_DT_F32, 3, 4, 1, 1,
-     0, 0},
+    {IBD, "Attention", 1, 0, infer_attn, k_attn, scratch_attn, flops_attn, IB_DT_F32, 3, 4, 1, 1, 0,
+     0},
 };
 
 const ib_op_family ib_ops_fused = {"fused", defs, IB_ARRAY_LEN(defs)};

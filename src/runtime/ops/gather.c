@@ -43,13 +43,10 @@ static int infer_gather(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     const ib_tensor_desc *x = in[0], *ix = in[1];
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), x->ndim, &axis);
-    if (!rc)
-        rc = check_indices_type(ctx, err, ix->dtype);
-    if (rc)
-        return rc;
+    if (!rc) rc = check_indices_type(ctx, err, ix->dtype);
+    if (rc) return rc;
     int32_t r = x->ndim - 1 + ix->ndim;
-    if (r > IB_MAX_DIMS)
-        return IB_OP_UNSUP(ctx, err, "output rank %d exceeds %d", r, IB_MAX_DIMS);
+    if (r > IB_MAX_DIMS) return IB_OP_UNSUP(ctx, err, "output rank %d exceeds %d", r, IB_MAX_DIMS);
     ib_tensor_desc y = {x->dtype, 0, {0}};
     for (int32_t d = 0; d < axis; d++)
         y.dims[y.ndim++] = x->dims[d];
@@ -69,10 +66,8 @@ static int k_gather(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
     const ib_tensor *x = in[0], *ix = in[1];
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), x->desc.ndim, &axis);
-    if (!rc)
-        rc = check_indices_type(ctx, err, ix->desc.dtype);
-    if (rc)
-        return rc;
+    if (!rc) rc = check_indices_type(ctx, err, ix->desc.dtype);
+    if (rc) return rc;
     size_t es = ib_dtype_size(x->desc.dtype);
     int64_t outer = 1, inner = 1, dim = x->desc.dims[axis];
     for (int32_t d = 0; d < x->desc.ndim; d++)
@@ -86,8 +81,7 @@ static int k_gather(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
     unsigned char *dst = out[0]->data;
     for (int64_t i = 0; i < ni; i++) {
         int64_t k;
-        if ((rc = fetch_index(ctx, err, ix, i, dim, &k)))
-            return rc;
+        if ((rc = fetch_index(ctx, err, ix, i, dim, &k))) return rc;
         for (int64_t o = 0; o < outer; o++)
             memcpy(dst + ((size_t)o * (size_t)ni + (size_t)i) * chunk,
                    src + ((size_t)o * (size_t)dim + (size_t)k) * chunk, chunk);
@@ -107,13 +101,10 @@ static int infer_gather_el(const ib_op_ctx *ctx, const ib_tensor_desc *const *in
     IB_UNUSED(dd);
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), in[0]->ndim, &axis);
-    if (!rc)
-        rc = check_indices_type(ctx, err, in[1]->dtype);
-    if (rc)
-        return rc;
+    if (!rc) rc = check_indices_type(ctx, err, in[1]->dtype);
+    if (rc) return rc;
     if (in[1]->ndim != in[0]->ndim)
-        return IB_OP_BAD(ctx, err, "indices have rank %d, data rank %d", in[1]->ndim,
-                         in[0]->ndim);
+        return IB_OP_BAD(ctx, err, "indices have rank %d, data rank %d", in[1]->ndim, in[0]->ndim);
     out[0] = *in[1];
     out[0].dtype = in[0]->dtype;
     return IB_OK;
@@ -127,8 +118,7 @@ static int k_gather_el(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_
     const ib_tensor *x = in[0], *ix = in[1];
     int32_t axis, r = x->desc.ndim;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), r, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     for (int32_t d = 0; d < r; d++)
         if (d != axis && ix->desc.dims[d] > x->desc.dims[d])
             return IB_OP_BAD(ctx, err, "indices dim %d (%lld) exceeds data's (%lld)", d,
@@ -139,16 +129,14 @@ static int k_gather_el(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_
     int64_t n = ib_tensor_desc_numel(&ix->desc);
     for (int64_t o = 0; o < n; o++) {
         int64_t k;
-        if ((rc = fetch_index(ctx, err, ix, o, x->desc.dims[axis], &k)))
-            return rc;
+        if ((rc = fetch_index(ctx, err, ix, o, x->desc.dims[axis], &k))) return rc;
         int64_t off = 0;
         for (int32_t d = 0; d < r; d++)
             off += (d == axis ? k : idx[d]) * xs[d];
         memcpy((unsigned char *)out[0]->data + (size_t)o * es,
                (const unsigned char *)x->data + (size_t)off * es, es);
         for (int32_t d = r - 1; d >= 0; d--) {
-            if (++idx[d] < ix->desc.dims[d])
-                break;
+            if (++idx[d] < ix->desc.dims[d]) break;
             idx[d] = 0;
         }
     }
@@ -164,8 +152,8 @@ static int gnd_check(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x,
     if (ix->dtype != IB_DTYPE_INT64)
         return IB_OP_BAD(ctx, err, "indices must be int64, not %s", ib_dtype_name(ix->dtype));
     if (ix->ndim < 1 || *b < 0 || *b >= ix->ndim || *b >= x->ndim)
-        return IB_OP_BAD(ctx, err, "batch_dims %lld is invalid for ranks %d and %d",
-                         (long long)*b, x->ndim, ix->ndim);
+        return IB_OP_BAD(ctx, err, "batch_dims %lld is invalid for ranks %d and %d", (long long)*b,
+                         x->ndim, ix->ndim);
     *k = ix->dims[ix->ndim - 1];
     if (*k < 1 || *k > x->ndim - *b)
         return IB_OP_BAD(ctx, err, "indices' last dim %lld must be in 1..%lld", (long long)*k,
@@ -187,8 +175,7 @@ static int infer_gather_nd(const ib_op_ctx *ctx, const ib_tensor_desc *const *in
     IB_UNUSED(dd);
     int64_t b, k;
     int rc = gnd_check(ctx, err, in[0], in[1], &b, &k);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_tensor_desc y = {in[0]->dtype, 0, {0}};
     for (int32_t d = 0; d < in[1]->ndim - 1; d++)
         y.dims[y.ndim++] = in[1]->dims[d];
@@ -209,8 +196,7 @@ static int k_gather_nd(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_
     const ib_tensor *x = in[0], *ix = in[1];
     int64_t b, k;
     int rc = gnd_check(ctx, err, &x->desc, &ix->desc, &b, &k);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t xs[IB_MAX_DIMS];
     ib_op_strides(&x->desc, xs);
     int64_t batch = 1, per_batch = 1, slice = 1;
@@ -249,19 +235,15 @@ static int topk_k(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *kt, int64_
             return IB_OP_BAD(ctx, err, "attribute 'k' is required before opset 10");
         *k = ib_op_attr_i(ctx, "k", 0);
     } else {
-        if (!kt)
-            return 1;
+        if (!kt) return 1;
         int64_t v[1];
         size_t n;
         int rc = ib_op_read_ints(ctx, err, kt, "K", v, 1, &n);
-        if (rc)
-            return rc;
-        if (n != 1)
-            return IB_OP_BAD(ctx, err, "K must hold one value");
+        if (rc) return rc;
+        if (n != 1) return IB_OP_BAD(ctx, err, "K must hold one value");
         *k = v[0];
     }
-    if (*k < 0)
-        return IB_OP_BAD(ctx, err, "K = %lld must be >= 0", (long long)*k);
+    if (*k < 0) return IB_OP_BAD(ctx, err, "K = %lld must be >= 0", (long long)*k);
     return IB_OK;
 }
 
@@ -271,12 +253,10 @@ static int infer_topk(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
 {
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", -1), in[0]->ndim, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t k = IB_DIM_DYNAMIC;
     rc = topk_k(ctx, err, ib_op_cin(const_in, n_in, 1), &k);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     if (rc == 1) {
         *dd = true;
         k = IB_DIM_DYNAMIC;
@@ -288,8 +268,7 @@ static int infer_topk(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
         out[i] = *in[0];
         out[i].dims[axis] = k;
     }
-    if (n_out > 1)
-        out[1].dtype = IB_DTYPE_INT64;
+    if (n_out > 1) out[1].dtype = IB_DTYPE_INT64;
     return IB_OK;
 }
 
@@ -300,8 +279,7 @@ static size_t scratch_topk(const ib_op_ctx *ctx, const ib_tensor_desc *const *in
     IB_UNUSED(out);
     IB_UNUSED(n_out);
     int32_t axis;
-    if (ib_op_axis(ctx, NULL, ib_op_attr_i(ctx, "axis", -1), in[0]->ndim, &axis))
-        return 0;
+    if (ib_op_axis(ctx, NULL, ib_op_attr_i(ctx, "axis", -1), in[0]->ndim, &axis)) return 0;
     int64_t n = in[0]->dims[axis];
     return (size_t)(n > 0 ? n : 1) * (2 * sizeof(int64_t) + sizeof(double));
 }
@@ -335,10 +313,8 @@ static int k_topk(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
     int32_t axis;
     int64_t k;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", -1), x->desc.ndim, &axis);
-    if (!rc)
-        rc = topk_k(ctx, err, ib_op_cin(in, n_in, 1), &k);
-    if (rc)
-        return rc < 0 ? rc : IB_OP_BAD(ctx, err, "K is missing");
+    if (!rc) rc = topk_k(ctx, err, ib_op_cin(in, n_in, 1), &k);
+    if (rc) return rc < 0 ? rc : IB_OP_BAD(ctx, err, "K is missing");
     bool largest = ib_op_attr_i(ctx, "largest", 1) != 0;
     int64_t outer = 1, len = x->desc.dims[axis], inner = 1;
     if (k > len)
@@ -368,8 +344,7 @@ static int k_topk(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
                     memcpy((unsigned char *)vals->data + (size_t)dst * ib_dtype_size(dt),
                            (const unsigned char *)x->data + (size_t)src * ib_dtype_size(dt),
                            ib_dtype_size(dt));
-                if (inds)
-                    ((int64_t *)inds->data)[dst] = idx[i];
+                if (inds) ((int64_t *)inds->data)[dst] = idx[i];
             }
         }
     return IB_OK;

@@ -16,8 +16,7 @@
 
 size_t ib_ref_gemm_scratch(int64_t K)
 {
-    if (K < 1)
-        K = 1;
+    if (K < 1) K = 1;
     return ((size_t)K * GEMM_NB + (size_t)GEMM_MR * GEMM_NB) * sizeof(double);
 }
 
@@ -25,7 +24,7 @@ void ib_ref_gemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A, i
                  int64_t csa, const float *B, int64_t rsb, int64_t csb, float beta, float *C,
                  int64_t ldc, void *scratch)
 {
-    double *bp = scratch;                           /* [K][nb] packed panel of B */
+    double *bp = scratch;                                 /* [K][nb] packed panel of B */
     double *acc = bp + (size_t)(K > 0 ? K : 1) * GEMM_NB; /* [GEMM_MR][GEMM_NB] */
     for (int64_t j0 = 0; j0 < N; j0 += GEMM_NB) {
         int64_t nb = N - j0 < GEMM_NB ? N - j0 : GEMM_NB;
@@ -37,14 +36,14 @@ void ib_ref_gemm(int64_t M, int64_t N, int64_t K, float alpha, const float *A, i
         }
         for (int64_t i0 = 0; i0 < M; i0 += GEMM_MR) {
             int64_t mr = M - i0 < GEMM_MR ? M - i0 : GEMM_MR;
-            double *a0 = acc, *a1 = acc + GEMM_NB, *a2 = acc + 2 * GEMM_NB,
-                   *a3 = acc + 3 * GEMM_NB;
+            double *a0 = acc, *a1 = acc + GEMM_NB, *a2 = acc + 2 * GEMM_NB, *a3 = acc + 3 * GEMM_NB;
             memset(acc, 0, sizeof(double) * GEMM_MR * GEMM_NB);
             const float *r0 = A + i0 * rsa;
             const float *r1 = mr > 1 ? r0 + rsa : r0, *r2 = mr > 2 ? r0 + 2 * rsa : r0,
                         *r3 = mr > 3 ? r0 + 3 * rsa : r0;
             for (int64_t k = 0; k < K; k++) {
-                double x0 = r0[k * csa], x1 = r1[k * csa], x2 = r2[k * csa], x3 = r3[k * csa];
+                double x0 = (double)r0[k * csa], x1 = (double)r1[k * csa], x2 = (double)r2[k * csa],
+                       x3 = (double)r3[k * csa];
                 const double *b = bp + k * nb;
                 for (int64_t j = 0; j < nb; j++) {
                     double bj = b[j];

@@ -45,8 +45,7 @@ static int k_nonzero(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t 
             nz = ib_op_ld(x->data, x->desc.dtype, i) != 0.0; /* -0.0 is zero */
         else
             nz = memcmp((const unsigned char *)x->data + (size_t)i * es, zero, es) != 0;
-        if (nz)
-            count++;
+        if (nz) count++;
     }
     int64_t *y = out[0]->data, rows = r ? r : 1;
     /* row d holds coordinate d of each hit, in row-major order */
@@ -55,15 +54,13 @@ static int k_nonzero(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t 
         bool nz = ib_dtype_is_float(x->desc.dtype)
                       ? ib_op_ld(x->data, x->desc.dtype, i) != 0.0
                       : memcmp((const unsigned char *)x->data + (size_t)i * es, zero, es) != 0;
-        if (!nz)
-            continue;
+        if (!nz) continue;
         int64_t rem = i;
         for (int32_t d = r - 1; d >= 0; d--) {
             y[d * count + k] = rem % x->desc.dims[d];
             rem /= x->desc.dims[d];
         }
-        if (r == 0)
-            y[k] = 0;
+        if (r == 0) y[k] = 0;
         k++;
     }
     IB_UNUSED(cap);
@@ -84,12 +81,9 @@ static int k_cumsum(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
     size_t na;
     int32_t axis;
     int rc = ib_op_read_ints(ctx, err, in[1], "axis", a, 1, &na);
-    if (!rc && na != 1)
-        rc = IB_OP_BAD(ctx, err, "axis must hold one value");
-    if (!rc)
-        rc = ib_op_axis(ctx, err, a[0], x->desc.ndim, &axis);
-    if (rc)
-        return rc;
+    if (!rc && na != 1) rc = IB_OP_BAD(ctx, err, "axis must hold one value");
+    if (!rc) rc = ib_op_axis(ctx, err, a[0], x->desc.ndim, &axis);
+    if (rc) return rc;
     bool excl = ib_op_attr_i(ctx, "exclusive", 0) != 0, rev = ib_op_attr_i(ctx, "reverse", 0) != 0;
     int64_t outer = 1, len = x->desc.dims[axis], inner = 1;
     for (int32_t d = 0; d < x->desc.ndim; d++)
@@ -107,18 +101,14 @@ static int k_cumsum(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
                 int64_t j = rev ? len - 1 - k : k, off = (o * len + j) * inner + i;
                 if (ints) {
                     uint64_t v = (uint64_t)ib_op_ldi(x->data, dt, off);
-                    if (!excl)
-                        si += v;
+                    if (!excl) si += v;
                     ib_op_sti(out[0]->data, dt, off, (int64_t)si);
-                    if (excl)
-                        si += v;
+                    if (excl) si += v;
                 } else {
                     double v = ib_op_ld(x->data, dt, off);
-                    if (!excl)
-                        s += v;
+                    if (!excl) s += v;
                     ib_op_st(out[0]->data, dt, off, s);
-                    if (excl)
-                        s += v;
+                    if (excl) s += v;
                 }
             }
         }
@@ -131,8 +121,7 @@ static int infer_trilu(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
                        const ib_tensor *const *const_in, uint32_t n_in, ib_tensor_desc *out,
                        uint32_t n_out, bool *dd, ib_err *err)
 {
-    if (in[0]->ndim < 2)
-        return IB_OP_BAD(ctx, err, "input must have rank >= 2");
+    if (in[0]->ndim < 2) return IB_OP_BAD(ctx, err, "input must have rank >= 2");
     return ib_op_infer_same(ctx, in, const_in, n_in, out, n_out, dd, err);
 }
 
@@ -143,8 +132,7 @@ static int k_trilu(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
     const ib_tensor *x = in[0], *kt = ib_op_cin(in, n_in, 1);
     double kv = 0;
     int rc = kt ? ib_op_read_scalar(ctx, err, kt, "k", &kv) : IB_OK;
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t k = kt ? ib_op_ldi(kt->data, kt->desc.dtype, 0) : 0;
     bool upper = ib_op_attr_i(ctx, "upper", 1) != 0;
     int32_t r = x->desc.ndim;
@@ -175,8 +163,7 @@ static int infer_eyelike(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(n_in);
     IB_UNUSED(n_out);
     IB_UNUSED(dd);
-    if (in[0]->ndim != 2)
-        return IB_OP_BAD(ctx, err, "input must be 2-D, not rank %d", in[0]->ndim);
+    if (in[0]->ndim != 2) return IB_OP_BAD(ctx, err, "input must be 2-D, not rank %d", in[0]->ndim);
     out[0] = *in[0];
     if (ib_op_has_attr(ctx, "dtype")) {
         int64_t t = ib_op_attr_i(ctx, "dtype", 1);
@@ -208,10 +195,8 @@ static int onehot_depth(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *d, i
 {
     double v;
     int rc = ib_op_read_scalar(ctx, err, d, "depth", &v);
-    if (rc)
-        return rc;
-    if (!(v >= 1 && v < 1e9))
-        return IB_OP_BAD(ctx, err, "depth %g is invalid", v);
+    if (rc) return rc;
+    if (!(v >= 1 && v < 1e9)) return IB_OP_BAD(ctx, err, "depth %g is invalid", v);
     *depth = (int64_t)v;
     return IB_OK;
 }
@@ -222,13 +207,10 @@ static int infer_onehot(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
 {
     IB_UNUSED(n_out);
     int32_t r = in[0]->ndim + 1, axis;
-    if (r > IB_MAX_DIMS)
-        return IB_OP_UNSUP(ctx, err, "output rank %d exceeds %d", r, IB_MAX_DIMS);
+    if (r > IB_MAX_DIMS) return IB_OP_UNSUP(ctx, err, "output rank %d exceeds %d", r, IB_MAX_DIMS);
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", -1), r, &axis);
-    if (rc)
-        return rc;
-    if (ib_tensor_desc_numel(in[2]) != 2)
-        return IB_OP_BAD(ctx, err, "values must hold [off, on]");
+    if (rc) return rc;
+    if (ib_tensor_desc_numel(in[2]) != 2) return IB_OP_BAD(ctx, err, "values must hold [off, on]");
     int64_t depth = IB_DIM_DYNAMIC;
     const ib_tensor *dt = ib_op_cin(const_in, n_in, 1);
     if (!dt)
@@ -252,10 +234,8 @@ static int k_onehot(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
     int32_t axis;
     int64_t depth;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", -1), y->desc.ndim, &axis);
-    if (!rc)
-        rc = onehot_depth(ctx, err, in[1], &depth);
-    if (rc)
-        return rc;
+    if (!rc) rc = onehot_depth(ctx, err, in[1], &depth);
+    if (rc) return rc;
     size_t es = ib_dtype_size(vals->desc.dtype);
     const unsigned char *off = vals->data, *on = off + es;
     int64_t outer = 1, inner = 1;
@@ -266,10 +246,8 @@ static int k_onehot(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
         for (int64_t dpt = 0; dpt < depth; dpt++)
             for (int64_t i = 0; i < inner; i++) {
                 int64_t v = ib_op_ldi(ix->data, ix->desc.dtype, o * inner + i);
-                if (v < 0)
-                    v += depth;
-                memcpy(dst + (size_t)((o * depth + dpt) * inner + i) * es, v == dpt ? on : off,
-                       es);
+                if (v < 0) v += depth;
+                memcpy(dst + (size_t)((o * depth + dpt) * inner + i) * es, v == dpt ? on : off, es);
             }
     return IB_OK;
 }
@@ -329,10 +307,8 @@ static int k_scatter_el(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32
     int32_t axis, r = x->desc.ndim;
     enum sc_red red;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), r, &axis);
-    if (!rc)
-        rc = sc_reduction(ctx, err, &red);
-    if (rc)
-        return rc;
+    if (!rc) rc = sc_reduction(ctx, err, &red);
+    if (rc) return rc;
     if (ix->desc.ndim != r || up->desc.ndim != r)
         return IB_OP_BAD(ctx, err, "indices and updates must have the data's rank");
     for (int32_t d = 0; d < r; d++)
@@ -353,8 +329,7 @@ static int k_scatter_el(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32
             off += (d == axis ? w : idx[d]) * xs[d];
         sc_apply(out[0]->data, off, up->data, o, x->desc.dtype, red);
         for (int32_t d = r - 1; d >= 0; d--) {
-            if (++idx[d] < ix->desc.dims[d])
-                break;
+            if (++idx[d] < ix->desc.dims[d]) break;
             idx[d] = 0;
         }
     }
@@ -369,8 +344,7 @@ static int k_scatter_nd(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32
     const ib_tensor *x = in[0], *ix = in[1], *up = in[2];
     enum sc_red red;
     int rc = sc_reduction(ctx, err, &red);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int32_t q = ix->desc.ndim, r = x->desc.ndim;
     int64_t k = q ? ix->desc.dims[q - 1] : 0;
     if (q < 1 || k < 1 || k > r || up->desc.ndim != q - 1 + r - (int32_t)k)
@@ -429,8 +403,7 @@ static int infer_d2s(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     int64_t b;
     int rc = d2s_block(ctx, err, in[0], &b);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     const char *mode = ib_op_attr_s(ctx, "mode", "DCR");
     if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0)
         return IB_OP_UNSUP(ctx, err, "attribute mode='%s' is not supported", mode);
@@ -463,8 +436,7 @@ static int k_d2s(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
     IB_UNUSED(n_out);
     int64_t b;
     int rc = d2s_block(ctx, err, &in[0]->desc, &b);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     bool d2s = is_d2s(ctx);
     bool crd = d2s && strcmp(ib_op_attr_s(ctx, "mode", "DCR"), "CRD") == 0;
     const ib_tensor *deep = d2s ? in[0] : out[0], *space = d2s ? out[0] : in[0];
@@ -488,8 +460,8 @@ static int k_d2s(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
 }
 
 static const ib_op_def defs[] = {
-    {"", "NonZero", 9, 0, infer_nonzero, k_nonzero, NULL, NULL, IB_DT_NUMS | IB_DT(BOOL), 1, 1,
-     1, 1, 0, IB_OP_F_DATA_DEPENDENT},
+    {"", "NonZero", 9, 0, infer_nonzero, k_nonzero, NULL, NULL, IB_DT_NUMS | IB_DT(BOOL), 1, 1, 1,
+     1, 0, IB_OP_F_DATA_DEPENDENT},
     {"", "CumSum", 11, 0, ib_op_infer_same, k_cumsum, NULL, NULL, IB_DT_NUMS, 2, 2, 1, 1, 0, 0},
     {"", "Trilu", 14, 0, infer_trilu, k_trilu, NULL, NULL, 0, 1, 2, 1, 1, 0, 0},
     {"", "EyeLike", 9, 0, infer_eyelike, k_eyelike, NULL, NULL, 0, 1, 1, 1, 1, 0, 0},

@@ -19,8 +19,7 @@ static int read_perm(const ib_op_ctx *ctx, ib_err *err, int32_t r, int32_t *perm
             perm[i] = r - 1 - i;
         return IB_OK;
     }
-    if (n != (size_t)r)
-        return IB_OP_BAD(ctx, err, "perm has %zu values, input rank is %d", n, r);
+    if (n != (size_t)r) return IB_OP_BAD(ctx, err, "perm has %zu values, input rank is %d", n, r);
     bool seen[IB_MAX_DIMS] = {false};
     for (int32_t i = 0; i < r; i++) {
         if (p[i] < 0 || p[i] >= r || seen[p[i]])
@@ -41,8 +40,7 @@ static int infer_transpose(const ib_op_ctx *ctx, const ib_tensor_desc *const *in
     IB_UNUSED(dd);
     int32_t perm[IB_MAX_DIMS];
     int rc = read_perm(ctx, err, in[0]->ndim, perm);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     out[0] = *in[0];
     for (int32_t i = 0; i < in[0]->ndim; i++)
         out[0].dims[i] = in[0]->dims[perm[i]];
@@ -58,16 +56,14 @@ static int k_transpose(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_
     ib_tensor *y = out[0];
     int32_t r = x->desc.ndim, perm[IB_MAX_DIMS];
     int rc = read_perm(ctx, err, r, perm);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t xs[IB_MAX_DIMS], st[IB_MAX_DIMS], idx[IB_MAX_DIMS] = {0};
     ib_op_strides(&x->desc, xs);
     for (int32_t i = 0; i < r; i++)
         st[i] = xs[perm[i]]; /* input stride of output axis i */
     size_t es = ib_dtype_size(x->desc.dtype);
     int64_t n = ib_tensor_desc_numel(&y->desc);
-    if (n == 0)
-        return IB_OK;
+    if (n == 0) return IB_OK;
     int64_t inner = r ? y->desc.dims[r - 1] : 1, ist = r ? st[r - 1] : 0;
     const unsigned char *src = x->data;
     unsigned char *dst = y->data;
@@ -77,8 +73,7 @@ static int k_transpose(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_
             memcpy(dst + (size_t)(o + i) * es, src + (size_t)(off + i * ist) * es, es);
         for (int32_t d = r - 2; d >= 0; d--) {
             off += st[d];
-            if (++idx[d] < y->desc.dims[d])
-                break;
+            if (++idx[d] < y->desc.dims[d]) break;
             off -= st[d] * y->desc.dims[d];
             idx[d] = 0;
         }
@@ -95,24 +90,20 @@ static int infer_concat(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(const_in);
     IB_UNUSED(n_out);
     IB_UNUSED(dd);
-    if (!ib_op_has_attr(ctx, "axis"))
-        return IB_OP_BAD(ctx, err, "attribute 'axis' is required");
+    if (!ib_op_has_attr(ctx, "axis")) return IB_OP_BAD(ctx, err, "attribute 'axis' is required");
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), in[0]->ndim, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_tensor_desc y = *in[0];
     for (uint32_t i = 1; i < n_in; i++) {
         const ib_tensor_desc *d = in[i];
-        if (!d)
-            return IB_OP_BAD(ctx, err, "input %u is missing", i);
+        if (!d) return IB_OP_BAD(ctx, err, "input %u is missing", i);
         if (d->ndim != y.ndim || d->dtype != y.dtype)
             return IB_OP_BAD(ctx, err, "input %u is %s of rank %d, input 0 %s of rank %d", i,
                              ib_dtype_name(d->dtype), d->ndim, ib_dtype_name(y.dtype), y.ndim);
         for (int32_t k = 0; k < y.ndim; k++) {
             if (k == axis) {
-                if ((rc = ib_op_dim_add(ctx, err, y.dims[k], d->dims[k], &y.dims[k])))
-                    return rc;
+                if ((rc = ib_op_dim_add(ctx, err, y.dims[k], d->dims[k], &y.dims[k]))) return rc;
             } else if (d->dims[k] >= 0 && y.dims[k] >= 0 && d->dims[k] != y.dims[k]) {
                 return IB_OP_BAD(ctx, err, "input %u has dim %d = %lld, input 0 has %lld", i, k,
                                  (long long)d->dims[k], (long long)y.dims[k]);
@@ -132,8 +123,7 @@ static int k_concat(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
     ib_tensor *y = out[0];
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), y->desc.ndim, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     size_t es = ib_dtype_size(y->desc.dtype);
     int64_t outer = 1, inner = 1;
     for (int32_t d = 0; d < y->desc.ndim; d++)
@@ -162,32 +152,26 @@ static int split_sizes(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
                        int64_t *sizes)
 {
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), x->ndim, axis);
-    if (rc)
-        return rc;
-    if (n_out > 64)
-        return IB_OP_UNSUP(ctx, err, "more than 64 outputs");
+    if (rc) return rc;
+    if (n_out > 64) return IB_OP_UNSUP(ctx, err, "more than 64 outputs");
     int64_t v[64];
     size_t n = 0;
     if (ib_op_opset(ctx) < 13) {
         rc = ib_op_attr_ints_copy(ctx, err, "split", v, 64, &n);
     } else if (split_given) {
-        if (!split_t)
-            return 1;
+        if (!split_t) return 1;
         rc = ib_op_read_ints(ctx, err, split_t, "split", v, 64, &n);
     }
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t dim = x->dims[*axis];
     if (n) {
-        if (n != n_out)
-            return IB_OP_BAD(ctx, err, "split has %zu sizes for %u outputs", n, n_out);
+        if (n != n_out) return IB_OP_BAD(ctx, err, "split has %zu sizes for %u outputs", n, n_out);
         int64_t total = 0;
         for (size_t i = 0; i < n; i++) {
             if (v[i] < 0)
                 return IB_OP_BAD(ctx, err, "split[%zu] = %lld is negative", i, (long long)v[i]);
             sizes[i] = v[i];
-            if ((rc = ib_op_dim_add(ctx, err, total, v[i], &total)))
-                return rc;
+            if ((rc = ib_op_dim_add(ctx, err, total, v[i], &total))) return rc;
         }
         if (dim >= 0 && total != dim)
             return IB_OP_BAD(ctx, err, "split sizes sum to %lld, axis %d has %lld",
@@ -200,8 +184,8 @@ static int split_sizes(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
         return IB_OK;
     }
     if (n_out == 0 || dim % n_out)
-        return IB_OP_BAD(ctx, err, "axis %d of size %lld does not split into %u equal parts",
-                         *axis, (long long)dim, n_out);
+        return IB_OP_BAD(ctx, err, "axis %d of size %lld does not split into %u equal parts", *axis,
+                         (long long)dim, n_out);
     for (uint32_t i = 0; i < n_out; i++)
         sizes[i] = dim / n_out;
     return IB_OK;
@@ -215,14 +199,12 @@ static int infer_split(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     int64_t sizes[64];
     int rc = split_sizes(ctx, err, in[0], ib_op_cin(const_in, n_in, 1), n_in > 1 && in[1], n_out,
                          &axis, sizes);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     for (uint32_t i = 0; i < n_out; i++) {
         out[i] = *in[0];
         out[i].dims[axis] = rc == 1 ? IB_DIM_DYNAMIC : sizes[i];
     }
-    if (rc == 1)
-        *dd = true;
+    if (rc == 1) *dd = true;
     return IB_OK;
 }
 
@@ -234,8 +216,7 @@ static int k_split(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
     int64_t sizes[64];
     const ib_tensor *st = ib_op_cin(in, n_in, 1);
     int rc = split_sizes(ctx, err, &x->desc, st, st != NULL, n_out, &axis, sizes);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     size_t es = ib_dtype_size(x->desc.dtype);
     int64_t outer = 1, inner = 1;
     for (int32_t d = 0; d < x->desc.ndim; d++)
@@ -277,11 +258,9 @@ static int slice_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_de
             (rc = ib_op_attr_ints_copy(ctx, err, "axes", axes, IB_MAX_DIMS, &na)))
             return rc;
     } else {
-        if (n_in < 3)
-            return IB_OP_BAD(ctx, err, "inputs starts and ends are required");
+        if (n_in < 3) return IB_OP_BAD(ctx, err, "inputs starts and ends are required");
         for (uint32_t i = 1; i < n_in && i < 5; i++)
-            if (in[i] && !c[i])
-                return 1;
+            if (in[i] && !c[i]) return 1;
         if ((rc = ib_op_read_ints(ctx, err, c[1], "starts", starts, IB_MAX_DIMS, &ns)) ||
             (rc = ib_op_read_ints(ctx, err, c[2], "ends", ends, IB_MAX_DIMS, &ne)) ||
             (n_in > 3 && c[3] &&
@@ -300,24 +279,19 @@ static int slice_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_de
     bool seen[IB_MAX_DIMS] = {false};
     for (size_t i = 0; i < ns; i++) {
         int32_t a;
-        if ((rc = ib_op_axis(ctx, err, na ? axes[i] : (int64_t)i, x->ndim, &a)))
-            return rc;
-        if (seen[a])
-            return IB_OP_BAD(ctx, err, "axis %d is sliced twice", a);
+        if ((rc = ib_op_axis(ctx, err, na ? axes[i] : (int64_t)i, x->ndim, &a))) return rc;
+        if (seen[a]) return IB_OP_BAD(ctx, err, "axis %d is sliced twice", a);
         seen[a] = true;
         int64_t st = nst ? steps[i] : 1, dim = x->dims[a];
-        if (st == 0)
-            return IB_OP_BAD(ctx, err, "steps[%zu] must not be 0", i);
+        if (st == 0) return IB_OP_BAD(ctx, err, "steps[%zu] must not be 0", i);
         p->step[a] = st;
         if (dim < 0) {
             p->len[a] = IB_DIM_DYNAMIC;
             continue;
         }
         int64_t s = starts[i], e = ends[i];
-        if (s < 0)
-            s = s < -dim ? 0 : s + dim; /* INT64_MIN safe */
-        if (e < 0)
-            e = e < -dim ? -1 : e + dim;
+        if (s < 0) s = s < -dim ? 0 : s + dim; /* INT64_MIN safe */
+        if (e < 0) e = e < -dim ? -1 : e + dim;
         /* lengths as 1 + (span - 1) / |step|: no overflow for huge steps */
         if (st > 0) {
             s = s > dim ? dim : s;
@@ -342,13 +316,11 @@ static int infer_slice(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     const ib_tensor *const *c = const_in ? const_in : none;
     slice_plan p;
     int rc = slice_plan_init(ctx, err, in[0], c, in, n_in, &p);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     out[0] = *in[0];
     for (int32_t d = 0; d < in[0]->ndim; d++)
         out[0].dims[d] = rc == 1 ? IB_DIM_DYNAMIC : p.len[d];
-    if (rc == 1)
-        *dd = true;
+    if (rc == 1) *dd = true;
     return IB_OK;
 }
 
@@ -362,8 +334,7 @@ static int k_slice(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
         descs[i] = in[i] ? &in[i]->desc : NULL;
     slice_plan p;
     int rc = slice_plan_init(ctx, err, &x->desc, in, descs, n_in, &p);
-    if (rc)
-        return rc < 0 ? rc : IB_OP_BAD(ctx, err, "slice parameters missing");
+    if (rc) return rc < 0 ? rc : IB_OP_BAD(ctx, err, "slice parameters missing");
     int32_t r = x->desc.ndim;
     int64_t xs[IB_MAX_DIMS], idx[IB_MAX_DIMS] = {0};
     ib_op_strides(&x->desc, xs);
@@ -380,8 +351,7 @@ static int k_slice(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
         memcpy(dst + (size_t)o * es, src + (size_t)off * es, es);
         for (int32_t d = r - 1; d >= 0; d--) {
             off += p.step[d] * xs[d];
-            if (++idx[d] < p.len[d])
-                break;
+            if (++idx[d] < p.len[d]) break;
             off -= p.step[d] * xs[d] * p.len[d];
             idx[d] = 0;
         }

@@ -13,7 +13,7 @@
  * promotion: a 1-D a is [1, K] with M dropped, a 1-D b [K, 1] with N dropped). */
 typedef struct mm_shape {
     int64_t M, N, K;
-    ib_tensor_desc batch;      /* broadcast batch dims */
+    ib_tensor_desc batch; /* broadcast batch dims */
     ib_tensor_desc abatch, bbatch;
 } mm_shape;
 
@@ -21,8 +21,7 @@ static int mm_shapes(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *a,
                      const ib_tensor_desc *b, mm_shape *s, ib_tensor_desc *out)
 {
     if (a->ndim < 1 || b->ndim < 1)
-        return IB_OP_BAD(ctx, err, "inputs must have rank >= 1 (got %d and %d)", a->ndim,
-                         b->ndim);
+        return IB_OP_BAD(ctx, err, "inputs must have rank >= 1 (got %d and %d)", a->ndim, b->ndim);
     memset(s, 0, sizeof *s);
     s->M = a->ndim >= 2 ? a->dims[a->ndim - 2] : 1;
     s->K = a->dims[a->ndim - 1];
@@ -34,22 +33,18 @@ static int mm_shapes(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *a,
                          ib_tensor_desc_str(a, sa, sizeof sa),
                          ib_tensor_desc_str(b, sb, sizeof sb));
     }
-    if (s->K < 0)
-        s->K = kb;
+    if (s->K < 0) s->K = kb;
     s->abatch.dtype = s->bbatch.dtype = a->dtype;
     s->abatch.ndim = a->ndim > 2 ? a->ndim - 2 : 0;
     s->bbatch.ndim = b->ndim > 2 ? b->ndim - 2 : 0;
     memcpy(s->abatch.dims, a->dims, sizeof(int64_t) * (size_t)s->abatch.ndim);
     memcpy(s->bbatch.dims, b->dims, sizeof(int64_t) * (size_t)s->bbatch.ndim);
     int rc = ib_op_broadcast(ctx, err, &s->abatch, &s->bbatch, &s->batch);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_tensor_desc o = s->batch;
     o.dtype = a->dtype;
-    if (a->ndim >= 2)
-        o.dims[o.ndim++] = s->M;
-    if (b->ndim >= 2)
-        o.dims[o.ndim++] = s->N;
+    if (a->ndim >= 2) o.dims[o.ndim++] = s->M;
+    if (b->ndim >= 2) o.dims[o.ndim++] = s->N;
     if (o.ndim > IB_MAX_DIMS)
         return IB_OP_BAD(ctx, err, "output rank %d exceeds %d", o.ndim, IB_MAX_DIMS);
     *out = o;
@@ -71,8 +66,8 @@ static int infer_matmul(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     return mm_shapes(ctx, err, in[0], in[1], &s, &out[0]);
 }
 
-static size_t scratch_matmul(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
-                             uint32_t n_in, const ib_tensor_desc *out, uint32_t n_out)
+static size_t scratch_matmul(const ib_op_ctx *ctx, const ib_tensor_desc *const *in, uint32_t n_in,
+                             const ib_tensor_desc *out, uint32_t n_out)
 {
     IB_UNUSED(ctx);
     IB_UNUSED(n_in);
@@ -99,8 +94,7 @@ static int k_matmul(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
     mm_shape s;
     ib_tensor_desc od;
     int rc = mm_shapes(ctx, err, &in[0]->desc, &in[1]->desc, &s, &od);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (in[0]->desc.dtype != IB_DTYPE_FLOAT32 || in[1]->desc.dtype != IB_DTYPE_FLOAT32)
         return IB_OP_UNSUP(ctx, err, "only float32 inputs are supported");
     /* iterate over the broadcast batch with a 3-operand iterator on the batch dims */
@@ -148,14 +142,12 @@ static int infer_gemm(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     int64_t M, N, K;
     int rc = gemm_shape(ctx, err, in[0], in[1], &M, &N, &K);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_tensor_desc y = {in[0]->dtype, 2, {M, N}};
     const ib_tensor_desc *c = ib_op_in(in, n_in, 2);
     if (c) {
         ib_tensor_desc t;
-        if ((rc = ib_op_broadcast(ctx, err, &y, c, &t)))
-            return rc;
+        if ((rc = ib_op_broadcast(ctx, err, &y, c, &t))) return rc;
         if (!ib_tensor_desc_equal(&t, &y) && ib_op_known(&y))
             return IB_OP_BAD(ctx, err, "C does not broadcast to [M, N] = [%lld, %lld]",
                              (long long)M, (long long)N);
@@ -192,8 +184,7 @@ static int k_gemm(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
     IB_UNUSED(n_out);
     int64_t M, N, K;
     int rc = gemm_shape(ctx, err, &in[0]->desc, &in[1]->desc, &M, &N, &K);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     for (uint32_t i = 0; i < n_in && i < 3; i++)
         if (in[i] && in[i]->desc.dtype != IB_DTYPE_FLOAT32)
             return IB_OP_UNSUP(ctx, err, "only float32 inputs are supported");
@@ -221,8 +212,8 @@ static int k_gemm(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
 }
 
 static const ib_op_def defs[] = {
-    {"", "MatMul", 1, 0, infer_matmul, k_matmul, scratch_matmul, flops_matmul, IB_DT_F32, 2, 2,
-     1, 1, 0, 0},
+    {"", "MatMul", 1, 0, infer_matmul, k_matmul, scratch_matmul, flops_matmul, IB_DT_F32, 2, 2, 1,
+     1, 0, 0},
     {"", "Gemm", 7, 0, infer_gemm, k_gemm, scratch_gemm, flops_gemm, IB_DT_F32, 2, 3, 1, 1, 0, 0},
 };
 

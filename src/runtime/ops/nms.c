@@ -38,8 +38,8 @@ static int nms_shapes(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *b
     return IB_OK;
 }
 
-static int nms_scalars(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *in,
-                       uint32_t n_in, nms_args *a)
+static int nms_scalars(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *in, uint32_t n_in,
+                       nms_args *a)
 {
     const ib_tensor *m = ib_op_cin(in, n_in, 2), *iou = ib_op_cin(in, n_in, 3),
                     *sc = ib_op_cin(in, n_in, 4);
@@ -54,18 +54,15 @@ static int nms_scalars(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const
         a->max_out = ((const int64_t *)m->data)[0];
     }
     if (iou && ib_tensor_desc_numel(&iou->desc) > 0) {
-        if ((rc = ib_op_read_scalar(ctx, err, iou, "iou_threshold", &v)))
-            return rc;
+        if ((rc = ib_op_read_scalar(ctx, err, iou, "iou_threshold", &v))) return rc;
         a->iou = v;
     }
     if (sc && ib_tensor_desc_numel(&sc->desc) > 0) {
-        if ((rc = ib_op_read_scalar(ctx, err, sc, "score_threshold", &v)))
-            return rc;
+        if ((rc = ib_op_read_scalar(ctx, err, sc, "score_threshold", &v))) return rc;
         a->score = v;
         a->has_score = true;
     }
-    if (a->max_out < 0)
-        a->max_out = 0;
+    if (a->max_out < 0) a->max_out = 0;
     return IB_OK;
 }
 
@@ -76,14 +73,12 @@ static int infer_nms(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(n_out);
     nms_args a;
     int rc = nms_shapes(ctx, err, in[0], in[1], &a);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t per = a.boxes;
     const ib_tensor *m = ib_op_cin(const_in, n_in, 2);
     if (n_in > 2 && in[2] && m) {
         nms_args s;
-        if ((rc = nms_scalars(ctx, err, const_in, n_in, &s)))
-            return rc;
+        if ((rc = nms_scalars(ctx, err, const_in, n_in, &s))) return rc;
         per = per < 0 || s.max_out < per ? s.max_out : per;
     } else if (!(n_in > 2 && in[2])) {
         per = 0; /* no max_output_boxes_per_class: nothing is selected */
@@ -131,8 +126,7 @@ static double iou_of(const double *a, const double *b)
     /* a, b: normalised [ymin, xmin, ymax, xmax] */
     double ih = IB_MIN(a[2], b[2]) - IB_MAX(a[0], b[0]);
     double iw = IB_MIN(a[3], b[3]) - IB_MAX(a[1], b[1]);
-    if (ih <= 0 || iw <= 0)
-        return 0;
+    if (ih <= 0 || iw <= 0) return 0;
     double inter = ih * iw;
     double ua = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
     return ua > 0 ? inter / ua : 0;
@@ -144,10 +138,8 @@ static int k_nms(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
     IB_UNUSED(n_out);
     nms_args a;
     int rc = nms_shapes(ctx, err, &in[0]->desc, &in[1]->desc, &a);
-    if (!rc)
-        rc = nms_scalars(ctx, err, in, n_in, &a);
-    if (rc)
-        return rc;
+    if (!rc) rc = nms_scalars(ctx, err, in, n_in, &a);
+    if (rc) return rc;
     for (int i = 0; i < 2; i++)
         if (!ib_dtype_is_float(in[i]->desc.dtype))
             return IB_OP_UNSUP(ctx, err, "%s must be float", i ? "scores" : "boxes");
@@ -180,8 +172,7 @@ static int k_nms(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
             int64_t n = 0;
             for (int64_t i = 0; i < nb; i++) {
                 double s = ib_op_ld(in[1]->data, st, (b * a.classes + c) * nb + i);
-                if (a.has_score && !(s > a.score))
-                    continue;
+                if (a.has_score && !(s > a.score)) continue;
                 key[i] = s;
                 idx[n++] = i;
             }
@@ -191,10 +182,8 @@ static int k_nms(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
                 int64_t cand = idx[k];
                 bool keep = true;
                 for (int64_t j = 0; j < ns && keep; j++)
-                    if (iou_of(norm + 4 * cand, norm + 4 * sel[j]) > a.iou)
-                        keep = false;
-                if (!keep)
-                    continue;
+                    if (iou_of(norm + 4 * cand, norm + 4 * sel[j]) > a.iou) keep = false;
+                if (!keep) continue;
                 sel[ns++] = cand;
                 if (count >= cap)
                     return IB_OP_BAD(ctx, err, "more selections than the output bound %lld",
@@ -211,8 +200,8 @@ static int k_nms(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
 }
 
 static const ib_op_def defs[] = {
-    {"", "NonMaxSuppression", 10, 0, infer_nms, k_nms, scratch_nms, NULL, IB_DT_FLOATS, 2, 5, 1,
-     1, 0x4u, IB_OP_F_DATA_DEPENDENT},
+    {"", "NonMaxSuppression", 10, 0, infer_nms, k_nms, scratch_nms, NULL, IB_DT_FLOATS, 2, 5, 1, 1,
+     0x4u, IB_OP_F_DATA_DEPENDENT},
 };
 
 const ib_op_family ib_ops_nms = {"nms", defs, IB_ARRAY_LEN(defs)};

@@ -41,8 +41,7 @@ static int infer_bn(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(n_in);
     IB_UNUSED(dd);
     int rc = bn_check(ctx, err, in);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     out[0] = *in[0];
     for (uint32_t i = 1; i < n_out; i++)
         out[i] = *in[i < 3 ? i + 2 : i];
@@ -57,9 +56,8 @@ static int k_bn(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
     for (int i = 0; i < 5; i++)
         d[i] = &in[i]->desc;
     int rc = bn_check(ctx, err, d);
-    if (rc)
-        return rc;
-    double eps = ib_op_attr_f(ctx, "epsilon", 1e-5f);
+    if (rc) return rc;
+    double eps = (double)ib_op_attr_f(ctx, "epsilon", 1e-5f);
     const ib_tensor *x = in[0];
     int64_t N = x->desc.dims[0], C = x->desc.dims[1], sp = 1;
     for (int32_t i = 2; i < x->desc.ndim; i++)
@@ -80,7 +78,8 @@ static int k_bn(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
                     ys[i] = (float)((double)xs[i] * mul + add);
             } else {
                 for (int64_t i = 0; i < sp; i++)
-                    ib_op_st(out[0]->data, dt, base + i, ib_op_ld(x->data, dt, base + i) * mul + add);
+                    ib_op_st(out[0]->data, dt, base + i,
+                             ib_op_ld(x->data, dt, base + i) * mul + add);
             }
         }
     }
@@ -104,8 +103,7 @@ static int infer_in(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(n_out);
     IB_UNUSED(dd);
     if (in[0]->ndim < 3)
-        return IB_OP_BAD(ctx, err, "X must have rank >= 3 (N, C, spatial...), not %d",
-                         in[0]->ndim);
+        return IB_OP_BAD(ctx, err, "X must have rank >= 3 (N, C, spatial...), not %d", in[0]->ndim);
     int64_t C = in[0]->dims[1];
     for (int i = 1; i <= 2; i++)
         if (in[i]->ndim != 1 || (C >= 0 && in[i]->dims[0] >= 0 && in[i]->dims[0] != C))
@@ -121,7 +119,7 @@ static int k_in(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
     IB_UNUSED(n_in);
     IB_UNUSED(n_out);
     IB_UNUSED(err);
-    double eps = ib_op_attr_f(ctx, "epsilon", 1e-5f);
+    double eps = (double)ib_op_attr_f(ctx, "epsilon", 1e-5f);
     const ib_tensor *x = in[0];
     enum ib_dtype dt = x->desc.dtype;
     int64_t N = x->desc.dims[0], C = x->desc.dims[1], sp = 1;
@@ -142,7 +140,8 @@ static int k_in(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
             double sc = ib_op_ld(in[1]->data, in[1]->desc.dtype, c) * inv;
             double b = ib_op_ld(in[2]->data, in[2]->desc.dtype, c);
             for (int64_t i = 0; i < sp; i++)
-                ib_op_st(out[0]->data, dt, base + i, (ib_op_ld(x->data, dt, base + i) - mu) * sc + b);
+                ib_op_st(out[0]->data, dt, base + i,
+                         (ib_op_ld(x->data, dt, base + i) - mu) * sc + b);
         }
     return IB_OK;
 }
@@ -159,14 +158,11 @@ static int infer_ln(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", -1), in[0]->ndim, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     for (uint32_t i = 1; i < n_in && i < 3; i++) {
-        if (!in[i])
-            continue;
+        if (!in[i]) continue;
         ib_tensor_desc t;
-        if ((rc = ib_op_broadcast(ctx, err, in[0], in[i], &t)))
-            return rc;
+        if ((rc = ib_op_broadcast(ctx, err, in[0], in[i], &t))) return rc;
         if (!ib_tensor_desc_equal(&t, in[0]) && ib_op_known(in[0]))
             return IB_OP_BAD(ctx, err, "%s does not broadcast to X", i == 1 ? "Scale" : "B");
     }
@@ -202,9 +198,8 @@ static int k_ln(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
     const ib_tensor *x = in[0];
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", -1), x->desc.ndim, &axis);
-    if (rc)
-        return rc;
-    double eps = ib_op_attr_f(ctx, "epsilon", 1e-5f);
+    if (rc) return rc;
+    double eps = (double)ib_op_attr_f(ctx, "epsilon", 1e-5f);
     int64_t outer = 1, inner = 1;
     for (int32_t d = 0; d < x->desc.ndim; d++)
         *(d < axis ? &outer : &inner) *= x->desc.dims[d];
@@ -224,18 +219,14 @@ static int k_ln(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
         double inv = 1.0 / sqrt((inner ? s2 / (double)inner : 0) + eps);
         for (int64_t i = 0; i < inner; i++)
             ib_op_st(y->data, dt, base + i, (ib_op_ld(x->data, dt, base + i) - mu) * inv);
-        if (mean)
-            ib_op_st(mean->data, mean->desc.dtype, o, mu);
-        if (istd)
-            ib_op_st(istd->data, istd->desc.dtype, o, inv);
+        if (mean) ib_op_st(mean->data, mean->desc.dtype, o, mu);
+        if (istd) ib_op_st(istd->data, istd->desc.dtype, o, inv);
     }
     /* scale and bias: rounding y once more to float first matches how
      * every framework applies them (normalise, then affine) */
     const ib_tensor *sc = ib_op_cin(in, n_in, 1), *b = ib_op_cin(in, n_in, 2);
-    if (sc)
-        apply_bcast(y, sc, false);
-    if (b)
-        apply_bcast(y, b, true);
+    if (sc) apply_bcast(y, sc, false);
+    if (b) apply_bcast(y, b, true);
     return IB_OK;
 }
 

@@ -13,8 +13,7 @@
 
 int ib_op_fail(const ib_op_ctx *ctx, ib_err *err, int code, const char *fmt, ...)
 {
-    if (!err)
-        return code;
+    if (!err) return code;
     const ib_node *n = ctx ? ctx->node : NULL;
     int w;
     if (n)
@@ -83,8 +82,7 @@ int ib_op_attr_ints_copy(const ib_op_ctx *ctx, ib_err *err, const char *name, in
 int ib_op_axis(const ib_op_ctx *ctx, ib_err *err, int64_t axis, int32_t rank, int32_t *out)
 {
     if (axis < -(int64_t)rank || axis >= (int64_t)rank || (rank == 0 && axis != 0))
-        return IB_OP_BAD(ctx, err, "axis %lld is out of range for rank %d", (long long)axis,
-                         rank);
+        return IB_OP_BAD(ctx, err, "axis %lld is out of range for rank %d", (long long)axis, rank);
     *out = (int32_t)(axis < 0 ? axis + rank : axis);
     return IB_OK;
 }
@@ -92,8 +90,7 @@ int ib_op_axis(const ib_op_ctx *ctx, ib_err *err, int64_t axis, int32_t rank, in
 bool ib_op_known(const ib_tensor_desc *d)
 {
     for (int32_t i = 0; i < d->ndim; i++)
-        if (d->dims[i] < 0)
-            return false;
+        if (d->dims[i] < 0) return false;
     return true;
 }
 
@@ -159,10 +156,10 @@ int ib_op_broadcast(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *a,
             d = da;
         else {
             char sa[128], sb[128];
-            return IB_OP_BAD(ctx, err, "shapes %s and %s cannot be broadcast (dim %d: %lld vs %lld)",
+            return IB_OP_BAD(ctx, err,
+                             "shapes %s and %s cannot be broadcast (dim %d: %lld vs %lld)",
                              ib_tensor_desc_str(a, sa, sizeof sa),
-                             ib_tensor_desc_str(b, sb, sizeof sb), i, (long long)da,
-                             (long long)db);
+                             ib_tensor_desc_str(b, sb, sizeof sb), i, (long long)da, (long long)db);
         }
         r.dims[i] = d;
     }
@@ -204,13 +201,11 @@ void ib_bcast_init(ib_bcast *it, const ib_tensor_desc *out, const ib_tensor_desc
      * every operand is contiguous across the pair */
     int32_t nd = 0;
     for (int32_t i = 0; i < out->ndim; i++) {
-        if (out->dims[i] == 1)
-            continue;
+        if (out->dims[i] == 1) continue;
         if (nd > 0) {
             bool merge = true;
             for (int k = 0; k < it->nops; k++)
-                if (it->st[k][nd - 1] != st[k][i] * out->dims[i])
-                    merge = false;
+                if (it->st[k][nd - 1] != st[k][i] * out->dims[i]) merge = false;
             if (merge) {
                 it->dims[nd - 1] *= out->dims[i];
                 for (int k = 0; k < it->nops; k++)
@@ -234,8 +229,7 @@ void ib_bcast_init(ib_bcast *it, const ib_tensor_desc *out, const ib_tensor_desc
         it->outer *= it->dims[i];
     for (int k = 0; k < it->nops; k++)
         it->ist[k] = it->st[k][nd - 1];
-    if (ib_tensor_desc_numel(out) == 0)
-        it->outer = 0;
+    if (ib_tensor_desc_numel(out) == 0) it->outer = 0;
 }
 
 void ib_bcast_next(ib_bcast *it)
@@ -244,8 +238,7 @@ void ib_bcast_next(ib_bcast *it)
         it->idx[d]++;
         for (int k = 0; k < it->nops; k++)
             it->off[k] += it->st[k][d];
-        if (it->idx[d] < it->dims[d])
-            return;
+        if (it->idx[d] < it->dims[d]) return;
         for (int k = 0; k < it->nops; k++)
             it->off[k] -= it->st[k][d] * it->dims[d];
         it->idx[d] = 0;
@@ -292,82 +285,135 @@ bool ib_dtype_is_int(enum ib_dtype t)
 
 int64_t ib_op_f2i(double v)
 {
-    if (v != v)
-        return 0;
-    if (v >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (v <= -9223372036854775808.0)
-        return INT64_MIN;
+    if (v != v) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
     return (int64_t)v;
 }
 
 double ib_op_ld(const void *p, enum ib_dtype t, int64_t i)
 {
     switch (t) {
-    case IB_DTYPE_FLOAT32: return ((const float *)p)[i];
-    case IB_DTYPE_FLOAT64: return ((const double *)p)[i];
-    case IB_DTYPE_FLOAT16: return ib_f16_to_f32(((const uint16_t *)p)[i]);
-    case IB_DTYPE_BFLOAT16: return ib_bf16_to_f32(((const uint16_t *)p)[i]);
-    case IB_DTYPE_INT8: return ((const int8_t *)p)[i];
-    case IB_DTYPE_UINT8: return ((const uint8_t *)p)[i];
-    case IB_DTYPE_INT16: return ((const int16_t *)p)[i];
-    case IB_DTYPE_UINT16: return ((const uint16_t *)p)[i];
-    case IB_DTYPE_INT32: return ((const int32_t *)p)[i];
-    case IB_DTYPE_UINT32: return ((const uint32_t *)p)[i];
-    case IB_DTYPE_INT64: return (double)((const int64_t *)p)[i];
-    case IB_DTYPE_UINT64: return (double)((const uint64_t *)p)[i];
-    case IB_DTYPE_BOOL: return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
-    default: return 0.0;
+    case IB_DTYPE_FLOAT32:
+        return (double)((const float *)p)[i];
+    case IB_DTYPE_FLOAT64:
+        return ((const double *)p)[i];
+    case IB_DTYPE_FLOAT16:
+        return (double)ib_f16_to_f32(((const uint16_t *)p)[i]);
+    case IB_DTYPE_BFLOAT16:
+        return (double)ib_bf16_to_f32(((const uint16_t *)p)[i]);
+    case IB_DTYPE_INT8:
+        return ((const int8_t *)p)[i];
+    case IB_DTYPE_UINT8:
+        return ((const uint8_t *)p)[i];
+    case IB_DTYPE_INT16:
+        return ((const int16_t *)p)[i];
+    case IB_DTYPE_UINT16:
+        return ((const uint16_t *)p)[i];
+    case IB_DTYPE_INT32:
+        return ((const int32_t *)p)[i];
+    case IB_DTYPE_UINT32:
+        return ((const uint32_t *)p)[i];
+    case IB_DTYPE_INT64:
+        return (double)((const int64_t *)p)[i];
+    case IB_DTYPE_UINT64:
+        return (double)((const uint64_t *)p)[i];
+    case IB_DTYPE_BOOL:
+        return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
+    default:
+        return 0.0;
     }
 }
 
 int64_t ib_op_ldi(const void *p, enum ib_dtype t, int64_t i)
 {
     switch (t) {
-    case IB_DTYPE_INT8: return ((const int8_t *)p)[i];
-    case IB_DTYPE_UINT8: return ((const uint8_t *)p)[i];
-    case IB_DTYPE_INT16: return ((const int16_t *)p)[i];
-    case IB_DTYPE_UINT16: return ((const uint16_t *)p)[i];
-    case IB_DTYPE_INT32: return ((const int32_t *)p)[i];
-    case IB_DTYPE_UINT32: return ((const uint32_t *)p)[i];
-    case IB_DTYPE_INT64: return ((const int64_t *)p)[i];
-    case IB_DTYPE_UINT64: return (int64_t)((const uint64_t *)p)[i];
-    case IB_DTYPE_BOOL: return ((const uint8_t *)p)[i] ? 1 : 0;
-    default: return ib_op_f2i(ib_op_ld(p, t, i));
+    case IB_DTYPE_INT8:
+        return ((const int8_t *)p)[i];
+    case IB_DTYPE_UINT8:
+        return ((const uint8_t *)p)[i];
+    case IB_DTYPE_INT16:
+        return ((const int16_t *)p)[i];
+    case IB_DTYPE_UINT16:
+        return ((const uint16_t *)p)[i];
+    case IB_DTYPE_INT32:
+        return ((const int32_t *)p)[i];
+    case IB_DTYPE_UINT32:
+        return ((const uint32_t *)p)[i];
+    case IB_DTYPE_INT64:
+        return ((const int64_t *)p)[i];
+    case IB_DTYPE_UINT64:
+        return (int64_t)((const uint64_t *)p)[i];
+    case IB_DTYPE_BOOL:
+        return ((const uint8_t *)p)[i] ? 1 : 0;
+    default:
+        return ib_op_f2i(ib_op_ld(p, t, i));
     }
 }
 
 void ib_op_sti(void *p, enum ib_dtype t, int64_t i, int64_t v)
 {
     switch (t) {
-    case IB_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case IB_DTYPE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case IB_DTYPE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-    case IB_DTYPE_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case IB_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case IB_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case IB_DTYPE_INT64: ((int64_t *)p)[i] = v; break;
-    case IB_DTYPE_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-    case IB_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    default: ib_op_st(p, t, i, (double)v); break;
+    case IB_DTYPE_INT8:
+        ((int8_t *)p)[i] = (int8_t)v;
+        break;
+    case IB_DTYPE_UINT8:
+        ((uint8_t *)p)[i] = (uint8_t)v;
+        break;
+    case IB_DTYPE_INT16:
+        ((int16_t *)p)[i] = (int16_t)v;
+        break;
+    case IB_DTYPE_UINT16:
+        ((uint16_t *)p)[i] = (uint16_t)v;
+        break;
+    case IB_DTYPE_INT32:
+        ((int32_t *)p)[i] = (int32_t)v;
+        break;
+    case IB_DTYPE_UINT32:
+        ((uint32_t *)p)[i] = (uint32_t)v;
+        break;
+    case IB_DTYPE_INT64:
+        ((int64_t *)p)[i] = v;
+        break;
+    case IB_DTYPE_UINT64:
+        ((uint64_t *)p)[i] = (uint64_t)v;
+        break;
+    case IB_DTYPE_BOOL:
+        ((uint8_t *)p)[i] = v != 0;
+        break;
+    default:
+        ib_op_st(p, t, i, (double)v);
+        break;
     }
 }
 
 void ib_op_st(void *p, enum ib_dtype t, int64_t i, double v)
 {
     switch (t) {
-    case IB_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; break;
-    case IB_DTYPE_FLOAT64: ((double *)p)[i] = v; break;
-    case IB_DTYPE_FLOAT16: ((uint16_t *)p)[i] = ib_f32_to_f16((float)v); break;
-    case IB_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = ib_f32_to_bf16((float)v); break;
-    case IB_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0.0; break;
+    case IB_DTYPE_FLOAT32:
+        ((float *)p)[i] = (float)v;
+        break;
+    case IB_DTYPE_FLOAT64:
+        ((double *)p)[i] = v;
+        break;
+    case IB_DTYPE_FLOAT16:
+        ((uint16_t *)p)[i] = ib_f32_to_f16((float)v);
+        break;
+    case IB_DTYPE_BFLOAT16:
+        ((uint16_t *)p)[i] = ib_f32_to_bf16((float)v);
+        break;
+    case IB_DTYPE_BOOL:
+        ((uint8_t *)p)[i] = v != 0.0;
+        break;
     case IB_DTYPE_UINT64:
         /* values above INT64_MAX survive when they are exact in double */
         ((uint64_t *)p)[i] = v >= 9223372036854775808.0
                                  ? (v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v)
                                  : (uint64_t)ib_op_f2i(v);
         break;
-    default: ib_op_sti(p, t, i, ib_op_f2i(v)); break;
+    default:
+        ib_op_sti(p, t, i, ib_op_f2i(v));
+        break;
     }
 }
 

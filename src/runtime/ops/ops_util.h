@@ -18,14 +18,14 @@
 #include "runtime/op.h"
 
 /* ---- dtype masks (ib_op_def.dtype_mask) ---------------------------------- */
-#define IB_DT(t) (1u << IB_DTYPE_##t)
-#define IB_DT_F32 IB_DT(FLOAT32)
+#define IB_DT(t)     (1u << IB_DTYPE_##t)
+#define IB_DT_F32    IB_DT(FLOAT32)
 #define IB_DT_FLOATS (IB_DT(FLOAT32) | IB_DT(FLOAT64) | IB_DT(FLOAT16) | IB_DT(BFLOAT16))
-#define IB_DT_SINTS (IB_DT(INT8) | IB_DT(INT16) | IB_DT(INT32) | IB_DT(INT64))
-#define IB_DT_UINTS (IB_DT(UINT8) | IB_DT(UINT16) | IB_DT(UINT32) | IB_DT(UINT64))
-#define IB_DT_INTS (IB_DT_SINTS | IB_DT_UINTS)
-#define IB_DT_NUMS (IB_DT_FLOATS | IB_DT_INTS)
-#define IB_DT_ALL (IB_DT_NUMS | IB_DT(BOOL))
+#define IB_DT_SINTS  (IB_DT(INT8) | IB_DT(INT16) | IB_DT(INT32) | IB_DT(INT64))
+#define IB_DT_UINTS  (IB_DT(UINT8) | IB_DT(UINT16) | IB_DT(UINT32) | IB_DT(UINT64))
+#define IB_DT_INTS   (IB_DT_SINTS | IB_DT_UINTS)
+#define IB_DT_NUMS   (IB_DT_FLOATS | IB_DT_INTS)
+#define IB_DT_ALL    (IB_DT_NUMS | IB_DT(BOOL))
 
 /* double infinity / NaN (math.h's INFINITY and NAN are float) */
 #define IB_INF ((double)INFINITY)
@@ -62,7 +62,7 @@ extern const ib_op_family ib_ops_index;   /* index.c */
 
 /* Fill err with "node 'name' (Op, opset N): <message>" and return code. */
 int ib_op_fail(const ib_op_ctx *ctx, ib_err *err, int code, const char *fmt, ...) IB_PRINTF(4, 5);
-#define IB_OP_BAD(ctx, err, ...) ib_op_fail((ctx), (err), IB_EFORMAT, __VA_ARGS__)
+#define IB_OP_BAD(ctx, err, ...)   ib_op_fail((ctx), (err), IB_EFORMAT, __VA_ARGS__)
 #define IB_OP_UNSUP(ctx, err, ...) ib_op_fail((ctx), (err), IB_EUNSUPPORTED, __VA_ARGS__)
 
 /* ---- attributes (a NULL node gives the defaults) ---------------------------- */

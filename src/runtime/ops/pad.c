@@ -39,16 +39,13 @@ static int pad_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc
         const char *name = ib_op_opset(ctx) < 2 ? "paddings" : "pads";
         if (!ib_op_has_attr(ctx, name))
             return IB_OP_BAD(ctx, err, "attribute '%s' is required", name);
-        if ((rc = ib_op_attr_ints_copy(ctx, err, name, pads, IB_ARRAY_LEN(pads), &n)))
-            return rc;
-        p->value = ib_op_attr_f(ctx, "value", 0.0f);
+        if ((rc = ib_op_attr_ints_copy(ctx, err, name, pads, IB_ARRAY_LEN(pads), &n))) return rc;
+        p->value = (double)ib_op_attr_f(ctx, "value", 0.0f);
     } else {
         if (n_in > 3 && in[3])
             return IB_OP_UNSUP(ctx, err, "input 'axes' (opset 18) is not supported");
-        if (!c || !c[1] || (n_in > 2 && in[2] && !c[2]))
-            return 1;
-        if ((rc = ib_op_read_ints(ctx, err, c[1], "pads", pads, IB_ARRAY_LEN(pads), &n)))
-            return rc;
+        if (!c || !c[1] || (n_in > 2 && in[2] && !c[2])) return 1;
+        if ((rc = ib_op_read_ints(ctx, err, c[1], "pads", pads, IB_ARRAY_LEN(pads), &n))) return rc;
         if (n_in > 2 && c[2] && ib_tensor_desc_numel(&c[2]->desc) > 0 &&
             (rc = ib_op_read_scalar(ctx, err, c[2], "constant_value", &p->value)))
             return rc;
@@ -81,15 +78,13 @@ static int infer_pad(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(n_out);
     pad_plan p;
     int rc = pad_plan_init(ctx, err, in[0], in, const_in, n_in, &p);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     out[0] = *in[0];
     for (int32_t d = 0; d < in[0]->ndim; d++)
-        out[0].dims[d] = rc == 1 || in[0]->dims[d] < 0 ? IB_DIM_DYNAMIC
-                                                       : in[0]->dims[d] + p.pb[d] + p.pe[d];
+        out[0].dims[d] =
+            rc == 1 || in[0]->dims[d] < 0 ? IB_DIM_DYNAMIC : in[0]->dims[d] + p.pb[d] + p.pe[d];
     /* (pads are bounded in pad_plan_init, so the sum cannot overflow) */
-    if (rc == 1)
-        *dd = true;
+    if (rc == 1) *dd = true;
     return IB_OK;
 }
 
@@ -97,12 +92,9 @@ static int infer_pad(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
 static int64_t pad_src(const pad_plan *p, int32_t d, int64_t o, int64_t dim)
 {
     int64_t i = o - p->pb[d];
-    if (i >= 0 && i < dim)
-        return i;
-    if (p->mode == PAD_CONSTANT || dim == 0)
-        return -1;
-    if (p->mode == PAD_EDGE || dim == 1)
-        return i < 0 ? 0 : dim - 1;
+    if (i >= 0 && i < dim) return i;
+    if (p->mode == PAD_CONSTANT || dim == 0) return -1;
+    if (p->mode == PAD_EDGE || dim == 1) return i < 0 ? 0 : dim - 1;
     return i < 0 ? -i : 2 * (dim - 1) - i; /* reflect, excluding the edge */
 }
 
@@ -117,14 +109,12 @@ static int k_pad(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
         d[i] = in[i] ? &in[i]->desc : NULL;
     pad_plan p;
     int rc = pad_plan_init(ctx, err, &x->desc, d, in, n_in, &p);
-    if (rc)
-        return rc < 0 ? rc : IB_OP_BAD(ctx, err, "pads are missing");
+    if (rc) return rc < 0 ? rc : IB_OP_BAD(ctx, err, "pads are missing");
     int32_t r = x->desc.ndim;
     enum ib_dtype dt = x->desc.dtype;
     size_t es = ib_dtype_size(dt);
     unsigned char cval[16] = {0};
-    if (es <= sizeof cval && ib_dtype_size(dt))
-        ib_op_st(cval, dt, 0, p.value);
+    if (es <= sizeof cval && ib_dtype_size(dt)) ib_op_st(cval, dt, 0, p.value);
     int64_t xs[IB_MAX_DIMS], idx[IB_MAX_DIMS] = {0};
     ib_op_strides(&x->desc, xs);
     int64_t n = ib_tensor_desc_numel(&y->desc);
@@ -143,8 +133,7 @@ static int k_pad(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
         }
         memcpy(dst + (size_t)o * es, inside ? src + (size_t)off * es : cval, es);
         for (int32_t k = r - 1; k >= 0; k--) {
-            if (++idx[k] < y->desc.dims[k])
-                break;
+            if (++idx[k] < y->desc.dims[k]) break;
             idx[k] = 0;
         }
     }

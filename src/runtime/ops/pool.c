@@ -17,8 +17,7 @@ static int pool_window(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
 {
     const int64_t *ks;
     size_t nk = ib_op_attr_ints(ctx, "kernel_shape", &ks);
-    if (!ks)
-        return IB_OP_BAD(ctx, err, "attribute 'kernel_shape' is required");
+    if (!ks) return IB_OP_BAD(ctx, err, "attribute 'kernel_shape' is required");
     if (x->ndim < 3)
         return IB_OP_BAD(ctx, err, "X must have rank >= 3 (N, C, spatial...), not %d", x->ndim);
     if (nk != (size_t)x->ndim - 2)
@@ -39,8 +38,7 @@ static int infer_pool(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     ib_window w;
     int rc = pool_window(ctx, err, in[0], is_max, &w);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_tensor_desc y = *in[0];
     for (int32_t i = 0; i < w.nsp; i++)
         y.dims[i + 2] = w.out[i];
@@ -72,8 +70,7 @@ static int pool_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, ib_t
 {
     ib_window w;
     int rc = pool_window(ctx, err, &x->desc, is_max, &w);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     bool include_pad = ib_op_attr_i(ctx, "count_include_pad", 0) != 0;
     int64_t storage = ib_op_attr_i(ctx, "storage_order", 0);
     if (storage != 0 && storage != 1)
@@ -97,8 +94,7 @@ static int pool_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, ib_t
                 start[d] = oidx[d] * w.stride[d] - w.pad_b[d];
                 if (!is_max) { /* count for count_include_pad: clip to the padded input */
                     int64_t s = start[d], e = s + w.k[d];
-                    if (e > w.in[d] + w.pad_e[d])
-                        e = w.in[d] + w.pad_e[d];
+                    if (e > w.in[d] + w.pad_e[d]) e = w.in[d] + w.pad_e[d];
                     padded *= e - s;
                 }
             }
@@ -129,8 +125,7 @@ static int pool_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, ib_t
                     count++;
                 }
                 for (int32_t d = ns - 1; d >= 0; d--) {
-                    if (++kidx[d] < w.k[d])
-                        break;
+                    if (++kidx[d] < w.k[d]) break;
                     kidx[d] = 0;
                 }
             }
@@ -143,11 +138,9 @@ static int pool_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, ib_t
                 yf[ybase + p] = (float)r;
             else
                 ib_op_st(y->data, y->desc.dtype, ybase + p, r);
-            if (ind)
-                ((int64_t *)ind->data)[ybase + p] = best < 0 ? -1 : xbase + best;
+            if (ind) ((int64_t *)ind->data)[ybase + p] = best < 0 ? -1 : xbase + best;
             for (int32_t d = ns - 1; d >= 0; d--) {
-                if (++oidx[d] < w.out[d])
-                    break;
+                if (++oidx[d] < w.out[d]) break;
                 oidx[d] = 0;
             }
         }
@@ -181,8 +174,7 @@ static int infer_global(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(n_out);
     IB_UNUSED(dd);
     if (in[0]->ndim < 3)
-        return IB_OP_BAD(ctx, err, "X must have rank >= 3 (N, C, spatial...), not %d",
-                         in[0]->ndim);
+        return IB_OP_BAD(ctx, err, "X must have rank >= 3 (N, C, spatial...), not %d", in[0]->ndim);
     out[0] = *in[0];
     for (int32_t i = 2; i < in[0]->ndim; i++)
         out[0].dims[i] = 1;
@@ -234,8 +226,7 @@ static int k_gmax(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
 
 static const ib_op_def defs[] = {
     {"", "MaxPool", 1, 0, infer_maxpool, k_maxpool, NULL, NULL, MAXPOOL_TYPES, 1, 1, 1, 2, 0, 0},
-    {"", "AveragePool", 1, 0, infer_avgpool, k_avgpool, NULL, NULL, IB_DT_FLOATS, 1, 1, 1, 1, 0,
-     0},
+    {"", "AveragePool", 1, 0, infer_avgpool, k_avgpool, NULL, NULL, IB_DT_FLOATS, 1, 1, 1, 1, 0, 0},
     {"", "GlobalAveragePool", 1, 0, infer_global, k_gavg, NULL, NULL, IB_DT_FLOATS, 1, 1, 1, 1, 0,
      0},
     {"", "GlobalMaxPool", 1, 0, infer_global, k_gmax, NULL, NULL, IB_DT_FLOATS, 1, 1, 1, 1, 0, 0},

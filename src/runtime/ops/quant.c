@@ -17,16 +17,12 @@ static int q_axis(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x,
     *axis = -1;
     int64_t ns = ib_tensor_desc_numel(s);
     if (s->ndim == 0 || (s->ndim == 1 && ns == 1 && ib_op_opset(ctx) < 13)) {
-        if (ns != 1)
-            return IB_OP_BAD(ctx, err, "scale must be a scalar");
+        if (ns != 1) return IB_OP_BAD(ctx, err, "scale must be a scalar");
     } else {
-        if (ib_op_opset(ctx) < 13)
-            return IB_OP_BAD(ctx, err, "per-axis scale needs opset 13");
-        if (s->ndim != 1)
-            return IB_OP_BAD(ctx, err, "scale must be a scalar or 1-D");
+        if (ib_op_opset(ctx) < 13) return IB_OP_BAD(ctx, err, "per-axis scale needs opset 13");
+        if (s->ndim != 1) return IB_OP_BAD(ctx, err, "scale must be a scalar or 1-D");
         int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 1), x->ndim, axis);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         if (ns == 1 && (x->dims[*axis] != 1))
             *axis = -1; /* a one-element scale applies to every element */
         else if (x->dims[*axis] >= 0 && ns != x->dims[*axis])
@@ -49,8 +45,7 @@ static int infer_q(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     const ib_tensor_desc *zp = ib_op_in(in, n_in, 2);
     int32_t axis;
     int rc = q_axis(ctx, err, in[0], in[1], zp, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     enum ib_dtype t = zp ? zp->dtype : IB_DTYPE_UINT8;
     if (t != IB_DTYPE_UINT8 && t != IB_DTYPE_INT8)
         return IB_OP_UNSUP(ctx, err, "quantizing to %s is not supported (uint8, int8)",
@@ -70,8 +65,7 @@ static int infer_dq(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     const ib_tensor_desc *zp = ib_op_in(in, n_in, 2);
     int32_t axis;
     int rc = q_axis(ctx, err, in[0], in[1], zp, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (zp && zp->dtype != in[0]->dtype)
         return IB_OP_BAD(ctx, err, "zero point type %s differs from input type %s",
                          ib_dtype_name(zp->dtype), ib_dtype_name(in[0]->dtype));
@@ -83,8 +77,7 @@ static int infer_dq(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
 /* Channel of flat element i for a per-axis op (0 for per-tensor). */
 static int64_t chan(const ib_tensor_desc *x, int32_t axis, int64_t i)
 {
-    if (axis < 0)
-        return 0;
+    if (axis < 0) return 0;
     int64_t inner = 1;
     for (int32_t d = axis + 1; d < x->ndim; d++)
         inner *= x->dims[d];
@@ -98,16 +91,14 @@ static int k_q(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
     const ib_tensor *x = in[0], *s = in[1], *zp = ib_op_cin(in, n_in, 2);
     int32_t axis;
     int rc = q_axis(ctx, err, &x->desc, &s->desc, zp ? &zp->desc : NULL, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     enum ib_dtype t = out[0]->desc.dtype;
     double lo = t == IB_DTYPE_INT8 ? -128 : 0, hi = t == IB_DTYPE_INT8 ? 127 : 255;
     int64_t n = ib_tensor_desc_numel(&x->desc);
     for (int64_t i = 0; i < n; i++) {
         int64_t c = chan(&x->desc, axis, i);
         float sc = (float)ib_op_ld(s->data, s->desc.dtype, c);
-        if (!(sc != 0))
-            return IB_OP_BAD(ctx, err, "scale must not be zero");
+        if (!(sc != 0)) return IB_OP_BAD(ctx, err, "scale must not be zero");
         /* float division, as the ONNX reference computes x / y_scale in float32 */
         float q = (float)ib_op_ld(x->data, x->desc.dtype, i) / sc;
         double v = nearbyint((double)q) + (zp ? ib_op_ld(zp->data, zp->desc.dtype, c) : 0);
@@ -124,8 +115,7 @@ static int k_dq(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
     const ib_tensor *x = in[0], *s = in[1], *zp = ib_op_cin(in, n_in, 2);
     int32_t axis;
     int rc = q_axis(ctx, err, &x->desc, &s->desc, zp ? &zp->desc : NULL, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t n = ib_tensor_desc_numel(&x->desc);
     for (int64_t i = 0; i < n; i++) {
         int64_t c = chan(&x->desc, axis, i);
@@ -139,8 +129,8 @@ static int k_dq(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
 }
 
 static const ib_op_def defs[] = {
-    {"", "QuantizeLinear", 10, 0, infer_q, k_q, NULL, NULL, IB_DT_F32 | IB_DT(INT32), 2, 3, 1, 1,
-     0, 0},
+    {"", "QuantizeLinear", 10, 0, infer_q, k_q, NULL, NULL, IB_DT_F32 | IB_DT(INT32), 2, 3, 1, 1, 0,
+     0},
     {"", "DequantizeLinear", 10, 0, infer_dq, k_dq, NULL, NULL,
      IB_DT(INT8) | IB_DT(UINT8) | IB_DT(INT32), 2, 3, 1, 1, 0, 0},
 };

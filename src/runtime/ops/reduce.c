@@ -39,8 +39,8 @@ static int red_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc
             *dd = true;
             return IB_OK;
         }
-        if (axes_t && (rc = ib_op_read_ints(ctx, err, axes_t, "axes", axes, IB_ARRAY_LEN(axes),
-                                            &na)))
+        if (axes_t &&
+            (rc = ib_op_read_ints(ctx, err, axes_t, "axes", axes, IB_ARRAY_LEN(axes), &na)))
             return rc;
         if (na == 0 && ib_op_attr_i(ctx, "noop_with_empty_axes", 0)) {
             p->noop = true;
@@ -54,8 +54,7 @@ static int red_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc
             p->reduced[d] = true;
     for (size_t i = 0; i < na; i++) {
         int32_t a;
-        if ((rc = ib_op_axis(ctx, err, axes[i], x->ndim, &a)))
-            return rc;
+        if ((rc = ib_op_axis(ctx, err, axes[i], x->ndim, &a))) return rc;
         if (p->reduced[a])
             return IB_OP_BAD(ctx, err, "axis %lld is listed twice", (long long)axes[i]);
         p->reduced[a] = true;
@@ -66,8 +65,7 @@ static int red_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc
 static void red_out_desc(const ib_tensor_desc *x, const red_plan *p, ib_tensor_desc *y)
 {
     *y = *x;
-    if (p->noop)
-        return;
+    if (p->noop) return;
     y->ndim = 0;
     for (int32_t d = 0; d < x->ndim; d++) {
         if (!p->reduced[d])
@@ -85,14 +83,12 @@ static int infer_reduce(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     red_plan p;
     bool given = n_in > 1 && in[1];
     int rc = red_plan_init(ctx, err, in[0], ib_op_cin(const_in, n_in, 1), given, &p, dd);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (*dd) { /* rank known only with keepdims */
         out[0] = *in[0];
         for (int32_t d = 0; d < in[0]->ndim; d++)
             out[0].dims[d] = IB_DIM_DYNAMIC;
-        if (!p.keep)
-            out[0].ndim = 0;
+        if (!p.keep) out[0].ndim = 0;
         return IB_OK;
     }
     red_out_desc(in[0], &p, &out[0]);
@@ -102,22 +98,25 @@ static int infer_reduce(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
 static double red_init(enum red_op op)
 {
     switch (op) {
-    case R_MAX: return -IB_INF;
-    case R_MIN: return IB_INF;
-    case R_PROD: return 1.0;
-    default: return 0.0;
+    case R_MAX:
+        return -IB_INF;
+    case R_MIN:
+        return IB_INF;
+    case R_PROD:
+        return 1.0;
+    default:
+        return 0.0;
     }
 }
 
-static int reduce_run(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
-                      ib_tensor *y, enum red_op op, ib_err *err)
+static int reduce_run(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in, ib_tensor *y,
+                      enum red_op op, ib_err *err)
 {
     const ib_tensor *x = in[0];
     red_plan p;
     bool dd = false;
     int rc = red_plan_init(ctx, err, &x->desc, ib_op_cin(in, n_in, 1), false, &p, &dd);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     enum ib_dtype dt = x->desc.dtype;
     int64_t n = ib_tensor_desc_numel(&x->desc);
     if (p.noop) {
@@ -157,24 +156,46 @@ static int reduce_run(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t
                 /* sums and products wrap (unsigned) like the integer type */
                 uint64_t u = (uint64_t)iacc, uv = (uint64_t)v;
                 switch (op) {
-                case R_MAX: iacc = first || v > iacc ? v : iacc; break;
-                case R_MIN: iacc = first || v < iacc ? v : iacc; break;
-                case R_PROD: iacc = (int64_t)(u * uv); break;
-                case R_L1: iacc = (int64_t)(u + (v < 0 ? 0u - uv : uv)); break;
+                case R_MAX:
+                    iacc = first || v > iacc ? v : iacc;
+                    break;
+                case R_MIN:
+                    iacc = first || v < iacc ? v : iacc;
+                    break;
+                case R_PROD:
+                    iacc = (int64_t)(u * uv);
+                    break;
+                case R_L1:
+                    iacc = (int64_t)(u + (v < 0 ? 0u - uv : uv));
+                    break;
                 case R_SUMSQ:
-                case R_L2: iacc = (int64_t)(u + uv * uv); break;
-                default: iacc = (int64_t)(u + uv); break;
+                case R_L2:
+                    iacc = (int64_t)(u + uv * uv);
+                    break;
+                default:
+                    iacc = (int64_t)(u + uv);
+                    break;
                 }
                 first = false;
             } else {
                 double v = ib_op_ld(x->data, dt, off);
                 switch (op) {
-                case R_MAX: acc = (v > acc || v != v) ? v : acc; break;
-                case R_MIN: acc = (v < acc || v != v) ? v : acc; break;
-                case R_PROD: acc *= v; break;
-                case R_L1: acc += fabs(v); break;
+                case R_MAX:
+                    acc = (v > acc || v != v) ? v : acc;
+                    break;
+                case R_MIN:
+                    acc = (v < acc || v != v) ? v : acc;
+                    break;
+                case R_PROD:
+                    acc *= v;
+                    break;
+                case R_L1:
+                    acc += fabs(v);
+                    break;
                 case R_L2:
-                case R_SUMSQ: acc += v * v; break;
+                case R_SUMSQ:
+                    acc += v * v;
+                    break;
                 case R_LOGSUMEXP: /* acc = sum exp(v - m), rescaled when m grows */
                     if (v > m) {
                         acc = acc * exp(m - v) + 1.0;
@@ -183,13 +204,14 @@ static int reduce_run(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t
                         acc += exp(v - m);
                     }
                     break;
-                default: acc += v; break;
+                default:
+                    acc += v;
+                    break;
                 }
             }
             for (int32_t k = nr - 1; k >= 0; k--) {
                 off += rs[k];
-                if (++ridx[k] < rd[k])
-                    break;
+                if (++ridx[k] < rd[k]) break;
                 off -= rs[k] * rd[k];
                 ridx[k] = 0;
             }
@@ -212,8 +234,7 @@ static int reduce_run(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t
             ib_op_st(y->data, y->desc.dtype, o, acc);
         }
         for (int32_t k = nk - 1; k >= 0; k--) {
-            if (++kidx[k] < kd[k])
-                break;
+            if (++kidx[k] < kd[k]) break;
             kidx[k] = 0;
         }
     }
@@ -250,8 +271,7 @@ static int infer_arg(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), in[0]->ndim, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     red_plan p;
     memset(&p, 0, sizeof p);
     p.keep = ib_op_attr_i(ctx, "keepdims", 1) != 0;
@@ -261,13 +281,11 @@ static int infer_arg(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     return IB_OK;
 }
 
-static int arg_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, bool is_max,
-                   ib_err *err)
+static int arg_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, bool is_max, ib_err *err)
 {
     int32_t axis;
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", 0), x->desc.ndim, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     bool last = ib_op_attr_i(ctx, "select_last_index", 0) != 0;
     int64_t outer = 1, len = x->desc.dims[axis], inner = 1;
     for (int32_t d = 0; d < x->desc.ndim; d++)
@@ -276,7 +294,8 @@ static int arg_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, bool 
         else if (d > axis)
             inner *= x->desc.dims[d];
     if (len == 0 && outer * inner > 0)
-        return IB_OP_BAD(ctx, err, "cannot take the arg%s of an empty axis", is_max ? "max" : "min");
+        return IB_OP_BAD(ctx, err, "cannot take the arg%s of an empty axis",
+                         is_max ? "max" : "min");
     enum ib_dtype dt = x->desc.dtype;
     bool ints = ib_dtype_is_int(dt);
     int64_t *yo = y->data;
@@ -293,10 +312,8 @@ static int arg_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, bool 
                     double va = ib_op_ld(x->data, dt, a), vb = ib_op_ld(x->data, dt, b);
                     c = va > vb ? 1 : va < vb ? -1 : 0;
                 }
-                if (!is_max)
-                    c = -c;
-                if (c > 0 || (c == 0 && last))
-                    best = i;
+                if (!is_max) c = -c;
+                if (c > 0 || (c == 0 && last)) best = i;
             }
             yo[o * inner + in] = best;
         }
@@ -319,10 +336,14 @@ static int k_argmin(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
     return arg_run(ctx, in[0], out[0], false, err);
 }
 
-#define N (IB_DT_FLOATS | IB_DT(INT32) | IB_DT(INT64) | IB_DT(UINT32) | IB_DT(UINT64) |         \
-           IB_DT(INT8) | IB_DT(UINT8))
+#define N                                                                                          \
+    (IB_DT_FLOATS | IB_DT(INT32) | IB_DT(INT64) | IB_DT(UINT32) | IB_DT(UINT64) | IB_DT(INT8) |    \
+     IB_DT(UINT8))
 #define F IB_DT_FLOATS
-#define DEFR(op, kern, mask) {"", op, 1, 0, infer_reduce, kern, NULL, NULL, mask, 1, 1, 1, 1, 0, 0}
+#define DEFR(op, kern, mask)                                                                       \
+    {                                                                                              \
+        "", op, 1, 0, infer_reduce, kern, NULL, NULL, mask, 1, 1, 1, 1, 0, 0                       \
+    }
 
 static const ib_op_def defs[] = {
     {"", "ReduceSum", 1, 0, infer_reduce, k_sum, NULL, NULL, N, 1, 2, 1, 1, 0x2u, 0},

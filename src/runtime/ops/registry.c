@@ -12,25 +12,22 @@
 #include "runtime/ops/ops_util.h"
 
 static const ib_op_family *const families[] = {
-    &ib_ops_unary,  &ib_ops_binary, &ib_ops_matmul, &ib_ops_conv,   &ib_ops_pool,
-    &ib_ops_norm,   &ib_ops_softmax, &ib_ops_reduce, &ib_ops_shape, &ib_ops_layout,
-    &ib_ops_gather, &ib_ops_cast,   &ib_ops_pad,    &ib_ops_resize, &ib_ops_rnn,
-    &ib_ops_nms,    &ib_ops_quant,  &ib_ops_fused,  &ib_ops_index,
+    &ib_ops_unary,  &ib_ops_binary,  &ib_ops_matmul, &ib_ops_conv,   &ib_ops_pool,
+    &ib_ops_norm,   &ib_ops_softmax, &ib_ops_reduce, &ib_ops_shape,  &ib_ops_layout,
+    &ib_ops_gather, &ib_ops_cast,    &ib_ops_pad,    &ib_ops_resize, &ib_ops_rnn,
+    &ib_ops_nms,    &ib_ops_quant,   &ib_ops_fused,  &ib_ops_index,
 };
 
 static bool same_domain(const char *a, const char *b)
 {
-    if (!a || strcmp(a, "ai.onnx") == 0)
-        a = "";
-    if (!b || strcmp(b, "ai.onnx") == 0)
-        b = "";
+    if (!a || strcmp(a, "ai.onnx") == 0) a = "";
+    if (!b || strcmp(b, "ai.onnx") == 0) b = "";
     return strcmp(a, b) == 0;
 }
 
 const ib_op_def *ib_op_find(const char *domain, const char *op_type, int64_t opset)
 {
-    if (!op_type)
-        return NULL;
+    if (!op_type) return NULL;
     for (size_t f = 0; f < IB_ARRAY_LEN(families); f++)
         for (size_t i = 0; i < families[f]->count; i++) {
             const ib_op_def *d = &families[f]->defs[i];
@@ -44,8 +41,7 @@ const ib_op_def *ib_op_find(const char *domain, const char *op_type, int64_t ops
 const ib_op_def *ib_op_at(size_t i)
 {
     for (size_t f = 0; f < IB_ARRAY_LEN(families); f++) {
-        if (i < families[f]->count)
-            return &families[f]->defs[i];
+        if (i < families[f]->count) return &families[f]->defs[i];
         i -= families[f]->count;
     }
     return NULL;
@@ -59,12 +55,9 @@ static int not_found(const ib_node *n, ib_err *err)
     bool any = false;
     for (size_t i = 0; ib_op_at(i); i++) {
         const ib_op_def *d = ib_op_at(i);
-        if (strcmp(d->op_type, n->op_type) != 0 || !same_domain(d->domain, n->domain))
-            continue;
-        if (!any || d->since_opset < lo)
-            lo = d->since_opset;
-        if (!any || hi != 0)
-            hi = d->until_opset == 0 ? 0 : IB_MAX(hi, d->until_opset);
+        if (strcmp(d->op_type, n->op_type) != 0 || !same_domain(d->domain, n->domain)) continue;
+        if (!any || d->since_opset < lo) lo = d->since_opset;
+        if (!any || hi != 0) hi = d->until_opset == 0 ? 0 : IB_MAX(hi, d->until_opset);
         any = true;
     }
     const char *dom = n->domain && n->domain[0] ? n->domain : "ai.onnx";
@@ -102,8 +95,7 @@ int ib_op_check_arity(const ib_op_def *def, const ib_node *n, const bool *presen
                          def->max_inputs, last);
     }
     for (uint32_t i = 0; present && i < def->min_inputs; i++)
-        if (!present[i])
-            return IB_OP_BAD(&ctx, err, "required input %u is missing", i);
+        if (!present[i]) return IB_OP_BAD(&ctx, err, "required input %u is missing", i);
     uint32_t outs = n->n_outputs;
     if (outs < def->min_outputs || (def->max_outputs != IB_OP_VARIADIC && outs > def->max_outputs))
         return IB_OP_BAD(&ctx, err, "expects %u..%u outputs, got %u", def->min_outputs,
@@ -116,8 +108,7 @@ int ib_op_infer(const ib_graph *g, const ib_node *n, const ib_tensor_desc *const
                 uint32_t n_out, bool *data_dependent, ib_err *err)
 {
     const ib_op_def *def = ib_op_find(n->domain, n->op_type, n->opset);
-    if (!def)
-        return not_found(n, err);
+    if (!def) return not_found(n, err);
     bool present[64] = {false};
     if (n_in > IB_ARRAY_LEN(present) && def->max_inputs != IB_OP_VARIADIC)
         return ib_err_set(err, IB_EFORMAT, "node '%s' (%s): %u inputs is too many", n->name,
@@ -126,18 +117,15 @@ int ib_op_infer(const ib_graph *g, const ib_node *n, const ib_tensor_desc *const
     for (uint32_t i = 0; i < np; i++)
         present[i] = in[i] != NULL;
     int rc = ib_op_check_arity(def, n, present, np, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_op_ctx ctx = {g, n, NULL, 0};
     for (uint32_t i = 0; i < n_in; i++)
-        if (in[i] && (rc = ib_op_check_desc(&ctx, err, in[i], "input")))
-            return rc;
+        if (in[i] && (rc = ib_op_check_desc(&ctx, err, in[i], "input"))) return rc;
     bool dd = false;
     for (uint32_t i = 0; i < n_out; i++)
         memset(&out[i], 0, sizeof out[i]);
     rc = def->infer(&ctx, in, const_in, n_in, out, n_out, &dd, err);
-    if (data_dependent)
-        *data_dependent = dd;
+    if (data_dependent) *data_dependent = dd;
     return rc;
 }
 
@@ -158,8 +146,7 @@ int ib_op_run_reference(const ib_graph *g, const ib_node *n, const ib_tensor *co
                         uint32_t n_in, ib_tensor *const *out, uint32_t n_out, ib_err *err)
 {
     const ib_op_def *def = ib_op_find(n->domain, n->op_type, n->opset);
-    if (!def)
-        return not_found(n, err);
+    if (!def) return not_found(n, err);
     ib_op_ctx ctx = {g, n, NULL, 0};
     bool present[64] = {false};
     if (n_in > IB_ARRAY_LEN(present))
@@ -167,8 +154,7 @@ int ib_op_run_reference(const ib_graph *g, const ib_node *n, const ib_tensor *co
     for (uint32_t i = 0; i < n_in; i++)
         present[i] = in[i] != NULL;
     int rc = ib_op_check_arity(def, n, present, n_in, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (def->dtype_mask && n_in > 0 && in[0] &&
         !(def->dtype_mask & (1u << (unsigned)in[0]->desc.dtype)))
         return IB_OP_UNSUP(&ctx, err, "input dtype %s is not supported by the reference kernel",
@@ -182,25 +168,21 @@ int ib_op_run_reference(const ib_graph *g, const ib_node *n, const ib_tensor *co
         if (in[i] && (ib_tensor_desc_numel(&in[i]->desc) < 0 ||
                       ib_tensor_desc_nbytes(&in[i]->desc) > in[i]->nbytes ||
                       (in[i]->nbytes && !in[i]->data)))
-            return ib_op_fail(&ctx, err, IB_EINVAL,
-                              "input %u holds %zu bytes, its shape needs %zu", i, in[i]->nbytes,
-                              ib_tensor_desc_nbytes(&in[i]->desc));
+            return ib_op_fail(&ctx, err, IB_EINVAL, "input %u holds %zu bytes, its shape needs %zu",
+                              i, in[i]->nbytes, ib_tensor_desc_nbytes(&in[i]->desc));
     }
     /* The kernels write what shape inference says: check the caller's
      * output buffers against it (a data-dependent op's bound suffices). */
     bool dd = false;
     memset(odesc, 0, sizeof(ib_tensor_desc) * n_out);
     rc = def->infer(&ctx, descs, in, n_in, odesc, n_out, &dd, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     for (uint32_t i = 0; i < n_out; i++) {
-        if (!out[i])
-            continue;
+        if (!out[i]) continue;
         size_t need = ib_tensor_desc_nbytes(&odesc[i]);
         bool ok = ib_tensor_desc_numel(&odesc[i]) >= 0 && out[i]->nbytes >= need &&
                   (need == 0 || out[i]->data) && out[i]->desc.dtype == odesc[i].dtype;
-        if (ok && !dd)
-            ok = ib_tensor_desc_equal(&out[i]->desc, &odesc[i]);
+        if (ok && !dd) ok = ib_tensor_desc_equal(&out[i]->desc, &odesc[i]);
         if (!ok) {
             char a[160], b[160];
             return ib_op_fail(&ctx, err, IB_EINVAL,
@@ -210,8 +192,7 @@ int ib_op_run_reference(const ib_graph *g, const ib_node *n, const ib_tensor *co
         }
         odesc[i] = out[i]->desc;
     }
-    if (def->scratch_bytes)
-        ctx.scratch_size = def->scratch_bytes(&ctx, descs, n_in, odesc, n_out);
+    if (def->scratch_bytes) ctx.scratch_size = def->scratch_bytes(&ctx, descs, n_in, odesc, n_out);
     if (ctx.scratch_size) {
         ctx.scratch = ib_malloc(ctx.scratch_size + 64);
         if (!ctx.scratch)
@@ -219,8 +200,7 @@ int ib_op_run_reference(const ib_graph *g, const ib_node *n, const ib_tensor *co
                               ctx.scratch_size);
     }
     void *raw = ctx.scratch;
-    if (raw)
-        ctx.scratch = (void *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    if (raw) ctx.scratch = (void *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
     rc = def->kernel(&ctx, in, n_in, out, n_out, err);
     ib_free(raw);
     return rc;

@@ -26,9 +26,9 @@ typedef struct rz_plan {
     enum rz_mode mode;
     enum rz_ct ct;
     enum rz_nm nm;
-    double a;         /* cubic_coeff_a */
-    bool exclude;     /* exclude_outside */
-    double extrap;    /* extrapolation_value */
+    double a;      /* cubic_coeff_a */
+    bool exclude;  /* exclude_outside */
+    double extrap; /* extrapolation_value */
     int32_t r;
     double scale[IB_MAX_DIMS];
     int64_t in[IB_MAX_DIMS], out[IB_MAX_DIMS];
@@ -50,7 +50,7 @@ static int pick(const ib_op_ctx *ctx, ib_err *err, const char *attr, const char 
 static int read_attrs(const ib_op_ctx *ctx, ib_err *err, rz_plan *p, bool legacy)
 {
     static const char *const modes[] = {"nearest", "linear", "cubic"};
-    static const char *const cts[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
+    static const char *const cts[] = {"half_pixel", "pytorch_half_pixel",   "align_corners",
                                       "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
     static const char *const nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
     int m = 0, c = CT_ASYM, n = NM_FLOOR;
@@ -62,16 +62,14 @@ static int read_attrs(const ib_op_ctx *ctx, ib_err *err, rz_plan *p, bool legacy
     }
     if (!rc && !legacy)
         rc = pick(ctx, err, "coordinate_transformation_mode", "half_pixel", cts, 6, &c);
-    if (!rc && !legacy)
-        rc = pick(ctx, err, "nearest_mode", "round_prefer_floor", nms, 4, &n);
-    if (rc)
-        return rc;
+    if (!rc && !legacy) rc = pick(ctx, err, "nearest_mode", "round_prefer_floor", nms, 4, &n);
+    if (rc) return rc;
     p->mode = (enum rz_mode)m;
     p->ct = (enum rz_ct)c;
     p->nm = (enum rz_nm)n;
-    p->a = ib_op_attr_f(ctx, "cubic_coeff_a", -0.75f);
+    p->a = (double)ib_op_attr_f(ctx, "cubic_coeff_a", -0.75f);
     p->exclude = ib_op_attr_i(ctx, "exclude_outside", 0) != 0;
-    p->extrap = ib_op_attr_f(ctx, "extrapolation_value", 0.0f);
+    p->extrap = (double)ib_op_attr_f(ctx, "extrapolation_value", 0.0f);
     return IB_OK;
 }
 
@@ -87,8 +85,7 @@ static int rz_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc 
     int64_t opset = ib_op_opset(ctx);
     bool legacy = upsample || opset < 11;
     int rc = read_attrs(ctx, err, p, legacy);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     p->r = x->ndim;
     double sc[IB_MAX_DIMS];
     int64_t sz[IB_MAX_DIMS];
@@ -101,18 +98,16 @@ static int rz_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc 
             return IB_OP_BAD(ctx, err, "attribute 'scales' is required");
         f = a->floats;
         nsc = a->count;
-        if (nsc > IB_MAX_DIMS)
-            return IB_OP_BAD(ctx, err, "scales has %zu values", nsc);
+        if (nsc > IB_MAX_DIMS) return IB_OP_BAD(ctx, err, "scales has %zu values", nsc);
         for (size_t i = 0; i < nsc; i++)
-            sc[i] = f[i];
+            sc[i] = (double)f[i];
     } else {
-        const ib_tensor_desc *ds = ib_op_in(in, n_in, si), *dz = legacy ? NULL : ib_op_in(in, n_in, zi);
+        const ib_tensor_desc *ds = ib_op_in(in, n_in, si),
+                             *dz = legacy ? NULL : ib_op_in(in, n_in, zi);
         bool use_sizes = dz && ib_tensor_desc_numel(dz) != 0;
-        if ((use_sizes && (!c || !c[zi])) || (!use_sizes && ds && (!c || !c[si])))
-            return 1;
+        if ((use_sizes && (!c || !c[zi])) || (!use_sizes && ds && (!c || !c[si]))) return 1;
         if (use_sizes) {
-            if ((rc = ib_op_read_ints(ctx, err, c[zi], "sizes", sz, IB_MAX_DIMS, &nsz)))
-                return rc;
+            if ((rc = ib_op_read_ints(ctx, err, c[zi], "sizes", sz, IB_MAX_DIMS, &nsz))) return rc;
             if (ds && ib_tensor_desc_numel(ds) > 0)
                 return IB_OP_BAD(ctx, err, "only one of scales and sizes may be given");
         } else if (ds) {
@@ -133,13 +128,11 @@ static int rz_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc 
             p->out[d] = sz[d];
             p->scale[d] = p->in[d] > 0 ? (double)sz[d] / (double)p->in[d] : 1.0;
         } else {
-            if (!(sc[d] > 0))
-                return IB_OP_BAD(ctx, err, "scales[%d] = %g must be > 0", d, sc[d]);
+            if (!(sc[d] > 0)) return IB_OP_BAD(ctx, err, "scales[%d] = %g must be > 0", d, sc[d]);
             p->scale[d] = sc[d];
             double o = floor((double)p->in[d] * sc[d]);
             if (p->in[d] >= 0 && !(o < 4611686018427387904.0)) /* 2^62 */
-                return IB_OP_UNSUP(ctx, err, "scales[%d] = %g gives a too large output", d,
-                                   sc[d]);
+                return IB_OP_UNSUP(ctx, err, "scales[%d] = %g gives a too large output", d, sc[d]);
             p->out[d] = p->in[d] < 0 ? IB_DIM_DYNAMIC : (int64_t)o;
         }
         p->roi_s[d] = 0;
@@ -147,8 +140,7 @@ static int rz_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc 
     }
     if (!legacy && p->ct == CT_TF_CROP) {
         const ib_tensor *roi = c ? ib_op_cin(c, n_in, 1) : NULL;
-        if (!roi && ib_op_in(in, n_in, 1))
-            return 1;
+        if (!roi && ib_op_in(in, n_in, 1)) return 1;
         double rv[2 * IB_MAX_DIMS];
         size_t nr = 0;
         if (!roi || (rc = ib_op_read_floats(ctx, err, roi, "roi", rv, IB_ARRAY_LEN(rv), &nr)))
@@ -170,13 +162,11 @@ static int infer_resize(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(n_out);
     rz_plan p;
     int rc = rz_plan_init(ctx, err, in[0], in, const_in, n_in, &p);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     out[0] = *in[0];
     for (int32_t d = 0; d < in[0]->ndim; d++)
         out[0].dims[d] = rc == 1 ? IB_DIM_DYNAMIC : p.out[d];
-    if (rc == 1)
-        *dd = true;
+    if (rc == 1) *dd = true;
     return IB_OK;
 }
 
@@ -189,11 +179,16 @@ static double src_coord(const rz_plan *p, int32_t d, int64_t x, bool *outside)
     double xr = (double)x;
     *outside = false;
     switch (p->ct) {
-    case CT_HALF: return (xr + 0.5) / s - 0.5;
-    case CT_PYTORCH: return len_out > 1 ? (xr + 0.5) / s - 0.5 : 0.0;
-    case CT_ALIGN: return len_out > 1 ? xr * (in - 1) / (len_out - 1) : 0.0;
-    case CT_ASYM: return xr / s;
-    case CT_TF_NN: return (xr + 0.5) / s;
+    case CT_HALF:
+        return (xr + 0.5) / s - 0.5;
+    case CT_PYTORCH:
+        return len_out > 1 ? (xr + 0.5) / s - 0.5 : 0.0;
+    case CT_ALIGN:
+        return len_out > 1 ? xr * (in - 1) / (len_out - 1) : 0.0;
+    case CT_ASYM:
+        return xr / s;
+    case CT_TF_NN:
+        return (xr + 0.5) / s;
     case CT_TF_CROP: {
         double st = p->roi_s[d], en = p->roi_e[d];
         double v = len_out > 1 ? st * (in - 1) + xr * (en - st) * (in - 1) / (len_out - 1)
@@ -261,13 +256,11 @@ static void make_taps(const rz_plan *p, int32_t d, int64_t o, rz_tap *t)
     double sum = 0;
     for (int k = 0; k < nt; k++) {
         int64_t s = base + k;
-        if (p->exclude && (s < 0 || s >= in))
-            c[k] = 0;
+        if (p->exclude && (s < 0 || s >= in)) c[k] = 0;
         sum += c[k];
     }
     for (int k = 0; k < nt; k++) {
-        if (c[k] == 0)
-            continue;
+        if (c[k] == 0) continue;
         int64_t s = base + k;
         t->idx[t->n] = s < 0 ? 0 : s >= in ? in - 1 : s;
         t->w[t->n++] = p->exclude && sum != 0 ? c[k] / sum : c[k];
@@ -279,8 +272,8 @@ static void make_taps(const rz_plan *p, int32_t d, int64_t o, rz_tap *t)
     }
 }
 
-static size_t scratch_resize(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
-                             uint32_t n_in, const ib_tensor_desc *out, uint32_t n_out)
+static size_t scratch_resize(const ib_op_ctx *ctx, const ib_tensor_desc *const *in, uint32_t n_in,
+                             const ib_tensor_desc *out, uint32_t n_out)
 {
     IB_UNUSED(ctx);
     IB_UNUSED(in);
@@ -303,8 +296,7 @@ static int k_resize(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
         ds[i] = in[i] ? &in[i]->desc : NULL;
     rz_plan p;
     int rc = rz_plan_init(ctx, err, &x->desc, ds, in, n_in, &p);
-    if (rc)
-        return rc < 0 ? rc : IB_OP_BAD(ctx, err, "scales or sizes are missing");
+    if (rc) return rc < 0 ? rc : IB_OP_BAD(ctx, err, "scales or sizes are missing");
     int32_t r = p.r;
     for (int32_t d = 0; d < r; d++)
         if (p.in[d] == 0 && p.out[d] > 0)
@@ -347,8 +339,7 @@ static int k_resize(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
         }
         ib_op_st(y->data, y->desc.dtype, o, acc);
         for (int32_t d = r - 1; d >= 0; d--) {
-            if (++idx[d] < p.out[d])
-                break;
+            if (++idx[d] < p.out[d]) break;
             idx[d] = 0;
         }
     }
@@ -358,10 +349,10 @@ static int k_resize(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n
 #define RZ_TYPES (IB_DT_FLOATS | IB_DT(UINT8) | IB_DT(INT8) | IB_DT(INT32) | IB_DT(INT64))
 
 static const ib_op_def defs[] = {
-    {"", "Resize", 10, 0, infer_resize, k_resize, scratch_resize, NULL, RZ_TYPES, 1, 4, 1, 1,
-     0xeu, 0},
-    {"", "Upsample", 7, 9, infer_resize, k_resize, scratch_resize, NULL, RZ_TYPES, 1, 2, 1, 1,
-     0x2u, 0},
+    {"", "Resize", 10, 0, infer_resize, k_resize, scratch_resize, NULL, RZ_TYPES, 1, 4, 1, 1, 0xeu,
+     0},
+    {"", "Upsample", 7, 9, infer_resize, k_resize, scratch_resize, NULL, RZ_TYPES, 1, 2, 1, 1, 0x2u,
+     0},
 };
 
 const ib_op_family ib_ops_resize = {"resize", defs, IB_ARRAY_LEN(defs)};

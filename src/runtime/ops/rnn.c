@@ -19,8 +19,17 @@
 #include "runtime/ops/ops_util.h"
 
 enum act_kind {
-    ACT_SIGMOID, ACT_TANH, ACT_RELU, ACT_AFFINE, ACT_LEAKY, ACT_THRELU, ACT_STANH, ACT_HSIGMOID,
-    ACT_ELU, ACT_SOFTSIGN, ACT_SOFTPLUS,
+    ACT_SIGMOID,
+    ACT_TANH,
+    ACT_RELU,
+    ACT_AFFINE,
+    ACT_LEAKY,
+    ACT_THRELU,
+    ACT_STANH,
+    ACT_HSIGMOID,
+    ACT_ELU,
+    ACT_SOFTSIGN,
+    ACT_SOFTPLUS,
 };
 
 typedef struct act {
@@ -31,17 +40,28 @@ typedef struct act {
 static double act_apply(const act *f, double x)
 {
     switch (f->k) {
-    case ACT_SIGMOID: return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
-    case ACT_TANH: return tanh(x);
-    case ACT_RELU: return x > 0 ? x : 0;
-    case ACT_AFFINE: return f->a * x + f->b;
-    case ACT_LEAKY: return x >= 0 ? x : f->a * x;
-    case ACT_THRELU: return x > f->a ? x : 0;
-    case ACT_STANH: return f->a * tanh(f->b * x);
-    case ACT_HSIGMOID: return fmax(0.0, fmin(1.0, f->a * x + f->b));
-    case ACT_ELU: return x >= 0 ? x : f->a * (exp(x) - 1);
-    case ACT_SOFTSIGN: return x / (1 + fabs(x));
-    case ACT_SOFTPLUS: return log1p(exp(x));
+    case ACT_SIGMOID:
+        return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
+    case ACT_TANH:
+        return tanh(x);
+    case ACT_RELU:
+        return x > 0 ? x : 0;
+    case ACT_AFFINE:
+        return f->a * x + f->b;
+    case ACT_LEAKY:
+        return x >= 0 ? x : f->a * x;
+    case ACT_THRELU:
+        return x > f->a ? x : 0;
+    case ACT_STANH:
+        return f->a * tanh(f->b * x);
+    case ACT_HSIGMOID:
+        return fmax(0.0, fmin(1.0, f->a * x + f->b));
+    case ACT_ELU:
+        return x >= 0 ? x : f->a * (exp(x) - 1);
+    case ACT_SOFTSIGN:
+        return x / (1 + fabs(x));
+    case ACT_SOFTPLUS:
+        return log1p(exp(x));
     }
     return x;
 }
@@ -64,11 +84,16 @@ static int parse_acts(const ib_op_ctx *ctx, ib_err *err, lstm_plan *p)
         int na, nb;
         double da, db;
     } table[] = {
-        {"Sigmoid", ACT_SIGMOID, 0, 0, 0, 0},       {"Tanh", ACT_TANH, 0, 0, 0, 0},
-        {"Relu", ACT_RELU, 0, 0, 0, 0},             {"Affine", ACT_AFFINE, 1, 1, 1.0, 0.0},
-        {"LeakyRelu", ACT_LEAKY, 1, 0, 0.01, 0},    {"ThresholdedRelu", ACT_THRELU, 1, 0, 1.0, 0},
-        {"ScaledTanh", ACT_STANH, 1, 1, 1.0, 1.0},  {"HardSigmoid", ACT_HSIGMOID, 1, 1, 0.2, 0.5},
-        {"Elu", ACT_ELU, 1, 0, 1.0, 0},             {"Softsign", ACT_SOFTSIGN, 0, 0, 0, 0},
+        {"Sigmoid", ACT_SIGMOID, 0, 0, 0, 0},
+        {"Tanh", ACT_TANH, 0, 0, 0, 0},
+        {"Relu", ACT_RELU, 0, 0, 0, 0},
+        {"Affine", ACT_AFFINE, 1, 1, 1.0, 0.0},
+        {"LeakyRelu", ACT_LEAKY, 1, 0, 0.01, 0},
+        {"ThresholdedRelu", ACT_THRELU, 1, 0, 1.0, 0},
+        {"ScaledTanh", ACT_STANH, 1, 1, 1.0, 1.0},
+        {"HardSigmoid", ACT_HSIGMOID, 1, 1, 0.2, 0.5},
+        {"Elu", ACT_ELU, 1, 0, 1.0, 0},
+        {"Softsign", ACT_SOFTSIGN, 0, 0, 0, 0},
         {"Softplus", ACT_SOFTPLUS, 0, 0, 0, 0},
     };
     const ib_attr *acts = ctx && ctx->node ? ib_node_attr(ctx->node, "activations") : NULL;
@@ -89,15 +114,14 @@ static int parse_acts(const ib_op_ctx *ctx, ib_err *err, lstm_plan *p)
             while (t < IB_ARRAY_LEN(table) && strcmp(table[t].name, acts->strings[i]) != 0)
                 t++;
             if (t == IB_ARRAY_LEN(table))
-                return IB_OP_UNSUP(ctx, err, "activation '%s' is not supported",
-                                   acts->strings[i]);
+                return IB_OP_UNSUP(ctx, err, "activation '%s' is not supported", acts->strings[i]);
             list[i].k = table[t].k;
             list[i].a = table[t].da;
             list[i].b = table[t].db;
             if (table[t].na && al && al->type == IB_ATTR_FLOATS && ia < al->count)
-                list[i].a = al->floats[ia++];
+                list[i].a = (double)al->floats[ia++];
             if (table[t].nb && be && be->type == IB_ATTR_FLOATS && ibeta < be->count)
-                list[i].b = be->floats[ibeta++];
+                list[i].b = (double)be->floats[ibeta++];
         }
     }
     for (int d = 0; d < p->ndir; d++) {
@@ -124,13 +148,12 @@ static int lstm_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_des
         return IB_OP_UNSUP(ctx, err, "attribute direction='%s' is not supported", dir);
     p->layout1 = ib_op_opset(ctx) >= 14 && ib_op_attr_i(ctx, "layout", 0) == 1;
     p->input_forget = ib_op_attr_i(ctx, "input_forget", 0) != 0;
-    p->clip = ib_op_attr_f(ctx, "clip", 0.0f);
-    if (p->clip < 0)
-        return IB_OP_BAD(ctx, err, "clip = %g must be > 0", p->clip);
+    p->clip = (double)ib_op_attr_f(ctx, "clip", 0.0f);
+    if (p->clip < 0) return IB_OP_BAD(ctx, err, "clip = %g must be > 0", p->clip);
     const ib_tensor_desc *x = in[0], *w = in[1], *r = in[2];
     if (x->ndim != 3 || w->ndim != 3 || r->ndim != 3)
-        return IB_OP_BAD(ctx, err, "X, W and R must be 3-D (got rank %d, %d, %d)", x->ndim,
-                         w->ndim, r->ndim);
+        return IB_OP_BAD(ctx, err, "X, W and R must be 3-D (got rank %d, %d, %d)", x->ndim, w->ndim,
+                         r->ndim);
     p->seq = x->dims[p->layout1 ? 1 : 0];
     p->batch = x->dims[p->layout1 ? 0 : 1];
     p->input = x->dims[2];
@@ -138,8 +161,7 @@ static int lstm_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_des
     int64_t H = p->hidden;
     if (H <= 0 || H > ((int64_t)1 << 30))
         return IB_OP_BAD(ctx, err, "hidden_size %lld is invalid", (long long)H);
-    if (w->dims[0] != p->ndir || w->dims[1] != 4 * H ||
-        (p->input >= 0 && w->dims[2] != p->input))
+    if (w->dims[0] != p->ndir || w->dims[1] != 4 * H || (p->input >= 0 && w->dims[2] != p->input))
         return IB_OP_BAD(ctx, err, "W must be [%d, %lld, %lld]", p->ndir, (long long)(4 * H),
                          (long long)p->input);
     if (r->dims[0] != p->ndir || r->dims[1] != 4 * H || r->dims[2] != H)
@@ -154,8 +176,8 @@ static int lstm_plan_init(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_des
         const ib_tensor_desc *s = ib_op_in(in, n_in, i);
         int64_t b0 = p->layout1 ? p->batch : p->ndir, b1 = p->layout1 ? p->ndir : p->batch;
         if (s && (s->ndim != 3 || s->dims[0] != b0 || s->dims[1] != b1 || s->dims[2] != H))
-            return IB_OP_BAD(ctx, err, "initial_%c must be [%lld, %lld, %lld]",
-                             i == 5 ? 'h' : 'c', (long long)b0, (long long)b1, (long long)H);
+            return IB_OP_BAD(ctx, err, "initial_%c must be [%lld, %lld, %lld]", i == 5 ? 'h' : 'c',
+                             (long long)b0, (long long)b1, (long long)H);
     }
     const ib_tensor_desc *sl = ib_op_in(in, n_in, 4);
     if (sl && (sl->dtype != IB_DTYPE_INT32 || sl->ndim != 1 ||
@@ -172,8 +194,7 @@ static int infer_lstm(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     lstm_plan p;
     int rc = lstm_plan_init(ctx, err, in, n_in, &p);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     enum ib_dtype dt = in[0]->dtype;
     ib_tensor_desc y = {dt, 4, {p.seq, p.ndir, p.batch, p.hidden}};
     ib_tensor_desc s = {dt, 3, {p.ndir, p.batch, p.hidden}};
@@ -194,8 +215,7 @@ static size_t scratch_lstm(const ib_op_ctx *ctx, const ib_tensor_desc *const *in
     IB_UNUSED(out);
     IB_UNUSED(n_out);
     lstm_plan p;
-    if (lstm_plan_init(ctx, NULL, in, n_in, &p))
-        return 0;
+    if (lstm_plan_init(ctx, NULL, in, n_in, &p)) return 0;
     size_t g = (size_t)(p.seq * p.batch * 4 * p.hidden) + (size_t)(p.batch * 4 * p.hidden);
     size_t xs = (size_t)(p.seq * p.batch * p.input); /* time-major copy of X for layout 1 */
     size_t st = (size_t)(2 * p.batch * p.hidden);
@@ -224,7 +244,8 @@ static void lstm_dir(const lstm_plan *p, int d, bool reverse, const float *X, co
             Hs[n * H + k] = h0 ? h0[si] : 0.0f;
             Cs[n * H + k] = c0 ? c0[si] : 0.0f;
         }
-    const float *Pi = P ? P + d * 3 * H : NULL, *Po = Pi ? Pi + H : NULL, *Pf = Pi ? Pi + 2 * H : NULL;
+    const float *Pi = P ? P + d * 3 * H : NULL, *Po = Pi ? Pi + H : NULL,
+                *Pf = Pi ? Pi + 2 * H : NULL;
     const float *Wb = B ? B + d * 8 * H : NULL, *Rb = Wb ? Wb + G : NULL;
     for (int64_t step = 0; step < T; step++) {
         /* hg[n][g] = H[n] . R[g] */
@@ -252,7 +273,7 @@ static void lstm_dir(const lstm_plan *p, int d, bool reverse, const float *X, co
                     gate[q] = (double)xr[gi] + (double)hr[gi] +
                               (Wb ? (double)Wb[gi] + (double)Rb[gi] : 0.0);
                 }
-                double c_prev = Cs[n * H + k];
+                double c_prev = (double)Cs[n * H + k];
                 double ig = act_apply(&p->f[d],
                                       clipv(gate[0] + (Pi ? (double)Pi[k] * c_prev : 0), p->clip));
                 double fg;
@@ -263,23 +284,20 @@ static void lstm_dir(const lstm_plan *p, int d, bool reverse, const float *X, co
                                    clipv(gate[2] + (Pf ? (double)Pf[k] * c_prev : 0), p->clip));
                 double cg = act_apply(&p->g[d], clipv(gate[3], p->clip));
                 double c = fg * c_prev + ig * cg;
-                double og = act_apply(&p->f[d],
-                                      clipv(gate[1] + (Po ? (double)Po[k] * c : 0), p->clip));
+                double og =
+                    act_apply(&p->f[d], clipv(gate[1] + (Po ? (double)Po[k] * c : 0), p->clip));
                 double h = og * act_apply(&p->h[d], c);
                 /* the next step's H.R' was not computed yet, so H updates in place */
                 Cs[n * H + k] = (float)c;
                 Hs[n * H + k] = (float)h;
-                if (yrow)
-                    yrow[k] = (float)h;
+                if (yrow) yrow[k] = (float)h;
             }
         }
     }
     for (int64_t n = 0; n < N; n++) {
         int64_t si = p->layout1 ? (n * p->ndir + d) * H : (d * N + n) * H;
-        if (Yh)
-            memcpy(Yh + si, Hs + n * H, sizeof(float) * (size_t)H);
-        if (Yc)
-            memcpy(Yc + si, Cs + n * H, sizeof(float) * (size_t)H);
+        if (Yh) memcpy(Yh + si, Hs + n * H, sizeof(float) * (size_t)H);
+        if (Yc) memcpy(Yc + si, Cs + n * H, sizeof(float) * (size_t)H);
     }
 }
 
@@ -295,15 +313,14 @@ static int k_lstm(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
     }
     lstm_plan p;
     int rc = lstm_plan_init(ctx, err, ds, n_in, &p);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t T = p.seq, N = p.batch, I = p.input, H = p.hidden;
     const ib_tensor *sl = ib_op_cin(in, n_in, 4);
     const int32_t *lens = sl ? sl->data : NULL;
     for (int64_t n = 0; lens && n < N; n++)
         if (lens[n] < 0 || lens[n] > T)
-            return IB_OP_BAD(ctx, err, "sequence_lens[%lld] = %d is outside 0..%lld",
-                             (long long)n, lens[n], (long long)T);
+            return IB_OP_BAD(ctx, err, "sequence_lens[%lld] = %d is outside 0..%lld", (long long)n,
+                             lens[n], (long long)T);
     float *xg = ctx->scratch;
     float *hg = xg + T * N * 4 * H;
     float *xt = hg + N * 4 * H;
@@ -322,9 +339,9 @@ static int k_lstm(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
     float *Yh = n_out > 1 && out[1] ? out[1]->data : NULL;
     float *Yc = n_out > 2 && out[2] ? out[2]->data : NULL;
     for (int d = 0; d < p.ndir; d++)
-        lstm_dir(&p, d, p.reverse_only || d == 1, X, in[1]->data, in[2]->data,
-                 b ? b->data : NULL, lens, h0 ? h0->data : NULL, c0 ? c0->data : NULL,
-                 pp ? pp->data : NULL, Y, Yh, Yc, xg, hg, Hs, Cs, gs);
+        lstm_dir(&p, d, p.reverse_only || d == 1, X, in[1]->data, in[2]->data, b ? b->data : NULL,
+                 lens, h0 ? h0->data : NULL, c0 ? c0->data : NULL, pp ? pp->data : NULL, Y, Yh, Yc,
+                 xg, hg, Hs, Cs, gs);
     return IB_OK;
 }
 
@@ -334,8 +351,7 @@ static double flops_lstm(const ib_op_ctx *ctx, const ib_tensor_desc *const *in, 
     IB_UNUSED(out);
     IB_UNUSED(n_out);
     lstm_plan p;
-    if (lstm_plan_init(ctx, NULL, in, n_in, &p))
-        return 0;
+    if (lstm_plan_init(ctx, NULL, in, n_in, &p)) return 0;
     return 2.0 * (double)p.ndir * (double)p.seq * (double)p.batch * 4.0 * (double)p.hidden *
            (double)(p.input + p.hidden);
 }

@@ -15,8 +15,7 @@
 static int copy_data(const ib_tensor *x, ib_tensor *y)
 {
     size_t n = IB_MIN(x->nbytes, y->nbytes);
-    if (x->data != y->data && n)
-        memcpy(y->data, x->data, n);
+    if (x->data != y->data && n) memcpy(y->data, x->data, n);
     return IB_OK;
 }
 
@@ -60,8 +59,7 @@ static int infer_reshape(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     int64_t shape[IB_MAX_DIMS];
     size_t n;
     int rc = ib_op_read_ints(ctx, err, st, "shape", shape, IB_MAX_DIMS, &n);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     bool allowzero = ib_op_opset(ctx) >= 14 && ib_op_attr_i(ctx, "allowzero", 0) != 0;
     ib_tensor_desc y = {x->dtype, (int32_t)n, {0}};
     int32_t infer_at = -1;
@@ -74,8 +72,7 @@ static int infer_reshape(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
                 return IB_OP_BAD(ctx, err, "shape[%zu] = 0 copies a dim the input lacks", i);
             d = x->dims[i];
         } else if (d == -1) {
-            if (infer_at >= 0)
-                return IB_OP_BAD(ctx, err, "shape has more than one -1");
+            if (infer_at >= 0) return IB_OP_BAD(ctx, err, "shape has more than one -1");
             infer_at = (int32_t)i;
             continue;
         } else if (d < -1) {
@@ -120,8 +117,7 @@ static int infer_flatten(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(dd);
     const ib_tensor_desc *x = in[0];
     int64_t axis = ib_op_attr_i(ctx, "axis", 1);
-    if (axis < 0)
-        axis += x->ndim;
+    if (axis < 0) axis += x->ndim;
     if (axis < 0 || axis > x->ndim)
         return IB_OP_BAD(ctx, err, "axis %lld is out of range for rank %d",
                          (long long)ib_op_attr_i(ctx, "axis", 1), x->ndim);
@@ -129,8 +125,7 @@ static int infer_flatten(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     for (int32_t d = 0; d < x->ndim; d++) {
         int64_t *p = d < axis ? &a : &b;
         int rc = ib_op_dim_mul(ctx, err, *p, x->dims[d], p);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     ib_tensor_desc y = {x->dtype, 2, {a, b}};
     out[0] = y;
@@ -145,13 +140,10 @@ static int read_axes(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *co
                      const ib_tensor *const *const_in, uint32_t n_in, int64_t *axes, size_t *na)
 {
     *na = 0;
-    if (ib_op_opset(ctx) < 13)
-        return ib_op_attr_ints_copy(ctx, err, "axes", axes, IB_MAX_DIMS, na);
-    if (n_in < 2 || !in[1])
-        return IB_OK;
+    if (ib_op_opset(ctx) < 13) return ib_op_attr_ints_copy(ctx, err, "axes", axes, IB_MAX_DIMS, na);
+    if (n_in < 2 || !in[1]) return IB_OK;
     const ib_tensor *t = ib_op_cin(const_in, n_in, 1);
-    if (!t)
-        return 1;
+    if (!t) return 1;
     return ib_op_read_ints(ctx, err, t, "axes", axes, IB_MAX_DIMS, na);
 }
 
@@ -168,16 +160,14 @@ static int infer_squeeze(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
         unknown(&out[0], x->dtype, -1, dd);
         return IB_OK;
     }
-    if (rc)
-        return rc;
+    if (rc) return rc;
     bool drop[IB_MAX_DIMS] = {false};
     for (size_t i = 0; i < na; i++) {
         int32_t a;
-        if ((rc = ib_op_axis(ctx, err, axes[i], x->ndim, &a)))
-            return rc;
+        if ((rc = ib_op_axis(ctx, err, axes[i], x->ndim, &a))) return rc;
         if (x->dims[a] != 1 && x->dims[a] >= 0)
-            return IB_OP_BAD(ctx, err, "cannot squeeze axis %lld of size %lld",
-                             (long long)axes[i], (long long)x->dims[a]);
+            return IB_OP_BAD(ctx, err, "cannot squeeze axis %lld of size %lld", (long long)axes[i],
+                             (long long)x->dims[a]);
         drop[a] = true;
     }
     if (na == 0)
@@ -190,8 +180,7 @@ static int infer_squeeze(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
         }
     ib_tensor_desc y = {x->dtype, 0, {0}};
     for (int32_t d = 0; d < x->ndim; d++)
-        if (!drop[d])
-            y.dims[y.ndim++] = x->dims[d];
+        if (!drop[d]) y.dims[y.ndim++] = x->dims[d];
     out[0] = y;
     return IB_OK;
 }
@@ -206,25 +195,20 @@ static int infer_unsqueeze(const ib_op_ctx *ctx, const ib_tensor_desc *const *in
     size_t na;
     int rc = read_axes(ctx, err, in, const_in, n_in, axes, &na);
     if (rc == 1) {
-        int32_t r = in[1]->ndim == 1 && in[1]->dims[0] >= 0 ? x->ndim + (int32_t)in[1]->dims[0]
-                                                            : -1;
+        int32_t r =
+            in[1]->ndim == 1 && in[1]->dims[0] >= 0 ? x->ndim + (int32_t)in[1]->dims[0] : -1;
         unknown(&out[0], x->dtype, r > IB_MAX_DIMS ? -1 : r, dd);
         return IB_OK;
     }
-    if (rc)
-        return rc;
-    if (na == 0)
-        return IB_OP_BAD(ctx, err, "axes are required");
+    if (rc) return rc;
+    if (na == 0) return IB_OP_BAD(ctx, err, "axes are required");
     int32_t r = x->ndim + (int32_t)na;
-    if (r > IB_MAX_DIMS)
-        return IB_OP_UNSUP(ctx, err, "output rank %d exceeds %d", r, IB_MAX_DIMS);
+    if (r > IB_MAX_DIMS) return IB_OP_UNSUP(ctx, err, "output rank %d exceeds %d", r, IB_MAX_DIMS);
     bool ins[IB_MAX_DIMS] = {false};
     for (size_t i = 0; i < na; i++) {
         int32_t a;
-        if ((rc = ib_op_axis(ctx, err, axes[i], r, &a)))
-            return rc;
-        if (ins[a])
-            return IB_OP_BAD(ctx, err, "axis %lld is listed twice", (long long)axes[i]);
+        if ((rc = ib_op_axis(ctx, err, axes[i], r, &a))) return rc;
+        if (ins[a]) return IB_OP_BAD(ctx, err, "axis %lld is listed twice", (long long)axes[i]);
         ins[a] = true;
     }
     ib_tensor_desc y = {x->dtype, r, {0}};
@@ -244,14 +228,11 @@ static void shape_range(const ib_op_ctx *ctx, int32_t r, int64_t *s, int64_t *e)
         *s = ib_op_attr_i(ctx, "start", 0);
         *e = ib_op_attr_i(ctx, "end", r);
     }
-    if (*s < 0)
-        *s += r;
-    if (*e < 0)
-        *e += r;
+    if (*s < 0) *s += r;
+    if (*e < 0) *e += r;
     *s = *s < 0 ? 0 : *s > r ? r : *s;
     *e = *e < 0 ? 0 : *e > r ? r : *e;
-    if (*e < *s)
-        *e = *s;
+    if (*e < *s) *e = *s;
 }
 
 static int infer_shape(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
@@ -326,8 +307,7 @@ static int infer_expand(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     ib_tensor_desc s = {in[0]->dtype, 0, {0}};
     size_t n;
     int rc = ib_op_read_ints(ctx, err, st, "shape", s.dims, IB_MAX_DIMS, &n);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     s.ndim = (int32_t)n;
     for (size_t i = 0; i < n; i++)
         if (s.dims[i] < 0)
@@ -359,16 +339,14 @@ static int infer_tile(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     int64_t rep[IB_MAX_DIMS];
     size_t n;
     int rc = ib_op_read_ints(ctx, err, rt, "repeats", rep, IB_MAX_DIMS, &n);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (n != (size_t)in[0]->ndim)
         return IB_OP_BAD(ctx, err, "repeats has %zu values, input rank is %d", n, in[0]->ndim);
     out[0] = *in[0];
     for (size_t i = 0; i < n; i++) {
         if (rep[i] < 0)
             return IB_OP_BAD(ctx, err, "repeats[%zu] = %lld is negative", i, (long long)rep[i]);
-        if ((rc = ib_op_dim_mul(ctx, err, in[0]->dims[i], rep[i], &out[0].dims[i])))
-            return rc;
+        if ((rc = ib_op_dim_mul(ctx, err, in[0]->dims[i], rep[i], &out[0].dims[i]))) return rc;
     }
     return IB_OK;
 }
@@ -395,8 +373,7 @@ static int k_tile(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
             off += (idx[d] % x->desc.dims[d]) * xs[d];
         memcpy(dst + (size_t)o * es, src + (size_t)off * es, es);
         for (int32_t d = r - 1; d >= 0; d--) {
-            if (++idx[d] < y->desc.dims[d])
-                break;
+            if (++idx[d] < y->desc.dims[d]) break;
             idx[d] = 0;
         }
     }
@@ -410,14 +387,10 @@ static int range_len(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *
 {
     double l;
     int rc = ib_op_read_scalar(ctx, err, in[0], "start", s);
-    if (!rc)
-        rc = ib_op_read_scalar(ctx, err, in[1], "limit", &l);
-    if (!rc)
-        rc = ib_op_read_scalar(ctx, err, in[2], "delta", d);
-    if (rc)
-        return rc;
-    if (*d == 0)
-        return IB_OP_BAD(ctx, err, "delta must not be 0");
+    if (!rc) rc = ib_op_read_scalar(ctx, err, in[1], "limit", &l);
+    if (!rc) rc = ib_op_read_scalar(ctx, err, in[2], "delta", d);
+    if (rc) return rc;
+    if (*d == 0) return IB_OP_BAD(ctx, err, "delta must not be 0");
     double c = ceil((l - *s) / *d);
     if (!(c < 1e12))
         return c > 0 ? IB_OP_BAD(ctx, err, "range of %g elements is too large", c) : (*n = 0, 0);
@@ -453,8 +426,7 @@ static int k_range(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
     double s, d;
     int64_t n;
     int rc = range_len(ctx, err, in, &s, &d, &n);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     enum ib_dtype dt = out[0]->desc.dtype;
     if (ib_dtype_is_int(dt)) {
         /* unsigned arithmetic: wraps like the integer type instead of UB */
@@ -486,8 +458,8 @@ static const ib_op_def defs[] = {
     {"", "Expand", 8, 0, infer_expand, k_expand, NULL, NULL, A, 2, 2, 1, 1, 0x2u, 0},
     {"", "Tile", 6, 0, infer_tile, k_tile, NULL, NULL, A, 2, 2, 1, 1, 0x2u, 0},
     {"", "Range", 11, 0, infer_range, k_range, NULL, NULL,
-     IB_DT(FLOAT32) | IB_DT(FLOAT64) | IB_DT(INT16) | IB_DT(INT32) | IB_DT(INT64), 3, 3, 1, 1,
-     0x7u, 0},
+     IB_DT(FLOAT32) | IB_DT(FLOAT64) | IB_DT(INT16) | IB_DT(INT32) | IB_DT(INT64), 3, 3, 1, 1, 0x7u,
+     0},
 };
 
 const ib_op_family ib_ops_shape = {"shape", defs, IB_ARRAY_LEN(defs)};

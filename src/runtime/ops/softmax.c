@@ -18,11 +18,9 @@ static int sm_layout(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x,
     bool legacy = ib_op_opset(ctx) < 13;
     int32_t axis;
     int32_t rank = x->ndim;
-    if (rank == 0)
-        return IB_OP_BAD(ctx, err, "input must have rank >= 1");
+    if (rank == 0) return IB_OP_BAD(ctx, err, "input must have rank >= 1");
     int rc = ib_op_axis(ctx, err, ib_op_attr_i(ctx, "axis", legacy ? 1 : -1), rank, &axis);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     *outer = *len = *inner = 1;
     for (int32_t d = 0; d < rank; d++) {
         if (d < axis)
@@ -54,8 +52,7 @@ static int sm_run(const ib_op_ctx *ctx, const ib_tensor *x, ib_tensor *y, enum s
 {
     int64_t outer, len, inner;
     int rc = sm_layout(ctx, err, &x->desc, &outer, &len, &inner);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     enum ib_dtype dt = x->desc.dtype;
     for (int64_t o = 0; o < outer; o++)
         for (int64_t in = 0; in < inner; in++) {

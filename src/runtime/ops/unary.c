@@ -15,68 +15,146 @@
 #include "runtime/ops/ops_util.h"
 
 enum un_op {
-    U_RELU, U_LEAKY, U_SIGMOID, U_TANH, U_ERF, U_SQRT, U_EXP, U_LOG, U_NEG, U_ABS, U_SIGN,
-    U_RECIP, U_CEIL, U_FLOOR, U_ROUND, U_SIN, U_COS, U_TAN, U_ASIN, U_ACOS, U_ATAN, U_SINH,
-    U_COSH, U_ASINH, U_ACOSH, U_ATANH, U_ELU, U_SELU, U_HSIGMOID, U_HSWISH, U_SOFTPLUS,
-    U_SOFTSIGN, U_CELU, U_THRELU, U_SHRINK, U_GELU, U_GELU_TANH, U_ISNAN, U_ISINF, U_NOT,
-    U_CLIP, U_IDENTITY,
+    U_RELU,
+    U_LEAKY,
+    U_SIGMOID,
+    U_TANH,
+    U_ERF,
+    U_SQRT,
+    U_EXP,
+    U_LOG,
+    U_NEG,
+    U_ABS,
+    U_SIGN,
+    U_RECIP,
+    U_CEIL,
+    U_FLOOR,
+    U_ROUND,
+    U_SIN,
+    U_COS,
+    U_TAN,
+    U_ASIN,
+    U_ACOS,
+    U_ATAN,
+    U_SINH,
+    U_COSH,
+    U_ASINH,
+    U_ACOSH,
+    U_ATANH,
+    U_ELU,
+    U_SELU,
+    U_HSIGMOID,
+    U_HSWISH,
+    U_SOFTPLUS,
+    U_SOFTSIGN,
+    U_CELU,
+    U_THRELU,
+    U_SHRINK,
+    U_GELU,
+    U_GELU_TANH,
+    U_ISNAN,
+    U_ISINF,
+    U_NOT,
+    U_CLIP,
+    U_IDENTITY,
 };
 
 typedef struct uparam {
     double alpha, beta, gamma;
-    double lo, hi;     /* Clip bounds */
-    int64_t ilo, ihi;  /* Clip bounds for integer inputs */
-    bool neg, pos;     /* IsInf detect_negative / detect_positive */
+    double lo, hi;    /* Clip bounds */
+    int64_t ilo, ihi; /* Clip bounds for integer inputs */
+    bool neg, pos;    /* IsInf detect_negative / detect_positive */
 } uparam;
 
 /* The op on one value (x and result in double). */
 static double uf(enum un_op op, double x, const uparam *p)
 {
     switch (op) {
-    case U_RELU: return x > 0 ? x : 0.0;
-    case U_LEAKY: return x >= 0 ? x : p->alpha * x;
-    case U_SIGMOID: return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
-    case U_TANH: return tanh(x);
-    case U_ERF: return erf(x);
-    case U_SQRT: return sqrt(x);
-    case U_EXP: return exp(x);
-    case U_LOG: return log(x);
-    case U_NEG: return -x;
-    case U_ABS: return fabs(x);
-    case U_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : x; /* keeps NaN and 0 */
-    case U_RECIP: return 1.0 / x;
-    case U_CEIL: return ceil(x);
-    case U_FLOOR: return floor(x);
-    case U_ROUND: return nearbyint(x); /* half to even (default rounding mode) */
-    case U_SIN: return sin(x);
-    case U_COS: return cos(x);
-    case U_TAN: return tan(x);
-    case U_ASIN: return asin(x);
-    case U_ACOS: return acos(x);
-    case U_ATAN: return atan(x);
-    case U_SINH: return sinh(x);
-    case U_COSH: return cosh(x);
-    case U_ASINH: return asinh(x);
-    case U_ACOSH: return acosh(x);
-    case U_ATANH: return atanh(x);
-    case U_ELU: return x >= 0 ? x : p->alpha * (exp(x) - 1.0);
-    case U_SELU: return x > 0 ? p->gamma * x : p->gamma * (p->alpha * exp(x) - p->alpha);
-    case U_HSIGMOID: return fmax(0.0, fmin(1.0, p->alpha * x + p->beta));
-    case U_HSWISH: return x * fmax(0.0, fmin(1.0, x / 6.0 + 0.5));
-    case U_SOFTPLUS: return x > 30 ? x : log1p(exp(x));
-    case U_SOFTSIGN: return x / (1.0 + fabs(x));
-    case U_CELU: return fmax(0.0, x) + fmin(0.0, p->alpha * (exp(x / p->alpha) - 1.0));
-    case U_THRELU: return x > p->alpha ? x : 0.0;
-    case U_SHRINK: return x < -p->gamma ? x + p->beta : x > p->gamma ? x - p->beta : 0.0;
+    case U_RELU:
+        return x > 0 ? x : 0.0;
+    case U_LEAKY:
+        return x >= 0 ? x : p->alpha * x;
+    case U_SIGMOID:
+        return x >= 0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
+    case U_TANH:
+        return tanh(x);
+    case U_ERF:
+        return erf(x);
+    case U_SQRT:
+        return sqrt(x);
+    case U_EXP:
+        return exp(x);
+    case U_LOG:
+        return log(x);
+    case U_NEG:
+        return -x;
+    case U_ABS:
+        return fabs(x);
+    case U_SIGN:
+        return x > 0 ? 1.0 : x < 0 ? -1.0 : x; /* keeps NaN and 0 */
+    case U_RECIP:
+        return 1.0 / x;
+    case U_CEIL:
+        return ceil(x);
+    case U_FLOOR:
+        return floor(x);
+    case U_ROUND:
+        return nearbyint(x); /* half to even (default rounding mode) */
+    case U_SIN:
+        return sin(x);
+    case U_COS:
+        return cos(x);
+    case U_TAN:
+        return tan(x);
+    case U_ASIN:
+        return asin(x);
+    case U_ACOS:
+        return acos(x);
+    case U_ATAN:
+        return atan(x);
+    case U_SINH:
+        return sinh(x);
+    case U_COSH:
+        return cosh(x);
+    case U_ASINH:
+        return asinh(x);
+    case U_ACOSH:
+        return acosh(x);
+    case U_ATANH:
+        return atanh(x);
+    case U_ELU:
+        return x >= 0 ? x : p->alpha * (exp(x) - 1.0);
+    case U_SELU:
+        return x > 0 ? p->gamma * x : p->gamma * (p->alpha * exp(x) - p->alpha);
+    case U_HSIGMOID:
+        return fmax(0.0, fmin(1.0, p->alpha * x + p->beta));
+    case U_HSWISH:
+        return x * fmax(0.0, fmin(1.0, x / 6.0 + 0.5));
+    case U_SOFTPLUS:
+        return x > 30 ? x : log1p(exp(x));
+    case U_SOFTSIGN:
+        return x / (1.0 + fabs(x));
+    case U_CELU:
+        return fmax(0.0, x) + fmin(0.0, p->alpha * (exp(x / p->alpha) - 1.0));
+    case U_THRELU:
+        return x > p->alpha ? x : 0.0;
+    case U_SHRINK:
+        return x < -p->gamma ? x + p->beta : x > p->gamma ? x - p->beta : 0.0;
     /* Gelu: x * Phi(x) (erf form) or the tanh approximation */
-    case U_GELU: return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
+    case U_GELU:
+        return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
     case U_GELU_TANH:
         return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
-    case U_ISNAN: return x != x;
-    case U_ISINF: return (isinf(x) && ((x > 0 && p->pos) || (x < 0 && p->neg))) ? 1.0 : 0.0;
-    case U_NOT: return x == 0.0;
-    case U_CLIP: return x < p->lo ? p->lo : x > p->hi ? p->hi : x;
-    case U_IDENTITY: return x;
+    case U_ISNAN:
+        return x != x;
+    case U_ISINF:
+        return (isinf(x) && ((x > 0 && p->pos) || (x < 0 && p->neg))) ? 1.0 : 0.0;
+    case U_NOT:
+        return x == 0.0;
+    case U_CLIP:
+        return x < p->lo ? p->lo : x > p->hi ? p->hi : x;
+    case U_IDENTITY:
+        return x;
     }
     return x;
 }
@@ -85,13 +163,20 @@ static double uf(enum un_op op, double x, const uparam *p)
 static int64_t ui(enum un_op op, int64_t x, const uparam *p, bool is_unsigned)
 {
     switch (op) {
-    case U_RELU: return x > 0 ? x : 0;
-    case U_NEG: return (int64_t)(0u - (uint64_t)x); /* wraps like C unsigned */
-    case U_ABS: return is_unsigned || x >= 0 ? x : (int64_t)(0u - (uint64_t)x);
-    case U_SIGN: return x > 0 ? 1 : x < 0 ? -1 : 0;
-    case U_CLIP: return x < p->ilo ? p->ilo : x > p->ihi ? p->ihi : x;
-    case U_NOT: return x == 0;
-    default: return x;
+    case U_RELU:
+        return x > 0 ? x : 0;
+    case U_NEG:
+        return (int64_t)(0u - (uint64_t)x); /* wraps like C unsigned */
+    case U_ABS:
+        return is_unsigned || x >= 0 ? x : (int64_t)(0u - (uint64_t)x);
+    case U_SIGN:
+        return x > 0 ? 1 : x < 0 ? -1 : 0;
+    case U_CLIP:
+        return x < p->ilo ? p->ilo : x > p->ihi ? p->ihi : x;
+    case U_NOT:
+        return x == 0;
+    default:
+        return x;
     }
 }
 
@@ -106,21 +191,25 @@ static int params(const ib_op_ctx *ctx, enum un_op op, const ib_tensor *const *i
 {
     memset(p, 0, sizeof *p);
     switch (op) {
-    case U_LEAKY: p->alpha = ib_op_attr_f(ctx, "alpha", 0.01f); break;
+    case U_LEAKY:
+        p->alpha = (double)ib_op_attr_f(ctx, "alpha", 0.01f);
+        break;
     case U_ELU:
     case U_CELU:
-    case U_THRELU: p->alpha = ib_op_attr_f(ctx, "alpha", 1.0f); break;
+    case U_THRELU:
+        p->alpha = (double)ib_op_attr_f(ctx, "alpha", 1.0f);
+        break;
     case U_SELU:
-        p->alpha = ib_op_attr_f(ctx, "alpha", 1.67326319217681884765625f);
-        p->gamma = ib_op_attr_f(ctx, "gamma", 1.05070102214813232421875f);
+        p->alpha = (double)ib_op_attr_f(ctx, "alpha", 1.67326319217681884765625f);
+        p->gamma = (double)ib_op_attr_f(ctx, "gamma", 1.05070102214813232421875f);
         break;
     case U_HSIGMOID:
-        p->alpha = ib_op_attr_f(ctx, "alpha", 0.2f);
-        p->beta = ib_op_attr_f(ctx, "beta", 0.5f);
+        p->alpha = (double)ib_op_attr_f(ctx, "alpha", 0.2f);
+        p->beta = (double)ib_op_attr_f(ctx, "beta", 0.5f);
         break;
     case U_SHRINK:
-        p->beta = ib_op_attr_f(ctx, "bias", 0.0f);
-        p->gamma = ib_op_attr_f(ctx, "lambd", 0.5f);
+        p->beta = (double)ib_op_attr_f(ctx, "bias", 0.0f);
+        p->gamma = (double)ib_op_attr_f(ctx, "lambd", 0.5f);
         break;
     case U_ISINF:
         p->neg = ib_op_attr_i(ctx, "detect_negative", 1) != 0;
@@ -133,22 +222,20 @@ static int params(const ib_op_ctx *ctx, enum un_op op, const ib_tensor *const *i
         p->ihi = INT64_MAX;
         if (ib_op_opset(ctx) < 11) {
             /* Clip-6: bounds are attributes (defaults: the float range) */
-            p->lo = ib_op_attr_f(ctx, "min", -FLT_MAX);
-            p->hi = ib_op_attr_f(ctx, "max", FLT_MAX);
+            p->lo = (double)ib_op_attr_f(ctx, "min", -FLT_MAX);
+            p->hi = (double)ib_op_attr_f(ctx, "max", FLT_MAX);
         } else {
             /* Clip-11+: optional scalar inputs min, max of the input's type */
             for (uint32_t k = 1; k <= 2; k++) {
                 const ib_tensor *b = ib_op_cin(in, n_in, k);
-                if (!b)
-                    continue;
+                if (!b) continue;
                 if (b->desc.dtype != dt)
                     return IB_OP_BAD(ctx, err, "input %s has type %s, input 0 %s",
                                      k == 1 ? "min" : "max", ib_dtype_name(b->desc.dtype),
                                      ib_dtype_name(dt));
                 double v;
                 int rc = ib_op_read_scalar(ctx, err, b, k == 1 ? "min" : "max", &v);
-                if (rc)
-                    return rc;
+                if (rc) return rc;
                 int64_t iv = ib_op_ldi(b->data, b->desc.dtype, 0);
                 if (k == 1) {
                     p->lo = v;
@@ -160,7 +247,8 @@ static int params(const ib_op_ctx *ctx, enum un_op op, const ib_tensor *const *i
             }
         }
         break;
-    default: break;
+    default:
+        break;
     }
     return IB_OK;
 }
@@ -175,11 +263,9 @@ static int unary_run(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t 
     int64_t n = ib_tensor_desc_numel(&x->desc);
     uparam p;
     int rc = params(ctx, op, in, n_in, dt, &p, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (op == U_IDENTITY) {
-        if (y->data != x->data && n > 0)
-            memcpy(y->data, x->data, (size_t)n * ib_dtype_size(dt));
+        if (y->data != x->data && n > 0) memcpy(y->data, x->data, (size_t)n * ib_dtype_size(dt));
         return IB_OK;
     }
     if (op == U_NOT && dt != IB_DTYPE_BOOL)
@@ -263,8 +349,7 @@ static int k_gelu(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
     IB_UNUSED(n_out);
     const char *a = ib_op_attr_s(ctx, "approximate", "none");
     if (strcmp(a, "none") != 0 && strcmp(a, "tanh") != 0)
-        return IB_OP_UNSUP(ctx, err, "attribute approximate='%s' is not supported (none, tanh)",
-                           a);
+        return IB_OP_UNSUP(ctx, err, "attribute approximate='%s' is not supported (none, tanh)", a);
     return unary_run(ctx, in, n_in, out, strcmp(a, "tanh") == 0 ? U_GELU_TANH : U_GELU, err);
 }
 
@@ -297,8 +382,7 @@ static int infer_dropout(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     out[0] = *in[0];
     if (n_out > 1) {
         out[1] = *in[0];
-        if (ib_op_opset(ctx) >= 10)
-            out[1].dtype = IB_DTYPE_BOOL;
+        if (ib_op_opset(ctx) >= 10) out[1].dtype = IB_DTYPE_BOOL;
     }
     return IB_OK;
 }
@@ -306,17 +390,15 @@ static int infer_dropout(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
 static int k_dropout(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
                      ib_tensor *const *out, uint32_t n_out, ib_err *err)
 {
-    double ratio = ib_op_attr_f(ctx, "ratio", 0.5f);
+    double ratio = (double)ib_op_attr_f(ctx, "ratio", 0.5f);
     bool training = false;
     if (ib_op_opset(ctx) >= 12) {
         const ib_tensor *r = ib_op_cin(in, n_in, 1), *t = ib_op_cin(in, n_in, 2);
         ratio = 0.5;
         int rc;
-        if (r && (rc = ib_op_read_scalar(ctx, err, r, "ratio", &ratio)))
-            return rc;
+        if (r && (rc = ib_op_read_scalar(ctx, err, r, "ratio", &ratio))) return rc;
         double tv = 0;
-        if (t && (rc = ib_op_read_scalar(ctx, err, t, "training_mode", &tv)))
-            return rc;
+        if (t && (rc = ib_op_read_scalar(ctx, err, t, "training_mode", &tv))) return rc;
         training = tv != 0;
     }
     if (training && ratio != 0.0)
@@ -325,8 +407,7 @@ static int k_dropout(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t 
                            "is supported)",
                            ratio);
     int rc = unary_run(ctx, in, n_in, out, U_IDENTITY, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (n_out > 1 && out[1]) {
         int64_t n = ib_tensor_desc_numel(&out[1]->desc);
         for (int64_t i = 0; i < n; i++)
@@ -335,11 +416,17 @@ static int k_dropout(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t 
     return IB_OK;
 }
 
-#define F IB_DT_FLOATS
+#define F  IB_DT_FLOATS
 #define FI (IB_DT_FLOATS | IB_DT_SINTS)
 #define FN IB_DT_NUMS
-#define DEF(op, since, kern, mask) {"", op, since, 0, ib_op_infer_same, kern, NULL, NULL, mask, 1, 1, 1, 1, 0, 0}
-#define DEFB(op, since, kern, mask) {"", op, since, 0, infer_bool, kern, NULL, NULL, mask, 1, 1, 1, 1, 0, 0}
+#define DEF(op, since, kern, mask)                                                                 \
+    {                                                                                              \
+        "", op, since, 0, ib_op_infer_same, kern, NULL, NULL, mask, 1, 1, 1, 1, 0, 0               \
+    }
+#define DEFB(op, since, kern, mask)                                                                \
+    {                                                                                              \
+        "", op, since, 0, infer_bool, kern, NULL, NULL, mask, 1, 1, 1, 1, 0, 0                     \
+    }
 
 static const ib_op_def defs[] = {
     DEF("Relu", 1, k_relu, FI),

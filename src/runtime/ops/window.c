@@ -25,8 +25,7 @@ static int read_pos_ints(const ib_op_ctx *ctx, ib_err *err, const char *name, in
         out[i] = 1;
     const int64_t *v;
     size_t c = ib_op_attr_ints(ctx, name, &v);
-    if (!v)
-        return IB_OK;
+    if (!v) return IB_OK;
     if (c != (size_t)nsp)
         return IB_OP_BAD(ctx, err, "attribute '%s' has %zu values, expected %d", name, c, nsp);
     for (int32_t i = 0; i < nsp; i++) {
@@ -60,10 +59,8 @@ static int read_common(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
         w->k[i] = kernel[i];
     }
     int rc = read_pos_ints(ctx, err, "strides", w->nsp, w->stride);
-    if (!rc)
-        rc = read_pos_ints(ctx, err, "dilations", w->nsp, w->dil);
-    if (rc)
-        return rc;
+    if (!rc) rc = read_pos_ints(ctx, err, "dilations", w->nsp, w->dil);
+    if (rc) return rc;
     if (!allow_dil)
         for (int32_t i = 0; i < w->nsp; i++)
             if (w->dil[i] != 1)
@@ -100,8 +97,7 @@ static int read_common(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *
 /* a * b, or -1 when either is unknown or the product overflows. */
 static int64_t mul_or_unknown(int64_t a, int64_t b)
 {
-    if (a < 0 || b < 0 || (a && b > INT64_MAX / a))
-        return -1;
+    if (a < 0 || b < 0 || (a && b > INT64_MAX / a)) return -1;
     return a * b;
 }
 
@@ -120,8 +116,7 @@ int ib_window_forward(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
 {
     int mode = 0;
     int rc = read_common(ctx, err, x, kernel, allow_dil, w, &mode);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     bool ceil_mode = allow_ceil && ib_op_attr_i(ctx, "ceil_mode", 0) != 0;
     for (int32_t i = 0; i < w->nsp; i++) {
         int64_t in = w->in[i], s = w->stride[i];
@@ -133,8 +128,7 @@ int ib_window_forward(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
         if (mode == 1 || mode == 2) {
             int64_t out = ceil_div(in, s);
             int64_t total = (out - 1) * s + dk - in;
-            if (total < 0)
-                total = 0;
+            if (total < 0) total = 0;
             w->pad_b[i] = mode == 1 ? total / 2 : total - total / 2;
             w->pad_e[i] = total - w->pad_b[i];
             w->out[i] = out;
@@ -148,8 +142,7 @@ int ib_window_forward(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x
                              (long long)dk, (long long)w->k[i], (long long)w->dil[i],
                              (long long)(in + w->pad_b[i] + w->pad_e[i]), i);
         int64_t out = (ceil_mode ? ceil_div(span, s) : span / s) + 1;
-        if (ceil_mode && (out - 1) * s >= in + w->pad_b[i])
-            out--;
+        if (ceil_mode && (out - 1) * s >= in + w->pad_b[i]) out--;
         w->out[i] = out;
     }
     products(w);
@@ -161,15 +154,14 @@ int ib_window_transpose(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc 
 {
     int mode = 0;
     int rc = read_common(ctx, err, x, kernel, true, w, &mode);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     int64_t opad[IB_WIN_MAX] = {0}, oshape[IB_WIN_MAX];
     const int64_t *v;
     size_t c = ib_op_attr_ints(ctx, "output_padding", &v);
     if (v) {
         if (c != (size_t)w->nsp)
-            return IB_OP_BAD(ctx, err, "attribute 'output_padding' has %zu values, expected %d",
-                             c, w->nsp);
+            return IB_OP_BAD(ctx, err, "attribute 'output_padding' has %zu values, expected %d", c,
+                             w->nsp);
         for (int32_t i = 0; i < w->nsp; i++) {
             if (v[i] < 0 || (v[i] >= w->stride[i] && v[i] >= w->dil[i]))
                 return IB_OP_BAD(ctx, err,
@@ -220,12 +212,10 @@ int ib_window_transpose(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc 
             }
             w->out[i] = out;
         } else {
-            if (mode == 3)
-                w->pad_b[i] = w->pad_e[i] = 0;
+            if (mode == 3) w->pad_b[i] = w->pad_e[i] = 0;
             w->out[i] = full - w->pad_b[i] - w->pad_e[i];
             if (w->out[i] < 1)
-                return IB_OP_BAD(ctx, err, "pads leave an empty output along spatial axis %d",
-                                 i);
+                return IB_OP_BAD(ctx, err, "pads leave an empty output along spatial axis %d", i);
         }
     }
     products(w);

@@ -12,14 +12,14 @@
 #define IB_WIN_MAX (IB_MAX_DIMS - 2)
 
 typedef struct ib_window {
-    int32_t nsp;               /* spatial dims (input rank - 2) */
-    int64_t in[IB_WIN_MAX];    /* input spatial sizes (IB_DIM_DYNAMIC allowed in infer) */
-    int64_t out[IB_WIN_MAX];   /* output spatial sizes */
-    int64_t k[IB_WIN_MAX];     /* kernel sizes */
+    int32_t nsp;             /* spatial dims (input rank - 2) */
+    int64_t in[IB_WIN_MAX];  /* input spatial sizes (IB_DIM_DYNAMIC allowed in infer) */
+    int64_t out[IB_WIN_MAX]; /* output spatial sizes */
+    int64_t k[IB_WIN_MAX];   /* kernel sizes */
     int64_t stride[IB_WIN_MAX];
     int64_t dil[IB_WIN_MAX];
-    int64_t pad_b[IB_WIN_MAX]; /* padding before (top/left) */
-    int64_t pad_e[IB_WIN_MAX]; /* padding after */
+    int64_t pad_b[IB_WIN_MAX];         /* padding before (top/left) */
+    int64_t pad_e[IB_WIN_MAX];         /* padding after */
     int64_t in_size, out_size, k_size; /* products */
 } ib_window;
 
