@@ -70,20 +70,20 @@ IB_API extern const double ib_report_percentiles[IB_REPORT_NPCT]; /* 50 90 95 97
  * it needs no deinit. Numbers absent from the log are NaN (counts: -1).
  */
 typedef struct ib_report_run {
-    int source;                /* enum ib_report_source */
-    int era;                   /* enum ib_report_era */
-    char version[16];          /* "v1.1" (from loadgen_version or the override), or "" */
-    char loadgen_version[64];  /* as logged, e.g. "1.1 @ b1452de454" */
+    int source;               /* enum ib_report_source */
+    int era;                  /* enum ib_report_era */
+    char version[16];         /* "v1.1" (from loadgen_version or the override), or "" */
+    char loadgen_version[64]; /* as logged, e.g. "1.1 @ b1452de454" */
     char sut_name[128];
     char test_datetime[40];
-    int scenario;              /* enum ib_report_scenario */
-    char mode[32];             /* "PerformanceOnly" */
-    int validity;              /* enum ib_report_validity */
-    char invalid_reason[256];  /* result_invalid_reason / recommendations, if any */
+    int scenario;             /* enum ib_report_scenario */
+    char mode[32];            /* "PerformanceOnly" */
+    int validity;             /* enum ib_report_validity */
+    char invalid_reason[256]; /* result_invalid_reason / recommendations, if any */
     /* The official metric, in `unit`. */
     double metric;
-    char metric_key[64];       /* detail-log key or summary label it was read from */
-    char unit[24];             /* "samples/s", "queries/s", "tokens/s", "ms", "samples/query" */
+    char metric_key[64]; /* detail-log key or summary label it was read from */
+    char unit[24];       /* "samples/s", "queries/s", "tokens/s", "ms", "samples/query" */
     bool higher_is_better;
     /* Raw values (NaN when absent). Latencies in ns. */
     double offline_samples_per_sec;
@@ -95,13 +95,13 @@ typedef struct ib_report_run {
     double early_stopping_ms_ns;
     double latency_pct_ns[IB_REPORT_NPCT]; /* per sample (per query for MultiStream) */
     double latency_min_ns, latency_max_ns, latency_mean_ns;
-    double target_latency_ns;  /* 0 when the scenario has no bound */
+    double target_latency_ns; /* 0 when the scenario has no bound */
     double target_qps;
     int64_t samples_per_query;
     int64_t query_count;
-    char power_begin[32];      /* "MM-DD-YYYY HH:MM:SS.mmm" UTC, "" when absent */
+    char power_begin[32]; /* "MM-DD-YYYY HH:MM:SS.mmm" UTC, "" when absent */
     char power_end[32];
-    int errors;                /* records with metadata.is_error (detail) / ERROR lines */
+    int errors; /* records with metadata.is_error (detail) / ERROR lines */
     int warnings;
 } ib_report_run;
 
@@ -154,40 +154,40 @@ IB_API void ib_report_options_defaults(ib_report_options *opts);
 
 /* A system of the report (borrowed strings, valid until ib_report_destroy). */
 typedef struct ib_report_system {
-    const char *id;           /* system_desc_id / folder name */
-    const char *name;         /* system_name from the JSON, else the id */
-    const char *submitter;    /* "" when unknown */
-    const char *division;     /* "closed", "open", "" */
-    const char *status;       /* category: "available", "preview", "rdi", "" */
-    const char *accelerator;  /* accelerator_model_name, "" */
-    const char *host_cpu;     /* host_processor_model_name */
+    const char *id;          /* system_desc_id / folder name */
+    const char *name;        /* system_name from the JSON, else the id */
+    const char *submitter;   /* "" when unknown */
+    const char *division;    /* "closed", "open", "" */
+    const char *status;      /* category: "available", "preview", "rdi", "" */
+    const char *accelerator; /* accelerator_model_name, "" */
+    const char *host_cpu;    /* host_processor_model_name */
     int accelerators_per_node;
     int nodes;
-    int chips;                /* accelerators x nodes; host CPUs when no accelerator */
-    const char *chip_kind;    /* the chip counted: accelerator or CPU model */
-    bool official_layout;     /* found in a <division>/<submitter>/results tree */
-    bool published;           /* listed in the published-results file */
-    const char *result_id;    /* MLPerf result ID from that file, "" */
-    const char *retrieved;    /* retrieval date from that file, "" */
-    const char *source;       /* where the published results come from, "" */
+    int chips;             /* accelerators x nodes; host CPUs when no accelerator */
+    const char *chip_kind; /* the chip counted: accelerator or CPU model */
+    bool official_layout;  /* found in a <division>/<submitter>/results tree */
+    bool published;        /* listed in the published-results file */
+    const char *result_id; /* MLPerf result ID from that file, "" */
+    const char *retrieved; /* retrieval date from that file, "" */
+    const char *source;    /* where the published results come from, "" */
     bool has_price;
     double price;
     const char *currency;
     const char *price_date;
     const char *price_source;
-    const char *desc_json;    /* the system description JSON text, "" when none */
+    const char *desc_json; /* the system description JSON text, "" when none */
 } ib_report_system;
 
 /* One result row (benchmark x scenario x system). NaN = not applicable. */
 typedef struct ib_report_result {
-    size_t system;            /* index for ib_report_system_at */
+    size_t system; /* index for ib_report_system_at */
     const char *benchmark;
     int scenario;
     ib_report_run run;
     const char *run_dir;
     const char *accuracy_metric; /* "acc", "mAP", "F1", "AUC", "WER-accuracy", "DICE", ... or "" */
-    double accuracy;          /* NaN when no accuracy.txt or no recognised line */
-    double relative_performance;   /* vs the baseline system, same benchmark+scenario */
+    double accuracy;             /* NaN when no accuracy.txt or no recognised line */
+    double relative_performance; /* vs the baseline system, same benchmark+scenario */
     double relative_perf_per_cost; /* (T/C) / (T_base/C_base) */
     double cost_per_million;       /* currency per 1e6 inferences (throughput scenarios) */
     double avg_power_w;            /* MLPerf power log (spl.txt) average, else NaN */

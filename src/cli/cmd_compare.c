@@ -82,16 +82,31 @@ int ib_cmd_compare(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'p': prices = optarg; break;
-        case OPT_PUBLISHED: published = optarg; break;
-        case OPT_RULES: opts.rules_version = optarg; break;
-        case OPT_SYS_A: sys_a = optarg; break;
-        case OPT_SYS_B: sys_b = optarg; break;
-        case OPT_JSON: json = true; break;
-        case 'h': usage(stdout); return IB_EXIT_OK;
+        case 'p':
+            prices = optarg;
+            break;
+        case OPT_PUBLISHED:
+            published = optarg;
+            break;
+        case OPT_RULES:
+            opts.rules_version = optarg;
+            break;
+        case OPT_SYS_A:
+            sys_a = optarg;
+            break;
+        case OPT_SYS_B:
+            sys_b = optarg;
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return IB_EXIT_OK;
         case ':':
             return ib_cli_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
-        default: return ib_cli_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
+        default:
+            return ib_cli_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind != 2)
@@ -103,8 +118,7 @@ int ib_cmd_compare(int argc, char **argv)
     ib_report *rep = NULL;
     int rc = ib_report_create(&opts, &rep, &err);
     size_t a0 = 0, a1 = 0, b0 = 0, b1 = 0, a = 0, b = 0;
-    if (rc == IB_OK)
-        rc = ib_report_add_tree(rep, ta, &err);
+    if (rc == IB_OK) rc = ib_report_add_tree(rep, ta, &err);
     a1 = rep ? ib_report_system_count(rep) : 0;
     b0 = a1;
     if (rc == IB_OK && strcmp(ta, tb) != 0)
@@ -112,30 +126,26 @@ int ib_cmd_compare(int argc, char **argv)
     else
         b0 = a0;
     b1 = rep ? ib_report_system_count(rep) : 0;
-    if (rc == IB_OK && prices)
-        rc = ib_report_load_prices(rep, prices, &err);
-    if (rc == IB_OK && published)
-        rc = ib_report_load_published(rep, published, &err);
+    if (rc == IB_OK && prices) rc = ib_report_load_prices(rep, prices, &err);
+    if (rc == IB_OK && published) rc = ib_report_load_published(rep, published, &err);
     if (rc != IB_OK) {
         ib_cli_error("compare", "%s", err.msg[0] ? err.msg : ib_strerror(rc));
         ib_report_destroy(rep);
-    ib_report_shutdown();
+        ib_report_shutdown();
         return ib_cli_exit_for_status(rc);
     }
     int ex = pick(rep, a0, a1, sys_a, ta, &a);
-    if (ex == IB_EXIT_OK)
-        ex = pick(rep, b0, b1, sys_b, tb, &b);
+    if (ex == IB_EXIT_OK) ex = pick(rep, b0, b1, sys_b, tb, &b);
     if (ex == IB_EXIT_OK && a == b)
         ex = ib_cli_usage_error("compare", "A and B are the same system (%s)",
                                 ib_report_system_at(rep, a)->id);
     if (ex != IB_EXIT_OK) {
         ib_report_destroy(rep);
-    ib_report_shutdown();
+        ib_report_shutdown();
         return ex;
     }
     rc = ib_report_set_baseline(rep, ib_report_system_at(rep, b)->id, &err);
-    if (rc == IB_OK)
-        rc = ib_report_compute(rep, &err);
+    if (rc == IB_OK) rc = ib_report_compute(rep, &err);
     char *text = NULL;
     if (rc == IB_OK)
         rc = json ? ib_report_summary_json(rep, &text, &err)
@@ -143,7 +153,7 @@ int ib_cmd_compare(int argc, char **argv)
     if (rc != IB_OK) {
         ib_cli_error("compare", "%s", err.msg[0] ? err.msg : ib_strerror(rc));
         ib_report_destroy(rep);
-    ib_report_shutdown();
+        ib_report_shutdown();
         return ib_cli_exit_for_status(rc);
     }
     fputs(text, stdout);

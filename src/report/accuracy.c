@@ -24,7 +24,8 @@ typedef struct acc_pattern {
 /* Order matters for unknown benchmarks: the most specific formats first. */
 static const acc_pattern k_patterns[] = {
     {"F1", "",
-     "^\\{[\"']exact_match[\"']:[[:space:]]*[0-9.]+,[[:space:]]*[\"']f1[\"']:[[:space:]]*([0-9.]+)\\}"},
+     "^\\{[\"']exact_match[\"']:[[:space:]]*[0-9.]+,[[:space:]]*[\"']f1[\"']:[[:space:]]*([0-9.]+)"
+     "\\}"},
     {"WER-accuracy", "%", "Word Error Rate:.*, accuracy=([0-9.]+)%"},
     {"DICE", "", "Accuracy:[[:space:]]*mean[[:space:]]*=[[:space:]]*([0-9.]+)"},
     {"AUC", "%", "^AUC=([0-9.]+)"},
@@ -41,26 +42,19 @@ static const acc_pattern k_patterns[] = {
 /* The benchmark's primary metric (benchmarks.md §1, checker accuracy-target). */
 static const char *metric_for(const char *b)
 {
-    if (!b)
-        return NULL;
+    if (!b) return NULL;
     if (ib_rpt_starts_with(b, "resnet") || ib_rpt_starts_with(b, "rgat") ||
         ib_rpt_starts_with(b, "mobilenet") || ib_rpt_starts_with(b, "efficientnet"))
         return "acc";
-    if (ib_rpt_starts_with(b, "ssd") || ib_rpt_starts_with(b, "retinanet"))
-        return "mAP";
-    if (ib_rpt_starts_with(b, "bert"))
-        return "F1";
-    if (ib_rpt_starts_with(b, "dlrm"))
-        return "AUC";
-    if (ib_rpt_starts_with(b, "rnnt"))
-        return "WER-accuracy";
-    if (ib_rpt_starts_with(b, "3d-unet"))
-        return "DICE";
+    if (ib_rpt_starts_with(b, "ssd") || ib_rpt_starts_with(b, "retinanet")) return "mAP";
+    if (ib_rpt_starts_with(b, "bert")) return "F1";
+    if (ib_rpt_starts_with(b, "dlrm")) return "AUC";
+    if (ib_rpt_starts_with(b, "rnnt")) return "WER-accuracy";
+    if (ib_rpt_starts_with(b, "3d-unet")) return "DICE";
     if (ib_rpt_starts_with(b, "gptj") || ib_rpt_starts_with(b, "llama") ||
         ib_rpt_starts_with(b, "mixtral"))
         return "ROUGE1";
-    if (ib_rpt_starts_with(b, "stable-diffusion"))
-        return "CLIP_SCORE";
+    if (ib_rpt_starts_with(b, "stable-diffusion")) return "CLIP_SCORE";
     return NULL;
 }
 
@@ -68,8 +62,7 @@ static const char *metric_for(const char *b)
 static bool match_pattern(const acc_pattern *pt, const char *text, size_t len, double *value)
 {
     regex_t re;
-    if (regcomp(&re, pt->regex, REG_EXTENDED | REG_NEWLINE) != 0)
-        return false;
+    if (regcomp(&re, pt->regex, REG_EXTENDED | REG_NEWLINE) != 0) return false;
     bool found = false;
     char line[4096];
     size_t pos = 0;
@@ -80,12 +73,10 @@ static bool match_pattern(const acc_pattern *pt, const char *text, size_t len, d
         pos += n + (nl ? 1 : 0);
         ib_rpt_strlcpy(line, sizeof line, p, n);
         regmatch_t m[3];
-        if (regexec(&re, line, 3, m, 0) != 0)
-            continue;
+        if (regexec(&re, line, 3, m, 0) != 0) continue;
         /* the value is the last group that matched */
         int g = (m[2].rm_so >= 0) ? 2 : 1;
-        if (m[g].rm_so < 0)
-            continue;
+        if (m[g].rm_so < 0) continue;
         char num[64];
         ib_rpt_strlcpy(num, sizeof num, line + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
         double v;
@@ -98,6 +89,10 @@ static bool match_pattern(const acc_pattern *pt, const char *text, size_t len, d
     return found;
 }
 
+/*
+ * The truncate_accuracy_log.py step appends "hash=<sha256 of the full log>"; the checker
+ * requires it, so its presence is reported (not enforced here).
+ */
 static bool has_hash_line(const char *text, size_t len)
 {
     size_t pos = 0;
@@ -106,26 +101,26 @@ static bool has_hash_line(const char *text, size_t len)
         const char *nl = memchr(p, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - p) : len - pos;
         pos += n + (nl ? 1 : 0);
-        if (n > 5 && !memcmp(p, "hash=", 5))
-            return true;
+        if (n > 5 && !memcmp(p, "hash=", 5)) return true;
     }
     return false;
 }
 
+/*
+ * Only the benchmark's own metric is accepted when the benchmark is known: a line of
+ * another format in the same file (e.g. an AUC line in a ResNet file) is ignored.
+ */
 int ib_rpt_accuracy_parse(const char *text, size_t len, const char *benchmark, const char *name,
                           ib_rpt_accuracy *out, ib_err *err)
 {
     memset(out, 0, sizeof *out);
     out->value = IB_RPT_NAN;
-    if (!name)
-        name = "accuracy.txt";
-    if (!text)
-        len = 0;
+    if (!name) name = "accuracy.txt";
+    if (!text) len = 0;
     const char *want = metric_for(benchmark);
     for (size_t i = 0; i < IB_ARRAY_LEN(k_patterns); i++) {
         const acc_pattern *pt = &k_patterns[i];
-        if (want && strcmp(want, pt->metric) != 0)
-            continue;
+        if (want && strcmp(want, pt->metric) != 0) continue;
         double v;
         if (match_pattern(pt, text ? text : "", len, &v)) {
             out->metric = pt->metric;
@@ -140,6 +135,7 @@ int ib_rpt_accuracy_parse(const char *text, size_t len, const char *benchmark, c
                       benchmark ? benchmark : "");
 }
 
+/* The accuracy run sits next to the performance run: <Scenario>/accuracy/accuracy.txt. */
 int ib_rpt_accuracy_load(const char *scenario_dir, const char *benchmark, ib_rpt_accuracy *out,
                          ib_err *err)
 {
@@ -148,13 +144,11 @@ int ib_rpt_accuracy_load(const char *scenario_dir, const char *benchmark, ib_rpt
     out->value = IB_RPT_NAN;
     if (snprintf(path, sizeof path, "%s/accuracy/accuracy.txt", scenario_dir) >= (int)sizeof path)
         return ib_err_set(err, IB_EINVAL, "%s: path too long", scenario_dir);
-    if (!ib_path_exists(path))
-        return ib_err_set(err, IB_ENOTFOUND, "%s: missing", path);
+    if (!ib_path_exists(path)) return ib_err_set(err, IB_ENOTFOUND, "%s: missing", path);
     char *text = NULL;
     size_t len = 0;
     int rc = ib_file_read_all(path, (size_t)64 << 20, &text, &len, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     rc = ib_rpt_accuracy_parse(text, len, benchmark, path, out, err);
     ib_free(text);
     return rc;

@@ -14,7 +14,7 @@ typedef struct ib_rpt_accuracy {
     const char *metric; /* static: "acc", "mAP", "F1", "AUC", "WER-accuracy", "DICE", ... */
     const char *unit;   /* static: "%", "" */
     double value;
-    bool has_hash;      /* a "hash=<sha256>" line (truncated accuracy log) is present */
+    bool has_hash; /* a "hash=<sha256>" line (truncated accuracy log) is present */
 } ib_rpt_accuracy;
 
 /*

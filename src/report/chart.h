@@ -51,23 +51,23 @@ enum ib_chart_role {
 typedef struct ib_chart_item {
     int kind;
     int role;
-    ib_chart_rect box;        /* axis-aligned bounds as drawn */
-    double x0, y0, x1, y1;    /* line ends; text: baseline origin */
-    uint32_t color;           /* 0xRRGGBB */
-    double size;              /* font size, line width or marker radius */
+    ib_chart_rect box;     /* axis-aligned bounds as drawn */
+    double x0, y0, x1, y1; /* line ends; text: baseline origin */
+    uint32_t color;        /* 0xRRGGBB */
+    double size;           /* font size, line width or marker radius */
     bool bold;
-    bool vertical;            /* text rotated 90 degrees counter-clockwise */
+    bool vertical; /* text rotated 90 degrees counter-clockwise */
     bool dashed;
-    bool background;          /* text on a white box (line values over bars) */
-    const char *text;         /* arena string for text items */
-    int owner;                /* bar index for bars and their value labels, else -1 */
+    bool background;  /* text on a white box (line values over bars) */
+    const char *text; /* arena string for text items */
+    int owner;        /* bar index for bars and their value labels, else -1 */
 } ib_chart_item;
 
 typedef struct ib_chart {
     ib_arena arena;
     IB_VEC(ib_chart_item) items;
     double width, height;
-    size_t dropped_labels;    /* labels that could not be placed without overlap */
+    size_t dropped_labels; /* labels that could not be placed without overlap */
 } ib_chart;
 
 /* Text measurement: advance width and the font's ascent/descent at `size`. */
@@ -86,18 +86,18 @@ typedef struct ib_chart_bar_spec {
     const char *subtitle;
     const char *y_label;
     size_t n_groups, n_series;
-    const char *const *groups;        /* n_groups category labels */
-    const char *const *series;        /* n_series legend labels */
-    const uint32_t *colors;           /* n_series colours, NULL = palette */
-    const double *values;             /* [g * n_series + s]; NaN = no bar */
-    const char *const *value_labels;  /* same shape, NULL entries/array = compact number */
-    const double *line_values;        /* optional overlay, same shape; NaN = no point */
-    const char *const *line_labels;   /* optional overlay labels */
-    const char *line_legend;          /* legend text of the overlay */
-    int line_skip_series;             /* series without overlay (it is the reference), -1 */
-    double reference;                 /* dashed horizontal line, NaN = none */
-    const char *reference_legend;     /* legend text of the reference line */
-    double width, height;             /* 0 = defaults; the canvas grows to fit */
+    const char *const *groups;       /* n_groups category labels */
+    const char *const *series;       /* n_series legend labels */
+    const uint32_t *colors;          /* n_series colours, NULL = palette */
+    const double *values;            /* [g * n_series + s]; NaN = no bar */
+    const char *const *value_labels; /* same shape, NULL entries/array = compact number */
+    const double *line_values;       /* optional overlay, same shape; NaN = no point */
+    const char *const *line_labels;  /* optional overlay labels */
+    const char *line_legend;         /* legend text of the overlay */
+    int line_skip_series;            /* series without overlay (it is the reference), -1 */
+    double reference;                /* dashed horizontal line, NaN = none */
+    const char *reference_legend;    /* legend text of the reference line */
+    double width, height;            /* 0 = defaults; the canvas grows to fit */
 } ib_chart_bar_spec;
 
 /* Lines over latency percentiles (x on a -log10(1 - p) scale). */
@@ -106,10 +106,10 @@ typedef struct ib_chart_line_spec {
     const char *subtitle;
     const char *y_label;
     size_t n_points, n_series;
-    const double *percentiles;        /* n_points, e.g. 50 .. 99.9 */
+    const double *percentiles; /* n_points, e.g. 50 .. 99.9 */
     const char *const *series;
-    const double *values;             /* [s * n_points + p], NaN = missing */
-    double reference;                 /* e.g. the latency bound, NaN = none */
+    const double *values; /* [s * n_points + p], NaN = missing */
+    double reference;     /* e.g. the latency bound, NaN = none */
     const char *reference_label;
     double width, height;
 } ib_chart_line_spec;

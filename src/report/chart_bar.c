@@ -17,10 +17,10 @@
 #include "report/chart_priv.h"
 #include "report/fmt.h"
 
-#define BAR_MAX_W 56.0
-#define BAR_MIN_PLOT_H 140.0
-#define BAR_DEFAULT_W 960.0
-#define BAR_DEFAULT_H 520.0
+#define BAR_MAX_W        56.0
+#define BAR_MIN_PLOT_H   140.0
+#define BAR_DEFAULT_W    960.0
+#define BAR_DEFAULT_H    520.0
 #define BAR_MAX_CANVAS_W 4800.0
 
 typedef struct bar_geo {
@@ -28,23 +28,23 @@ typedef struct bar_geo {
     ch_ticks ticks;
 } bar_geo;
 
+/* Value -> pixel row (0 at the axis line py1, ticks.top at py0). */
 static double y_of(const bar_geo *g, double v)
 {
     return g->py1 - v / g->ticks.top * (g->py1 - g->py0);
 }
 
+/* Largest value the axis must show: bars, overlay points and the reference line. */
 static double spec_max(const ib_chart_bar_spec *s)
 {
     double m = 0;
     size_t n = s->n_groups * s->n_series;
     for (size_t i = 0; i < n; i++) {
-        if (isfinite(s->values[i]) && s->values[i] > m)
-            m = s->values[i];
+        if (isfinite(s->values[i]) && s->values[i] > m) m = s->values[i];
         if (s->line_values && isfinite(s->line_values[i]) && s->line_values[i] > m)
             m = s->line_values[i];
     }
-    if (isfinite(s->reference) && s->reference > m)
-        m = s->reference;
+    if (isfinite(s->reference) && s->reference > m) m = s->reference;
     return m;
 }
 
@@ -56,19 +56,24 @@ typedef struct cat_plan {
     double band_h;
 } cat_plan;
 
+/* True when s fits in at most two lines of max_w without ellipsizing. */
 static bool wraps_cleanly(ch_lay *L, const char *s, double size, double max_w, size_t *nlines)
 {
     const char *lines[2];
     size_t n = ch_wrap(L, s, size, false, max_w, 2, lines);
     *nlines = n;
-    if (!n)
-        return !s[0];
+    if (!n) return !s[0];
     size_t len = strlen(lines[n - 1]);
     /* ch_wrap ellipsizes with U+2026 when the text does not fit */
     return !(len >= 3 && !memcmp(lines[n - 1] + len - 3, "\xE2\x80\xA6", 3) &&
              !strstr(s, "\xE2\x80\xA6"));
 }
 
+/*
+ * Decide how category labels fit a group width gw: horizontal and wrapped to two lines
+ * when every label fits whole, else rotated 90 degrees with a shrinking font, and when
+ * even 8 px text is thicker than a group, only every stride-th group is labelled.
+ */
 static cat_plan plan_categories(ch_lay *L, const ib_chart_bar_spec *s, double gw, double canvas_h)
 {
     cat_plan p = {false, CH_CATEGORY_SIZE, 1, 0};
@@ -79,8 +84,7 @@ static cat_plan plan_categories(ch_lay *L, const ib_chart_bar_spec *s, double gw
     for (size_t g = 0; g < s->n_groups && ok; g++) {
         size_t n = 0;
         ok = wraps_cleanly(L, s->groups[g], p.size, gw - 6, &n);
-        if (n > max_lines)
-            max_lines = n;
+        if (n > max_lines) max_lines = n;
     }
     if (ok) {
         p.band_h = (double)max_lines * (asc + desc + 1) + 8;
@@ -89,8 +93,7 @@ static cat_plan plan_categories(ch_lay *L, const ib_chart_bar_spec *s, double gw
     p.vertical = true;
     while (p.size > CH_MIN_FONT) {
         ch_metrics(L, p.size, &asc, &desc);
-        if (asc + desc <= gw - 2)
-            break;
+        if (asc + desc <= gw - 2) break;
         p.size -= 1;
     }
     ch_metrics(L, p.size, &asc, &desc);
@@ -105,6 +108,7 @@ static cat_plan plan_categories(ch_lay *L, const ib_chart_bar_spec *s, double gw
     return p;
 }
 
+/* Place the planned category labels below the axis; each is still collision-checked. */
 static void emit_categories(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g,
                             const cat_plan *p)
 {
@@ -140,6 +144,7 @@ static void emit_categories(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo
     }
 }
 
+/* Grid lines, y tick labels (dropped when they would collide) and the y-axis title. */
 static void emit_axis(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g)
 {
     double asc, desc;
@@ -162,8 +167,8 @@ static void emit_axis(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g)
         double ox = g->px0 - 6 - w, oy = y + (asc - desc) / 2;
         ib_chart_rect r = ch_text_box(L, lab, ox, oy, CH_TICK_SIZE, false, false);
         if (ch_inside(L, &r) && !ch_collides(L, &r, false, -1))
-            ch_text(L, lab, ox, oy, CH_TICK_SIZE, false, CH_MUTED_COLOR, IB_CHART_ROLE_TICK,
-                    false, -1);
+            ch_text(L, lab, ox, oy, CH_TICK_SIZE, false, CH_MUTED_COLOR, IB_CHART_ROLE_TICK, false,
+                    -1);
     }
     if (s->y_label && s->y_label[0]) {
         ch_metrics(L, CH_CATEGORY_SIZE, &asc, &desc);
@@ -187,19 +192,18 @@ static void place_value_label(ch_lay *L, const char *t, const ib_chart_rect *bar
             double x, y;
             bool vertical, inside;
         } cand[4] = {
-            {cx - w / 2, bar->y - 4 - desc, false, false},          /* above, horizontal */
-            {cx + (asc - desc) / 2, bar->y - 4, true, false},       /* above, vertical */
-            {cx + (asc - desc) / 2, bar->y + 4 + w, true, true},    /* inside the top, vertical */
-            {cx - w / 2, bar->y + 4 + asc, false, true},            /* inside the top */
+            {cx - w / 2, bar->y - 4 - desc, false, false},       /* above, horizontal */
+            {cx + (asc - desc) / 2, bar->y - 4, true, false},    /* above, vertical */
+            {cx + (asc - desc) / 2, bar->y + 4 + w, true, true}, /* inside the top, vertical */
+            {cx - w / 2, bar->y + 4 + asc, false, true},         /* inside the top */
         };
         for (size_t k = 0; k < 4; k++) {
-            ib_chart_rect r = ch_text_box(L, t, cand[k].x, cand[k].y, size, false,
-                                          cand[k].vertical);
+            ib_chart_rect r =
+                ch_text_box(L, t, cand[k].x, cand[k].y, size, false, cand[k].vertical);
             if (cand[k].inside &&
                 (r.x < bar->x || r.x + r.w > bar->x + bar->w || r.y + r.h > bar->y + bar->h))
                 continue;
-            if (!ch_inside(L, &r) || ch_collides(L, &r, true, owner))
-                continue;
+            if (!ch_inside(L, &r) || ch_collides(L, &r, true, owner)) continue;
             int i = ch_text(L, t, cand[k].x, cand[k].y, size, false,
                             cand[k].inside ? 0xFFFFFFu : CH_TEXT_COLOR, IB_CHART_ROLE_VALUE,
                             cand[k].vertical, owner);
@@ -225,8 +229,12 @@ static bool overlay_free(ch_lay *L, const ib_chart_rect *r, const bar_geo *g)
     return true;
 }
 
-static void emit_overlay(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g,
-                         const double *cx)
+/*
+ * The line overlay: one polyline with diamond markers per series (the skipped series is
+ * the reference itself), then the labels of the points, placed above, below, right or
+ * left of the marker, on a white box, wherever they touch no text and no marker.
+ */
+static void emit_overlay(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g, const double *cx)
 {
     size_t ns = s->n_series;
     for (size_t si = 0; si < ns; si++) {
@@ -236,8 +244,7 @@ static void emit_overlay(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g
         for (size_t gi = 0; gi < s->n_groups; gi++) {
             double v = s->line_values[gi * ns + si];
             double v2 = gi + 1 < s->n_groups ? s->line_values[(gi + 1) * ns + si] : (double)NAN;
-            if (!isfinite(v) || !isfinite(v2))
-                continue;
+            if (!isfinite(v) || !isfinite(v2)) continue;
             ib_chart_item it;
             memset(&it, 0, sizeof it);
             it.kind = IB_CHART_LINE;
@@ -253,8 +260,7 @@ static void emit_overlay(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g
         }
         for (size_t gi = 0; gi < s->n_groups; gi++) {
             double v = s->line_values[gi * ns + si];
-            if (!isfinite(v))
-                continue;
+            if (!isfinite(v)) continue;
             ib_chart_item mk;
             memset(&mk, 0, sizeof mk);
             mk.kind = IB_CHART_MARKER;
@@ -268,13 +274,11 @@ static void emit_overlay(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g
     }
     /* labels after every marker exists, so no label covers a marker */
     for (size_t si = 0; si < ns; si++) {
-        if ((int)si == s->line_skip_series)
-            continue;
+        if ((int)si == s->line_skip_series) continue;
         for (size_t gi = 0; gi < s->n_groups; gi++) {
             size_t i = gi * ns + si;
             double v = s->line_values[i];
-            if (!isfinite(v))
-                continue;
+            if (!isfinite(v)) continue;
             char buf[32];
             const char *t = s->line_labels && s->line_labels[i] ? s->line_labels[i] : NULL;
             if (!t) {
@@ -290,23 +294,21 @@ static void emit_overlay(ch_lay *L, const ib_chart_bar_spec *s, const bar_geo *g
                                 {x - 8 - w, y + (asc - desc) / 2}};
             bool placed = false;
             for (size_t k = 0; k < 4 && !placed; k++) {
-                ib_chart_rect r = ch_text_box(L, t, pos[k][0], pos[k][1], CH_VALUE_SIZE, true,
-                                              false);
-                if (!overlay_free(L, &r, g))
-                    continue;
+                ib_chart_rect r =
+                    ch_text_box(L, t, pos[k][0], pos[k][1], CH_VALUE_SIZE, true, false);
+                if (!overlay_free(L, &r, g)) continue;
                 int idx = ch_text(L, t, pos[k][0], pos[k][1], CH_VALUE_SIZE, true,
                                   ch_darken(s->colors ? s->colors[si] : ib_chart_palette(si), 0.55),
                                   IB_CHART_ROLE_LINE_VALUE, false, -1);
-                if (idx >= 0)
-                    L->c->items.data[idx].background = true;
+                if (idx >= 0) L->c->items.data[idx].background = true;
                 placed = true;
             }
-            if (!placed)
-                L->c->dropped_labels++;
+            if (!placed) L->c->dropped_labels++;
         }
     }
 }
 
+/* Reject specs the layout cannot honour (missing arrays, absurd sizes). */
 static int validate(const ib_chart_bar_spec *s, ib_err *err)
 {
     if (!s || !s->n_groups || !s->n_series || !s->values || !s->groups || !s->series)
@@ -317,13 +319,15 @@ static int validate(const ib_chart_bar_spec *s, ib_err *err)
     return IB_OK;
 }
 
-int ib_chart_bar_layout(const ib_chart_bar_spec *s, ib_chart_measure *m, ib_chart *out,
-                        ib_err *err)
+/*
+ * Canvas width grows with the number of bars (capped), height grows until the plot
+ * keeps BAR_MIN_PLOT_H pixels; see the file comment for the placement order.
+ */
+int ib_chart_bar_layout(const ib_chart_bar_spec *s, ib_chart_measure *m, ib_chart *out, ib_err *err)
 {
     ib_chart_init(out);
     int rc = validate(s, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ch_lay L = {out, m, IB_OK};
     size_t nbars = s->n_groups * s->n_series;
     double W = s->width > 0 ? s->width : BAR_DEFAULT_W;
@@ -350,8 +354,8 @@ int ib_chart_bar_layout(const ib_chart_bar_spec *s, ib_chart_measure *m, ib_char
     ch_legend_entry legend[260];
     size_t nl = 0;
     for (size_t i = 0; i < s->n_series; i++)
-        legend[nl++] = (ch_legend_entry){s->series[i],
-                                         s->colors ? s->colors[i] : ib_chart_palette(i), 0};
+        legend[nl++] =
+            (ch_legend_entry){s->series[i], s->colors ? s->colors[i] : ib_chart_palette(i), 0};
     if (s->line_values && s->line_legend)
         legend[nl++] = (ch_legend_entry){s->line_legend, 0x444444u, 1};
     if (isfinite(s->reference) && s->reference_legend)
@@ -361,14 +365,12 @@ int ib_chart_bar_layout(const ib_chart_bar_spec *s, ib_chart_measure *m, ib_char
     cat_plan cp = plan_categories(&L, s, g.gw, H);
     g.py0 = ch_title(&L, s->title, s->subtitle) + 6;
     double need = g.py0 + BAR_MIN_PLOT_H + cp.band_h + 10 + legend_h + CH_MARGIN;
-    if (H < need)
-        out->height = H = need;
+    if (H < need) out->height = H = need;
     g.py1 = H - CH_MARGIN - legend_h - 10 - cp.band_h;
 
     emit_axis(&L, s, &g);
     double *cx = ib_arena_alloc(&out->arena, nbars * sizeof(double));
-    if (!cx)
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (!cx) return ib_err_set(err, IB_ENOMEM, "out of memory");
     double inner = g.bar_w * (double)s->n_series;
     for (size_t gi = 0; gi < s->n_groups; gi++) {
         for (size_t si = 0; si < s->n_series; si++) {
@@ -376,8 +378,7 @@ int ib_chart_bar_layout(const ib_chart_bar_spec *s, ib_chart_measure *m, ib_char
             double x = g.px0 + (double)gi * g.gw + (g.gw - inner) / 2 + (double)si * g.bar_w;
             cx[i] = x + g.bar_w / 2;
             double v = s->values[i];
-            if (!isfinite(v) || v < 0)
-                continue;
+            if (!isfinite(v) || v < 0) continue;
             double y = y_of(&g, v);
             ib_chart_item it;
             memset(&it, 0, sizeof it);
@@ -392,8 +393,7 @@ int ib_chart_bar_layout(const ib_chart_bar_spec *s, ib_chart_measure *m, ib_char
     }
     for (size_t i = 0; i < out->items.len && L.rc == IB_OK; i++) {
         const ib_chart_item *it = &out->items.data[i];
-        if (it->role != IB_CHART_ROLE_BAR)
-            continue;
+        if (it->role != IB_CHART_ROLE_BAR) continue;
         ib_chart_rect bar = it->box;
         int owner = it->owner;
         char buf[32];
@@ -417,8 +417,7 @@ int ib_chart_bar_layout(const ib_chart_bar_spec *s, ib_chart_measure *m, ib_char
         it.box = (ib_chart_rect){g.px0, it.y0 - 0.65, g.px1 - g.px0, 1.3};
         ch_add(&L, &it);
     }
-    if (s->line_values)
-        emit_overlay(&L, s, &g, cx);
+    if (s->line_values) emit_overlay(&L, s, &g, cx);
     emit_categories(&L, s, &g, &cp);
     ch_legend(&L, legend, nl, H - CH_MARGIN - legend_h);
     return L.rc ? ib_err_set(err, L.rc, "bar chart layout: out of memory") : IB_OK;

@@ -15,7 +15,7 @@
 #include "report/chart_priv.h"
 #include "report/rutil.h"
 
-#define CH_FONT "DejaVu Sans"
+#define CH_FONT     "DejaVu Sans"
 #define CH_ELLIPSIS "\xE2\x80\xA6" /* U+2026 */
 
 struct ib_chart_measure {
@@ -23,12 +23,12 @@ struct ib_chart_measure {
     cairo_t *cr;
 };
 
+/* A 4x4 image surface is enough: only font metrics are asked of it. */
 int ib_chart_measure_create(ib_chart_measure **out, ib_err *err)
 {
     *out = NULL;
     ib_chart_measure *m = ib_calloc(1, sizeof *m);
-    if (!m)
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (!m) return ib_err_set(err, IB_ENOMEM, "out of memory");
     m->surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 4, 4);
     m->cr = cairo_create(m->surface);
     if (cairo_status(m->cr) != CAIRO_STATUS_SUCCESS) {
@@ -41,15 +41,16 @@ int ib_chart_measure_create(ib_chart_measure **out, ib_err *err)
 
 void ib_chart_measure_destroy(ib_chart_measure *m)
 {
-    if (!m)
-        return;
-    if (m->cr)
-        cairo_destroy(m->cr);
-    if (m->surface)
-        cairo_surface_destroy(m->surface);
+    if (!m) return;
+    if (m->cr) cairo_destroy(m->cr);
+    if (m->surface) cairo_surface_destroy(m->surface);
     ib_free(m);
 }
 
+/*
+ * Width is the advance of the string; height uses the font's ascent and descent (not
+ * the ink extents) so every line of a size has the same box.
+ */
 void ib_chart_measure_text(ib_chart_measure *m, const char *text, double size, bool bold,
                            double *width, double *ascent, double *descent)
 {
@@ -63,10 +64,8 @@ void ib_chart_measure_text(ib_chart_measure *m, const char *text, double size, b
         cairo_text_extents(m->cr, text ? text : "", &te);
         *width = te.x_advance;
     }
-    if (ascent)
-        *ascent = fe.ascent;
-    if (descent)
-        *descent = fe.descent;
+    if (ascent) *ascent = fe.ascent;
+    if (descent) *descent = fe.descent;
 }
 
 void ib_report_shutdown(void)
@@ -84,18 +83,19 @@ void ib_chart_init(ib_chart *c)
 
 void ib_chart_deinit(ib_chart *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     IB_VEC_FREE(&c->items);
     ib_arena_deinit(&c->arena);
 }
 
+/* Strict overlap of two axis-aligned boxes. */
 bool ib_chart_rect_overlap(const ib_chart_rect *a, const ib_chart_rect *b)
 {
     /* touching edges do not count as overlap */
     return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
 }
 
+/* Series colours: Tableau 10, then the same hues darkened for series 10-19, and so on. */
 uint32_t ib_chart_palette(size_t i)
 {
     /* Tableau 10: distinguishable, print-safe; cycles with darker shades */
@@ -105,6 +105,7 @@ uint32_t ib_chart_palette(size_t i)
     return (i / IB_ARRAY_LEN(pal)) % 2 ? ch_darken(c, 0.7) : c;
 }
 
+/* Scale each channel by f (0..1). */
 uint32_t ch_darken(uint32_t rgb, double f)
 {
     uint32_t r = (uint32_t)(((rgb >> 16) & 0xFF) * f), g = (uint32_t)(((rgb >> 8) & 0xFF) * f),
@@ -124,10 +125,10 @@ void ch_metrics(ch_lay *L, double size, double *ascent, double *descent)
     ib_chart_measure_text(L->m, "", size, false, NULL, ascent, descent);
 }
 
+/* Items are appended in drawing order; later items are drawn on top. */
 int ch_add(ch_lay *L, const ib_chart_item *it)
 {
-    if (L->rc)
-        return -1;
+    if (L->rc) return -1;
     if (IB_VEC_PUSH(&L->c->items, *it)) {
         L->rc = IB_ENOMEM;
         return -1;
@@ -135,6 +136,10 @@ int ch_add(ch_lay *L, const ib_chart_item *it)
     return (int)L->c->items.len - 1;
 }
 
+/*
+ * The box a text occupies when drawn at baseline origin (x, y); vertical text is rotated
+ * -90 degrees about the origin, so it extends upwards from y and to the left of x.
+ */
 ib_chart_rect ch_text_box(ch_lay *L, const char *s, double x, double y, double size, bool bold,
                           bool vertical)
 {
@@ -148,6 +153,7 @@ ib_chart_rect ch_text_box(ch_lay *L, const char *s, double x, double y, double s
     return r;
 }
 
+/* Add a text item without checking collisions (callers check with ch_collides first). */
 int ch_text(ch_lay *L, const char *s, double x, double y, double size, bool bold, uint32_t color,
             int role, bool vertical, int owner)
 {
@@ -171,14 +177,17 @@ int ch_text(ch_lay *L, const char *s, double x, double y, double size, bool bold
     return ch_add(L, &it);
 }
 
+/*
+ * Collision against every text placed so far and, when asked, every bar except the
+ * label's own one.
+ */
 bool ch_collides(ch_lay *L, const ib_chart_rect *r, bool check_bars, int owner)
 {
     for (size_t i = 0; i < L->c->items.len; i++) {
         const ib_chart_item *it = &L->c->items.data[i];
         bool text = it->kind == IB_CHART_TEXT;
         bool bar = check_bars && it->role == IB_CHART_ROLE_BAR && it->owner != owner;
-        if ((text || bar) && ib_chart_rect_overlap(r, &it->box))
-            return true;
+        if ((text || bar) && ib_chart_rect_overlap(r, &it->box)) return true;
     }
     return false;
 }
@@ -188,10 +197,13 @@ bool ch_inside(ch_lay *L, const ib_chart_rect *r)
     return r->x >= 0 && r->y >= 0 && r->x + r->w <= L->c->width && r->y + r->h <= L->c->height;
 }
 
+/*
+ * Binary search over UTF-8 character boundaries for the longest prefix that fits
+ * together with the ellipsis; never splits a multi-byte character.
+ */
 const char *ch_ellipsize(ch_lay *L, const char *s, double size, bool bold, double max_w)
 {
-    if (ch_width(L, s, size, bold) <= max_w)
-        return s;
+    if (ch_width(L, s, size, bold) <= max_w) return s;
     size_t n = strlen(s);
     char *buf = ib_arena_alloc(&L->c->arena, n + 4);
     size_t *bounds = ib_arena_alloc(&L->c->arena, (n + 1) * sizeof(size_t));
@@ -202,8 +214,7 @@ const char *ch_ellipsize(ch_lay *L, const char *s, double size, bool bold, doubl
     /* character boundaries of the UTF-8 string: candidate cut points */
     size_t nb = 0;
     for (size_t i = 0; i <= n; i++)
-        if (i == n || ((unsigned char)s[i] & 0xC0) != 0x80)
-            bounds[nb++] = i;
+        if (i == n || ((unsigned char)s[i] & 0xC0) != 0x80) bounds[nb++] = i;
     /* largest k with prefix(bounds[k]) + "..." fitting; k = 0 (just the ellipsis) at least */
     size_t lo = 0, hi = nb - 1;
     while (lo < hi) {
@@ -223,11 +234,16 @@ const char *ch_ellipsize(ch_lay *L, const char *s, double size, bool bold, doubl
     return buf;
 }
 
+/* Characters after which a label may wrap (system ids use _ and -). */
 static bool is_break(char c)
 {
     return c == ' ' || c == '-' || c == '_' || c == '/' || c == '.' || c == ',';
 }
 
+/*
+ * Greedy line filling over break points; a chunk longer than max_w, or text left over
+ * for the last allowed line, is ellipsized.
+ */
 size_t ch_wrap(ch_lay *L, const char *s, double size, bool bold, double max_w, size_t max_lines,
                const char **lines)
 {
@@ -240,13 +256,11 @@ size_t ch_wrap(ch_lay *L, const char *s, double size, bool bold, double max_w, s
     while (start < n && count < max_lines) {
         while (start < n && s[start] == ' ')
             start++;
-        if (start >= n)
-            break;
+        if (start >= n) break;
         /* the longest run of whole chunks that fits */
         size_t best = 0;
         for (size_t end = start + 1; end <= n; end++) {
-            if (end < n && !is_break(s[end - 1]))
-                continue;
+            if (end < n && !is_break(s[end - 1])) continue;
             memcpy(buf, s + start, end - start);
             buf[end - start] = '\0';
             size_t t = end - start;
@@ -279,18 +293,20 @@ size_t ch_wrap(ch_lay *L, const char *s, double size, bool bold, double max_w, s
     return count;
 }
 
+/*
+ * Steps of 1, 2, 2.5 or 5 x 10^k; decimals is the smallest count that prints the step
+ * exactly; compact (k/M suffixes) from 10000 up.
+ */
 void ch_nice_ticks(double max, int target, ch_ticks *t)
 {
-    if (!(max > 0) || !isfinite(max))
-        max = 1;
+    if (!(max > 0) || !isfinite(max)) max = 1;
     double raw = max / (target > 0 ? target : 5);
     double mag = pow(10, floor(log10(raw)));
     double norm = raw / mag;
     double step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 2.5 ? 2.5 : norm <= 5 ? 5 : 10) * mag;
     t->step = step;
     t->n = (int)ceil(max / step - 1e-9);
-    if (t->n < 1)
-        t->n = 1;
+    if (t->n < 1) t->n = 1;
     t->top = t->n * step;
     t->decimals = 0;
     for (int d = 0; d <= 6; d++) {
@@ -304,6 +320,7 @@ void ch_nice_ticks(double max, int target, ch_ticks *t)
     t->compact = t->top >= 10000;
 }
 
+/* Format a tick value with the axis' precision; 0 prints as "0". */
 void ch_tick_label(const ch_ticks *t, double v, char *out, size_t cap)
 {
     if (v == 0) {
@@ -321,8 +338,7 @@ void ch_tick_label(const ch_ticks *t, double v, char *out, size_t cap)
         v /= 1000;
         s /= 1000;
         k++;
-        if (t->top / pow(1000, k) < 1000)
-            break;
+        if (t->top / pow(1000, k) < 1000) break;
     }
     int dec = 0;
     while (dec < 3 && fabs(s * pow(10, dec) - round(s * pow(10, dec))) > 1e-6)
@@ -330,6 +346,7 @@ void ch_tick_label(const ch_ticks *t, double v, char *out, size_t cap)
     snprintf(out, cap, "%.*f%s", dec, v, suffix[k]);
 }
 
+/* Bold title (up to 2 lines) and muted subtitle (up to 3 lines), wrapped to the canvas. */
 double ch_title(ch_lay *L, const char *title, const char *subtitle)
 {
     double y = CH_MARGIN, asc, desc;
@@ -358,11 +375,12 @@ double ch_title(ch_lay *L, const char *title, const char *subtitle)
     return y + 8;
 }
 
-#define LEGEND_SWATCH 14.0
-#define LEGEND_GAP 6.0
+#define LEGEND_SWATCH  14.0
+#define LEGEND_GAP     6.0
 #define LEGEND_SPACING 18.0
-#define LEGEND_ROW 20.0
+#define LEGEND_ROW     20.0
 
+/* Longest legend text before it is ellipsized (full names are in the tables). */
 static double legend_text_max(ch_lay *L)
 {
     return fmax(80, fmin(640, (L->c->width - 2 * CH_MARGIN) * 0.6));
@@ -371,8 +389,7 @@ static double legend_text_max(ch_lay *L)
 /* Walk the legend rows; emit items when `emit`, return the total height. */
 static double legend_flow(ch_lay *L, const ch_legend_entry *e, size_t n, double y, bool emit)
 {
-    if (!n)
-        return 0;
+    if (!n) return 0;
     double asc, desc;
     ch_metrics(L, CH_LEGEND_SIZE, &asc, &desc);
     double x = CH_MARGIN, right = L->c->width - CH_MARGIN;

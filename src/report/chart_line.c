@@ -12,10 +12,11 @@
 #include "report/chart_priv.h"
 #include "report/fmt.h"
 
-#define LINE_DEFAULT_W 960.0
-#define LINE_DEFAULT_H 440.0
+#define LINE_DEFAULT_W  960.0
+#define LINE_DEFAULT_H  440.0
 #define LINE_MIN_PLOT_H 140.0
 
+/* Percentile -> -log10(1 - p): 50 -> 0.30, 90 -> 1, 99 -> 2, 99.9 -> 3. */
 static double xscale(double p)
 {
     double q = 1 - p / 100;
@@ -27,18 +28,21 @@ typedef struct line_geo {
     ch_ticks t;
 } line_geo;
 
+/* Percentile -> pixel column. */
 static double xpos(const line_geo *g, double p)
 {
     return g->px0 + (xscale(p) - g->x_lo) / (g->x_hi - g->x_lo) * (g->px1 - g->px0);
 }
 
+/* Latency -> pixel row. */
 static double ypos(const line_geo *g, double v)
 {
     return g->py1 - v / g->t.top * (g->py1 - g->py0);
 }
 
-static void add_hline(ch_lay *L, const line_geo *g, double y, int role, uint32_t color, double width,
-                      bool dashed)
+/* A horizontal line across the plot (grid, axis, reference bound). */
+static void add_hline(ch_lay *L, const line_geo *g, double y, int role, uint32_t color,
+                      double width, bool dashed)
 {
     ib_chart_item it;
     memset(&it, 0, sizeof it);
@@ -62,8 +66,8 @@ static void line_axes(ch_lay *L, const ib_chart_line_spec *s, const line_geo *g)
         char lab[32];
         ch_tick_label(&g->t, k * g->t.step, lab, sizeof lab);
         double w = ch_width(L, lab, CH_TICK_SIZE, false);
-        ib_chart_rect r = ch_text_box(L, lab, g->px0 - 6 - w, y + (asc - desc) / 2, CH_TICK_SIZE,
-                                      false, false);
+        ib_chart_rect r =
+            ch_text_box(L, lab, g->px0 - 6 - w, y + (asc - desc) / 2, CH_TICK_SIZE, false, false);
         if (ch_inside(L, &r) && !ch_collides(L, &r, false, -1))
             ch_text(L, lab, r.x, y + (asc - desc) / 2, CH_TICK_SIZE, false, CH_MUTED_COLOR,
                     IB_CHART_ROLE_TICK, false, -1);
@@ -100,21 +104,18 @@ static void line_series(ch_lay *L, const ib_chart_line_spec *s, const line_geo *
         uint32_t col = ib_chart_palette(si);
         const double *v = s->values + si * s->n_points;
         for (size_t p = 0; p + 1 < s->n_points; p++) {
-            if (!isfinite(v[p]) || !isfinite(v[p + 1]))
-                continue;
+            if (!isfinite(v[p]) || !isfinite(v[p + 1])) continue;
             memset(&it, 0, sizeof it);
             it.kind = IB_CHART_LINE;
             it.role = IB_CHART_ROLE_SERIES_LINE;
             it.x0 = xpos(g, s->percentiles[p]), it.y0 = ypos(g, v[p]);
             it.x1 = xpos(g, s->percentiles[p + 1]), it.y1 = ypos(g, v[p + 1]);
             it.size = 2, it.color = col, it.owner = -1;
-            it.box = (ib_chart_rect){it.x0, fmin(it.y0, it.y1), it.x1 - it.x0,
-                                     fabs(it.y1 - it.y0)};
+            it.box = (ib_chart_rect){it.x0, fmin(it.y0, it.y1), it.x1 - it.x0, fabs(it.y1 - it.y0)};
             ch_add(L, &it);
         }
         for (size_t p = 0; p < s->n_points; p++) {
-            if (!isfinite(v[p]))
-                continue;
+            if (!isfinite(v[p])) continue;
             memset(&it, 0, sizeof it);
             it.kind = IB_CHART_MARKER;
             it.role = IB_CHART_ROLE_MARKER;
@@ -134,8 +135,7 @@ static void line_tail_labels(ch_lay *L, const ib_chart_line_spec *s, const line_
     for (size_t si = 0; si < s->n_series; si++) {
         size_t p = s->n_points - 1;
         double v = s->values[si * s->n_points + p];
-        if (!isfinite(v))
-            continue;
+        if (!isfinite(v)) continue;
         char lab[32];
         ib_rpt_fmt_sig(lab, sizeof lab, v, 3);
         double x = xpos(g, s->percentiles[p]), y = ypos(g, v);
@@ -147,18 +147,17 @@ static void line_tail_labels(ch_lay *L, const ib_chart_line_spec *s, const line_
             if (!ch_inside(L, &r) || r.y < g->py0 - 16 || r.y + r.h > g->py1 ||
                 ch_collides(L, &r, false, -1))
                 continue;
-            int idx = ch_text(L, lab, pos[k][0], pos[k][1], CH_VALUE_SIZE, true,
-                              ch_darken(ib_chart_palette(si), 0.7), IB_CHART_ROLE_LINE_VALUE,
-                              false, -1);
-            if (idx >= 0)
-                L->c->items.data[idx].background = true;
+            int idx =
+                ch_text(L, lab, pos[k][0], pos[k][1], CH_VALUE_SIZE, true,
+                        ch_darken(ib_chart_palette(si), 0.7), IB_CHART_ROLE_LINE_VALUE, false, -1);
+            if (idx >= 0) L->c->items.data[idx].background = true;
             placed = true;
         }
-        if (!placed)
-            L->c->dropped_labels++;
+        if (!placed) L->c->dropped_labels++;
     }
 }
 
+/* Sizes first (ticks, legend, title), then axes, lines, tail labels and the legend. */
 int ib_chart_line_layout(const ib_chart_line_spec *s, ib_chart_measure *m, ib_chart *out,
                          ib_err *err)
 {
@@ -174,8 +173,7 @@ int ib_chart_line_layout(const ib_chart_line_spec *s, ib_chart_measure *m, ib_ch
     out->height = H;
     double vmax = isfinite(s->reference) ? s->reference : 0;
     for (size_t i = 0; i < s->n_points * s->n_series; i++)
-        if (isfinite(s->values[i]) && s->values[i] > vmax)
-            vmax = s->values[i];
+        if (isfinite(s->values[i]) && s->values[i] > vmax) vmax = s->values[i];
     line_geo g;
     ch_nice_ticks(vmax * 1.1, 5, &g.t);
     double tick_w = 0, asc, desc;
@@ -197,13 +195,11 @@ int ib_chart_line_layout(const ib_chart_line_spec *s, ib_chart_measure *m, ib_ch
     g.py0 = ch_title(&L, s->title, s->subtitle) + 6;
     double band = asc + desc + 15;
     double need = g.py0 + LINE_MIN_PLOT_H + band + legend_h + 10 + CH_MARGIN;
-    if (H < need)
-        out->height = H = need;
+    if (H < need) out->height = H = need;
     g.py1 = H - CH_MARGIN - legend_h - 10 - band;
     g.x_lo = xscale(s->percentiles[0]);
     g.x_hi = xscale(s->percentiles[s->n_points - 1]);
-    if (g.x_hi <= g.x_lo)
-        g.x_hi = g.x_lo + 1;
+    if (g.x_hi <= g.x_lo) g.x_hi = g.x_lo + 1;
     line_axes(&L, s, &g);
     line_series(&L, s, &g);
     line_tail_labels(&L, s, &g);

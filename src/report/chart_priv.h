@@ -8,18 +8,18 @@
 
 #include "report/chart.h"
 
-#define CH_MARGIN 16.0
-#define CH_TITLE_SIZE 16.0
+#define CH_MARGIN        16.0
+#define CH_TITLE_SIZE    16.0
 #define CH_SUBTITLE_SIZE 12.0
-#define CH_TICK_SIZE 11.0
+#define CH_TICK_SIZE     11.0
 #define CH_CATEGORY_SIZE 12.0
-#define CH_LEGEND_SIZE 12.0
-#define CH_VALUE_SIZE 10.5
-#define CH_MIN_FONT 8.0
-#define CH_TEXT_COLOR 0x222222u
-#define CH_MUTED_COLOR 0x555555u
-#define CH_GRID_COLOR 0xDDDDDDu
-#define CH_MAX_LINES 3
+#define CH_LEGEND_SIZE   12.0
+#define CH_VALUE_SIZE    10.5
+#define CH_MIN_FONT      8.0
+#define CH_TEXT_COLOR    0x222222u
+#define CH_MUTED_COLOR   0x555555u
+#define CH_GRID_COLOR    0xDDDDDDu
+#define CH_MAX_LINES     3
 
 typedef struct ch_lay {
     ib_chart *c;
@@ -28,9 +28,9 @@ typedef struct ch_lay {
 } ch_lay;
 
 typedef struct ch_ticks {
-    double top;  /* axis maximum (a multiple of step) */
+    double top; /* axis maximum (a multiple of step) */
     double step;
-    int n;       /* ticks 0..n, value k * step */
+    int n; /* ticks 0..n, value k * step */
     int decimals;
     bool compact;
 } ch_ticks;

@@ -16,12 +16,14 @@
 #define RENDER_PI 3.14159265358979323846
 #define PNG_SCALE 2.0
 
+/* 0xRRGGBB -> cairo source colour. */
 static void set_rgb(cairo_t *cr, uint32_t c)
 {
     cairo_set_source_rgb(cr, ((c >> 16) & 0xFF) / 255.0, ((c >> 8) & 0xFF) / 255.0,
                          (c & 0xFF) / 255.0);
 }
 
+/* Text at its baseline origin; vertical text is drawn in a rotated frame. */
 static void draw_text(cairo_t *cr, const ib_chart_item *it)
 {
     if (it->background) {
@@ -46,6 +48,7 @@ static void draw_text(cairo_t *cr, const ib_chart_item *it)
     }
 }
 
+/* The one drawing path shared by SVG and PNG: white page, then the items in order. */
 static void draw(const ib_chart *c, cairo_t *cr)
 {
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -84,12 +87,16 @@ static void draw(const ib_chart *c, cairo_t *cr)
             cairo_stroke(cr);
             break;
         }
-        case IB_CHART_TEXT: draw_text(cr, it); break;
-        default: break;
+        case IB_CHART_TEXT:
+            draw_text(cr, it);
+            break;
+        default:
+            break;
         }
     }
 }
 
+/* cairo stream callback: collect the SVG in memory. */
 static cairo_status_t svg_write(void *closure, const unsigned char *data, unsigned int len)
 {
     return ib_strbuf_append(closure, data, len) ? CAIRO_STATUS_NO_MEMORY : CAIRO_STATUS_SUCCESS;
@@ -110,8 +117,7 @@ static int prefix_ids(const char *svg, const char *prefix, ib_strbuf *out)
         size_t best = (size_t)-1, bi = 0;
         for (size_t k = 0; k < IB_ARRAY_LEN(pats); k++) {
             const char *f = strstr(p, pats[k]);
-            if (f && (size_t)(f - p) < best)
-                best = (size_t)(f - p), bi = k;
+            if (f && (size_t)(f - p) < best) best = (size_t)(f - p), bi = k;
         }
         if (best == (size_t)-1) {
             ib_strbuf_puts(out, p);
@@ -136,8 +142,7 @@ int ib_chart_render_svg(const ib_chart *c, const char *id_prefix, ib_strbuf *out
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
     cairo_surface_finish(sf);
-    if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_status(sf);
+    if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(sf);
     cairo_surface_destroy(sf);
     int rc = IB_OK;
     if (st != CAIRO_STATUS_SUCCESS || raw.oom)
@@ -147,8 +152,7 @@ int ib_chart_render_svg(const ib_chart *c, const char *id_prefix, ib_strbuf *out
         rc = prefix_ids(ib_strbuf_cstr(&raw), id_prefix, out);
     else
         rc = ib_strbuf_append(out, raw.data ? raw.data : "", raw.len);
-    if (rc == IB_ENOMEM)
-        ib_err_set(err, rc, "out of memory rendering SVG");
+    if (rc == IB_ENOMEM) ib_err_set(err, rc, "out of memory rendering SVG");
     ib_strbuf_deinit(&raw);
     return rc;
 }
@@ -162,8 +166,7 @@ int ib_chart_render_png(const ib_chart *c, const char *path, ib_err *err)
     draw(c, cr);
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
-    if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_write_to_png(sf, path);
+    if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_write_to_png(sf, path);
     cairo_surface_destroy(sf);
     if (st != CAIRO_STATUS_SUCCESS)
         return ib_err_set(err, IB_EIO, "%s: cannot write PNG: %s", path,

@@ -17,6 +17,7 @@
 #include "report/notes.h"
 #include "report/rutil.h"
 
+/* Free every chart's strings and the list. */
 void ib_rpt_chart_list_deinit(ib_rpt_chart_list *l)
 {
     for (size_t i = 0; i < l->v.len; i++) {
@@ -28,12 +29,13 @@ void ib_rpt_chart_list_deinit(ib_rpt_chart_list *l)
     IB_VEC_FREE(&l->v);
 }
 
+/* File-name-safe form of a benchmark name ("bert-99.9" stays as is). */
 static void slug(char *out, size_t cap, const char *s)
 {
     size_t j = 0;
     for (; *s && j + 1 < cap; s++)
-        out[j++] = ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-                    *s == '-' || *s == '.')
+        out[j++] = ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                    (*s >= '0' && *s <= '9') || *s == '-' || *s == '.')
                        ? *s
                        : '_';
     out[j] = '\0';
@@ -55,10 +57,8 @@ static char *series_label(const ib_report *rep, size_t si)
     ib_strbuf sb;
     ib_strbuf_init(&sb);
     ib_strbuf_puts(&sb, s->id);
-    if (s->chips > 0)
-        ib_strbuf_printf(&sb, " (%dx %s)", s->chips, s->chip_kind);
-    if (!s->published)
-        ib_strbuf_puts(&sb, " - unverified");
+    if (s->chips > 0) ib_strbuf_printf(&sb, " (%dx %s)", s->chips, s->chip_kind);
+    if (!s->published) ib_strbuf_puts(&sb, " - unverified");
     return ib_strbuf_detach(&sb);
 }
 
@@ -81,10 +81,10 @@ static int finish_chart(ib_rpt_chart_ctx *ctx, ib_chart *ch, const char *name, c
     ib_strbuf_reset(&svg);
     char prefix[96];
     snprintf(prefix, sizeof prefix, "c%zu-", ctx->list->v.len);
-    if (rc == IB_OK)
-        rc = ib_chart_render_svg(ch, prefix, &svg, err);
-    ib_rpt_chart_info info = {ib_strdup(name), ib_strdup(title), ib_strdup(caption),
-                              ib_strbuf_detach(&svg), ch->width, ch->height, ch->dropped_labels};
+    if (rc == IB_OK) rc = ib_chart_render_svg(ch, prefix, &svg, err);
+    ib_rpt_chart_info info = {ib_strdup(name),        ib_strdup(title), ib_strdup(caption),
+                              ib_strbuf_detach(&svg), ch->width,        ch->height,
+                              ch->dropped_labels};
     if (rc == IB_OK && (!info.name || !info.title || !info.caption || !info.svg ||
                         IB_VEC_PUSH(&ctx->list->v, info)))
         rc = ib_err_set(err, IB_ENOMEM, "out of memory");
@@ -113,6 +113,11 @@ static size_t systems_in(const ib_report *rep, const char *bench, size_t *out)
     return n;
 }
 
+/*
+ * The per-benchmark figure: groups are the scenarios present (throughput or latency
+ * ones), series the systems with a result, bars the absolute official metric;
+ * INVALID results are left out (NaN) and said so in the subtitle.
+ */
 static int benchmark_chart(ib_rpt_chart_ctx *ctx, const char *bench, bool latency, ib_err *err)
 {
     const ib_report *rep = ctx->rep;
@@ -127,8 +132,7 @@ static int benchmark_chart(ib_rpt_chart_ctx *ctx, const char *bench, bool latenc
                 scen[ng++] = cand[k];
                 break;
             }
-    if (!ng)
-        return IB_OK;
+    if (!ng) return IB_OK;
     size_t *sys = ib_malloc(rep->systems.len * sizeof(size_t));
     size_t ns = sys ? systems_in(rep, bench, sys) : 0;
     const char **series = ib_calloc(ns + 1, sizeof(char *));
@@ -156,13 +160,12 @@ static int benchmark_chart(ib_rpt_chart_ctx *ctx, const char *bench, bool latenc
             const ib_report_result *r = ib_rpt_find_result(rep, sys[s], bench, scen[g]);
             bool ok = r && r->run.validity == IB_REPORT_VALIDITY_VALID;
             vals[g * ns + s] = ok ? r->run.metric : IB_RPT_NAN;
-            if (r)
-                unit = r->run.unit;
+            if (r) unit = r->run.unit;
         }
         snprintf(gl[g], sizeof gl[g], "%s", ib_report_scenario_name(scen[g]));
         groups[g] = gl[g];
-        ul += (size_t)snprintf(units + ul, sizeof units - ul, "%s%s: %s", g ? ", " : "",
-                               gl[g], unit);
+        ul +=
+            (size_t)snprintf(units + ul, sizeof units - ul, "%s%s: %s", g ? ", " : "", gl[g], unit);
     }
     char title[256], sub[768], suite[384], name[160], caption[1200];
     full_label(rep, suite, sizeof suite);
@@ -188,8 +191,7 @@ static int benchmark_chart(ib_rpt_chart_ctx *ctx, const char *bench, bool latenc
     spec.reference = IB_RPT_NAN;
     ib_chart ch;
     rc = ib_chart_bar_layout(&spec, ctx->measure, &ch, err);
-    if (rc == IB_OK)
-        rc = finish_chart(ctx, &ch, name, title, caption, err);
+    if (rc == IB_OK) rc = finish_chart(ctx, &ch, name, title, caption, err);
     ib_chart_deinit(&ch);
 out:
     for (size_t s = 0; series && s < ns; s++)
@@ -206,8 +208,7 @@ static int perf_cost_chart(ib_rpt_chart_ctx *ctx, ib_err *err)
 {
     const ib_report *rep = ctx->rep;
     size_t base = rep->baseline;
-    if (base == IB_RPT_NONE || rep->systems.len < 2)
-        return IB_OK;
+    if (base == IB_RPT_NONE || rep->systems.len < 2) return IB_OK;
     size_t nr = rep->results.len, ns = rep->systems.len;
     const char **groups = ib_calloc(nr + 1, sizeof(char *));
     const char **series = ib_calloc(ns + 1, sizeof(char *));
@@ -232,8 +233,7 @@ static int perf_cost_chart(ib_rpt_chart_ctx *ctx, ib_err *err)
     /* one group per (benchmark, scenario) of the baseline with another system to compare */
     for (size_t i = 0; i < nr; i++) {
         const ib_report_result *b = &rep->results.data[i];
-        if (b->system != base || !isfinite(b->relative_performance))
-            continue;
+        if (b->system != base || !isfinite(b->relative_performance)) continue;
         bool other = false;
         for (size_t s = 0; s < ns; s++) {
             const ib_report_result *r = ib_rpt_find_result(rep, s, b->benchmark, b->scenario);
@@ -242,8 +242,7 @@ static int perf_cost_chart(ib_rpt_chart_ctx *ctx, ib_err *err)
             any_cost = any_cost || (r && isfinite(r->relative_perf_per_cost));
             other = other || (s != base && r && isfinite(r->relative_performance));
         }
-        if (!other)
-            continue;
+        if (!other) continue;
         char g[160];
         snprintf(g, sizeof g, "%s %s", b->benchmark, ib_report_scenario_name(b->scenario));
         groups[ng] = ib_strdup(g);
@@ -253,16 +252,18 @@ static int perf_cost_chart(ib_rpt_chart_ctx *ctx, ib_err *err)
         }
         ng++;
     }
-    if (!ng)
-        goto out;
+    if (!ng) goto out;
     const ib_report_system *bs = &rep->systems.data[base];
     char title[256], sub[1400], caption[1800], suite[384];
     full_label(rep, suite, sizeof suite);
-    snprintf(title, sizeof title, any_cost ? "Relative performance and performance per cost vs %s"
-                                           : "Relative performance vs %s", bs->id);
+    snprintf(title, sizeof title,
+             any_cost ? "Relative performance and performance per cost vs %s"
+                      : "Relative performance vs %s",
+             bs->id);
     snprintf(sub, sizeof sub,
              "%s. Bars: relative performance (baseline = 1.0)%s. Derived metrics computed by "
-             "inferbench, not MLPerf metrics%s%s%s.", suite,
+             "inferbench, not MLPerf metrics%s%s%s.",
+             suite,
              any_cost ? "; line: relative performance per cost, normalised to the baseline" : "",
              any_cost ? "; price basis: " : "", any_cost ? bs->currency : "",
              any_cost ? " prices (see notes)" : "");
@@ -286,8 +287,7 @@ static int perf_cost_chart(ib_rpt_chart_ctx *ctx, ib_err *err)
     spec.width = fmax(960, 96.0 * (double)ng + 120);
     ib_chart ch;
     rc = ib_chart_bar_layout(&spec, ctx->measure, &ch, err);
-    if (rc == IB_OK)
-        rc = finish_chart(ctx, &ch, "perf-per-cost", title, caption, err);
+    if (rc == IB_OK) rc = finish_chart(ctx, &ch, "perf-per-cost", title, caption, err);
     ib_chart_deinit(&ch);
 out:
     for (size_t s = 0; series && s < ns; s++)
@@ -320,8 +320,7 @@ static int latency_charts(ib_rpt_chart_ctx *ctx, ib_err *err)
                    o->run.source == IB_REPORT_SOURCE_DETAIL && o->scenario == first->scenario &&
                    !strcmp(o->benchmark, first->benchmark);
         }
-        if (seen)
-            continue;
+        if (seen) continue;
         const char *series[64];
         double vals[64 * IB_REPORT_NPCT];
         size_t ns = 0;
@@ -337,14 +336,12 @@ static int latency_charts(ib_rpt_chart_ctx *ctx, ib_err *err)
                 vals[ns * IB_REPORT_NPCT + (size_t)p] = r->run.latency_pct_ns[p] / 1e6;
                 any = any || isfinite(r->run.latency_pct_ns[p]);
             }
-            if (!any)
-                continue;
+            if (!any) continue;
             series[ns++] = rep->systems.data[r->system].id;
             if (r->scenario == IB_REPORT_SCENARIO_SERVER && r->run.target_latency_ns > 0)
                 bound = r->run.target_latency_ns / 1e6;
         }
-        if (!ns)
-            continue;
+        if (!ns) continue;
         char title[256], sub[512], caption[900], name[200], sl[128], bl[64];
         snprintf(title, sizeof title, "%s %s: latency percentiles (unverified)", first->benchmark,
                  ib_report_scenario_name(first->scenario));
@@ -369,13 +366,16 @@ static int latency_charts(ib_rpt_chart_ctx *ctx, ib_err *err)
         spec.reference_label = bl;
         ib_chart ch;
         rc = ib_chart_line_layout(&spec, ctx->measure, &ch, err);
-        if (rc == IB_OK)
-            rc = finish_chart(ctx, &ch, name, title, caption, err);
+        if (rc == IB_OK) rc = finish_chart(ctx, &ch, name, title, caption, err);
         ib_chart_deinit(&ch);
     }
     return rc;
 }
 
+/*
+ * Charts in report order: each benchmark once (throughput, then latency scenarios),
+ * then relative perf / perf per cost, then latency percentiles of own runs.
+ */
 int ib_rpt_build_charts(ib_rpt_chart_ctx *ctx, ib_err *err)
 {
     char path[4200];
@@ -387,15 +387,11 @@ int ib_rpt_build_charts(ib_rpt_chart_ctx *ctx, ib_err *err)
         bool first = true;
         for (size_t k = 0; k < i && first; k++)
             first = strcmp(rep->results.data[k].benchmark, b) != 0;
-        if (!first)
-            continue;
+        if (!first) continue;
         rc = benchmark_chart(ctx, b, false, err);
-        if (rc == IB_OK)
-            rc = benchmark_chart(ctx, b, true, err);
+        if (rc == IB_OK) rc = benchmark_chart(ctx, b, true, err);
     }
-    if (rc == IB_OK)
-        rc = perf_cost_chart(ctx, err);
-    if (rc == IB_OK)
-        rc = latency_charts(ctx, err);
+    if (rc == IB_OK) rc = perf_cost_chart(ctx, err);
+    if (rc == IB_OK) rc = latency_charts(ctx, err);
     return rc;
 }

@@ -10,7 +10,7 @@
 #include "report/report_impl.h"
 
 typedef struct ib_rpt_chart_info {
-    char *name;    /* file stem: charts/<name>.svg */
+    char *name; /* file stem: charts/<name>.svg */
     char *title;
     char *caption; /* text caption (footnotes are text, never only in the image) */
     char *svg;     /* inline SVG with prefixed ids */

@@ -20,16 +20,15 @@ typedef struct cmp_row {
     char cell[CMP_COLS][96];
 } cmp_row;
 
+/* Header line of a compared system: id, name, chips, submitter, version, status. */
 static void describe(ib_strbuf *sb, const char *tag, const ib_report *rep, size_t i)
 {
     const ib_report_system *s = &rep->systems.data[i];
     const char *ver = "";
     for (size_t k = 0; k < rep->results.len; k++)
-        if (rep->results.data[k].system == i)
-            ver = rep->results.data[k].run.version;
+        if (rep->results.data[k].system == i) ver = rep->results.data[k].run.version;
     ib_strbuf_printf(sb, "%s: %s", tag, s->id);
-    if (strcmp(s->name, s->id))
-        ib_strbuf_printf(sb, " - %s", s->name);
+    if (strcmp(s->name, s->id)) ib_strbuf_printf(sb, " - %s", s->name);
     ib_strbuf_puts(sb, "\n   ");
     if (s->chips > 0)
         ib_strbuf_printf(sb, "%d x %s", s->chips, s->chip_kind);
@@ -40,6 +39,7 @@ static void describe(ib_strbuf *sb, const char *tag, const ib_report *rep, size_
                      s->division, s->published ? "published MLPerf result" : "unverified");
 }
 
+/* Word-wrap a footnote to `width` columns under a hanging prefix. */
 static void wrap_text(ib_strbuf *sb, const char *prefix, const char *text, size_t width)
 {
     size_t col = 0, plen = strlen(prefix);
@@ -53,8 +53,7 @@ static void wrap_text(ib_strbuf *sb, const char *prefix, const char *text, size_
         while (*e && *e != ' ')
             e++;
         size_t w = (size_t)(e - p);
-        if (!w)
-            break;
+        if (!w) break;
         if (col > plen && col + 1 + w > width) {
             ib_strbuf_putc(sb, '\n');
             for (size_t i = 0; i < plen; i++)
@@ -71,6 +70,10 @@ static void wrap_text(ib_strbuf *sb, const char *prefix, const char *text, size_
     ib_strbuf_putc(sb, '\n');
 }
 
+/*
+ * One table row: both results (or "-" / "INVALID"), A/B with the percentage, B/A, and
+ * A's performance per cost vs B when both systems have prices.
+ */
 static void fill_row(const ib_report *rep, size_t a, size_t b, const char *bench, int scen,
                      cmp_row *row)
 {
@@ -93,8 +96,8 @@ static void fill_row(const ib_report *rep, size_t a, size_t b, const char *bench
     snprintf(row->cell[4], sizeof row->cell[4], "%s", ra ? ra->run.unit : rb ? rb->run.unit : "");
     bool ok = ra && rb && ra->run.validity == IB_REPORT_VALIDITY_VALID &&
               rb->run.validity == IB_REPORT_VALIDITY_VALID && !strcmp(ra->run.unit, rb->run.unit);
-    double rel = ok ? ib_rpt_relative(ra->run.metric, rb->run.metric, ra->run.higher_is_better)
-                    : IB_RPT_NAN;
+    double rel =
+        ok ? ib_rpt_relative(ra->run.metric, rb->run.metric, ra->run.higher_is_better) : IB_RPT_NAN;
     if (isfinite(rel)) {
         char r4[32];
         ib_rpt_fmt_sig(r4, sizeof r4, rel, 4);
@@ -121,22 +124,19 @@ int ib_report_compare_table(ib_report *rep, size_t a, size_t b, char **out, ib_e
         return ib_err_set(err, IB_EINVAL, "compare: need two different systems");
     if (!rep->computed) {
         int rc = ib_report_compute(rep, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     IB_VEC(cmp_row) rows = {0};
     cmp_row head;
     memset(&head, 0, sizeof head);
-    static const char *const titles[] = {"benchmark", "scenario", "A", "B", "unit",
-                                         "A/B", "B/A", "A perf/cost vs B"};
+    static const char *const titles[] = {"benchmark", "scenario", "A",   "B",
+                                         "unit",      "A/B",      "B/A", "A perf/cost vs B"};
     for (int k = 0; k < 8; k++)
         snprintf(head.cell[k], sizeof head.cell[k], "%s", titles[k]);
-    if (IB_VEC_PUSH(&rows, head))
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (IB_VEC_PUSH(&rows, head)) return ib_err_set(err, IB_ENOMEM, "out of memory");
     for (size_t i = 0; i < rep->results.len; i++) {
         const ib_report_result *r = &rep->results.data[i];
-        if (r->system != a && r->system != b)
-            continue;
+        if (r->system != a && r->system != b) continue;
         /* one row per (benchmark, scenario): skip when the other system's row came first */
         bool dup = false;
         for (size_t k = 0; k < i && !dup; k++) {
@@ -144,8 +144,7 @@ int ib_report_compare_table(ib_report *rep, size_t a, size_t b, char **out, ib_e
             dup = (o->system == a || o->system == b) && o->scenario == r->scenario &&
                   !strcmp(o->benchmark, r->benchmark);
         }
-        if (dup)
-            continue;
+        if (dup) continue;
         cmp_row row;
         fill_row(rep, a, b, r->benchmark, r->scenario, &row);
         if (IB_VEC_PUSH(&rows, row)) {

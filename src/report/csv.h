@@ -13,9 +13,9 @@
 #include "inferbench/status.h"
 
 typedef struct ib_rpt_csv_row {
-    size_t line;   /* 1-based line where the record starts */
+    size_t line; /* 1-based line where the record starts */
     size_t nfield;
-    char **field;  /* arena strings, trimmed when unquoted */
+    char **field; /* arena strings, trimmed when unquoted */
 } ib_rpt_csv_row;
 
 typedef struct ib_rpt_csv {

@@ -17,13 +17,10 @@ static void group_thousands(char *out, size_t cap, const char *plain)
     const char *start = plain[0] == '-' ? plain + 1 : plain;
     size_t int_len = (size_t)((dot ? dot : plain + strlen(plain)) - start);
     size_t o = 0;
-    if (plain[0] == '-' && o + 1 < cap)
-        out[o++] = '-';
+    if (plain[0] == '-' && o + 1 < cap) out[o++] = '-';
     for (size_t i = 0; i < int_len && o + 1 < cap; i++) {
-        if (i && (int_len - i) % 3 == 0 && o + 1 < cap)
-            out[o++] = ',';
-        if (o + 1 < cap)
-            out[o++] = start[i];
+        if (i && (int_len - i) % 3 == 0 && o + 1 < cap) out[o++] = ',';
+        if (o + 1 < cap) out[o++] = start[i];
     }
     if (dot)
         for (const char *p = dot; *p && o + 1 < cap; p++)
@@ -31,17 +28,17 @@ static void group_thousands(char *out, size_t cap, const char *plain)
     out[o < cap ? o : cap - 1] = '\0';
 }
 
+/* Drop trailing zeros (and a trailing point) of a fixed-point string. */
 static void trim_zeros(char *s)
 {
-    if (!strchr(s, '.'))
-        return;
+    if (!strchr(s, '.')) return;
     size_t n = strlen(s);
     while (n && s[n - 1] == '0')
         s[--n] = '\0';
-    if (n && s[n - 1] == '.')
-        s[--n] = '\0';
+    if (n && s[n - 1] == '.') s[--n] = '\0';
 }
 
+/* Six significant digits like LoadGen's own output, grouped with commas. */
 void ib_rpt_fmt_result(char *out, size_t cap, double v)
 {
     if (!isfinite(v)) {
@@ -50,16 +47,15 @@ void ib_rpt_fmt_result(char *out, size_t cap, double v)
     }
     int mag = v == 0 ? 0 : (int)floor(log10(fabs(v)));
     int decimals = 5 - mag;
-    if (decimals < 0)
-        decimals = 0;
-    if (decimals > 9)
-        decimals = 9;
+    if (decimals < 0) decimals = 0;
+    if (decimals > 9) decimals = 9;
     char plain[64];
     snprintf(plain, sizeof plain, "%.*f", decimals, v);
     trim_zeros(plain);
     group_thousands(out, cap, plain);
 }
 
+/* Chart labels: three significant digits with k/M/G/T suffixes. */
 void ib_rpt_fmt_compact(char *out, size_t cap, double v)
 {
     if (!isfinite(v)) {
@@ -87,6 +83,7 @@ void ib_rpt_fmt_ratio(char *out, size_t cap, double v)
     ib_rpt_fmt_sig(out, cap, v, 3);
 }
 
+/* Fixed point with `digits` significant digits (zeros kept: 0.540). */
 void ib_rpt_fmt_sig(char *out, size_t cap, double v, int digits)
 {
     if (!isfinite(v)) {
@@ -95,10 +92,8 @@ void ib_rpt_fmt_sig(char *out, size_t cap, double v, int digits)
     }
     int mag = v == 0 ? 0 : (int)floor(log10(fabs(v)));
     int decimals = digits - 1 - mag;
-    if (decimals < 0)
-        decimals = 0;
-    if (decimals > 12)
-        decimals = 12;
+    if (decimals < 0) decimals = 0;
+    if (decimals > 12) decimals = 12;
     char plain[64];
     snprintf(plain, sizeof plain, "%.*f", decimals, v);
     group_thousands(out, cap, plain);

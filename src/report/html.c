@@ -17,15 +17,25 @@
 #include "report/report_impl.h"
 #include "report/rutil.h"
 
+/* HTML-escape text and attribute values. */
 static void esc(ib_strbuf *sb, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '<': ib_strbuf_puts(sb, "&lt;"); break;
-        case '>': ib_strbuf_puts(sb, "&gt;"); break;
-        case '&': ib_strbuf_puts(sb, "&amp;"); break;
-        case '"': ib_strbuf_puts(sb, "&quot;"); break;
-        default: ib_strbuf_putc(sb, *s);
+        case '<':
+            ib_strbuf_puts(sb, "&lt;");
+            break;
+        case '>':
+            ib_strbuf_puts(sb, "&gt;");
+            break;
+        case '&':
+            ib_strbuf_puts(sb, "&amp;");
+            break;
+        case '"':
+            ib_strbuf_puts(sb, "&quot;");
+            break;
+        default:
+            ib_strbuf_putc(sb, *s);
         }
     }
 }
@@ -48,6 +58,7 @@ static const char k_css[] =
     ".systems td{max-width:320px;word-break:break-word}"
     "footer{margin-top:2em;font-size:.8em;color:#555}";
 
+/* A right-aligned number cell: kind 0 result, 1 ratio, 2 four significant digits. */
 static void num_cell(ib_strbuf *sb, double v, int kind)
 {
     char b[64];
@@ -60,6 +71,10 @@ static void num_cell(ib_strbuf *sb, double v, int kind)
     ib_strbuf_printf(sb, "<td class=\"num\">%s</td>", isfinite(v) ? b : "&ndash;");
 }
 
+/*
+ * The systems table at the top: what MLCommons requires next to every comparison
+ * (submitter, version, division, category, chip count) plus status and price.
+ */
 static void systems_overview(const ib_report *rep, ib_strbuf *sb)
 {
     ib_strbuf_puts(sb, "<section id=\"overview\"><h2>Systems</h2>\n<table class=\"overview\">"
@@ -70,12 +85,10 @@ static void systems_overview(const ib_report *rep, ib_strbuf *sb)
         const ib_report_system *s = &rep->systems.data[i];
         const char *ver = "";
         for (size_t k = 0; k < rep->results.len; k++)
-            if (rep->results.data[k].system == i)
-                ver = rep->results.data[k].run.version;
+            if (rep->results.data[k].system == i) ver = rep->results.data[k].run.version;
         ib_strbuf_puts(sb, "<tr><td>");
         esc(sb, s->id);
-        if (i == rep->baseline)
-            ib_strbuf_puts(sb, " <b>(baseline)</b>");
+        if (i == rep->baseline) ib_strbuf_puts(sb, " <b>(baseline)</b>");
         ib_strbuf_puts(sb, "</td><td>");
         esc(sb, s->name);
         ib_strbuf_puts(sb, "</td><td>");
@@ -122,6 +135,7 @@ static void systems_overview(const ib_report *rep, ib_strbuf *sb)
     ib_strbuf_puts(sb, "</table></section>\n");
 }
 
+/* Every result row; unverified scores carry the "unverified" mark next to the number. */
 static void results_table(const ib_report *rep, ib_strbuf *sb)
 {
     ib_strbuf_puts(sb, "<section id=\"results\"><h2>All results</h2>\n<table class=\"results\">"
@@ -170,8 +184,7 @@ static void results_table(const ib_report *rep, ib_strbuf *sb)
 static void comparison_table(const ib_report *rep, ib_strbuf *sb)
 {
     size_t base = rep->baseline;
-    if (base == IB_RPT_NONE || rep->systems.len < 2)
-        return;
+    if (base == IB_RPT_NONE || rep->systems.len < 2) return;
     const ib_report_system *bs = &rep->systems.data[base];
     ib_strbuf_puts(sb, "<section id=\"comparison\"><h2>Comparison with the baseline</h2>\n<p>"
                        "Baseline: <b>");
@@ -185,8 +198,7 @@ static void comparison_table(const ib_report *rep, ib_strbuf *sb)
         ib_strbuf_puts(sb, "</th>");
     }
     for (size_t s = 0; s < rep->systems.len; s++) {
-        if (s == base)
-            continue;
+        if (s == base) continue;
         const char *a = rep->systems.data[s].id;
         ib_strbuf_puts(sb, "<th>");
         esc(sb, a);
@@ -203,8 +215,7 @@ static void comparison_table(const ib_report *rep, ib_strbuf *sb)
     ib_strbuf_puts(sb, "</tr>\n");
     for (size_t i = 0; i < rep->results.len; i++) {
         const ib_report_result *b = &rep->results.data[i];
-        if (b->system != base)
-            continue;
+        if (b->system != base) continue;
         ib_strbuf_puts(sb, "<tr><td>");
         esc(sb, b->benchmark);
         ib_strbuf_printf(sb, "</td><td>%s</td>", ib_report_scenario_name(b->scenario));
@@ -213,13 +224,11 @@ static void comparison_table(const ib_report *rep, ib_strbuf *sb)
             num_cell(sb, r ? r->run.metric : IB_RPT_NAN, 0);
         }
         for (size_t s = 0; s < rep->systems.len; s++) {
-            if (s == base)
-                continue;
+            if (s == base) continue;
             const ib_report_result *r = ib_rpt_find_result(rep, s, b->benchmark, b->scenario);
             double rel = r ? r->relative_performance : IB_RPT_NAN;
             char pct[48] = "";
-            if (isfinite(rel))
-                snprintf(pct, sizeof pct, " (%+.1f %%)", (rel - 1) * 100);
+            if (isfinite(rel)) snprintf(pct, sizeof pct, " (%+.1f %%)", (rel - 1) * 100);
             char rb[48];
             ib_rpt_fmt_sig(rb, sizeof rb, rel, 4);
             ib_strbuf_printf(sb, "<td class=\"num\">%s%s</td>", isfinite(rel) ? rb : "&ndash;",
@@ -232,6 +241,10 @@ static void comparison_table(const ib_report *rep, ib_strbuf *sb)
     ib_strbuf_puts(sb, "</table></section>\n");
 }
 
+/*
+ * System descriptions side by side: the union of JSON keys in first-seen order; rows
+ * whose values differ between systems are highlighted, all-empty rows are omitted.
+ */
 static void systems_table(const ib_report *rep, ib_strbuf *sb)
 {
     ib_strbuf_puts(sb, "<section id=\"systems\"><h2>System descriptions</h2>\n"
@@ -240,8 +253,7 @@ static void systems_table(const ib_report *rep, ib_strbuf *sb)
         ib_strbuf_puts(sb, "<th>");
         esc(sb, rep->systems.data[s].id);
         ib_strbuf_printf(sb, "<br><span class=\"meta\">%s</span></th>",
-                         rep->systems.data[s].published ? "published MLPerf result"
-                                                        : "unverified");
+                         rep->systems.data[s].published ? "published MLPerf result" : "unverified");
     }
     ib_strbuf_puts(sb, "</tr>\n");
     /* the union of description keys, in first-seen order */
@@ -250,16 +262,14 @@ static void systems_table(const ib_report *rep, ib_strbuf *sb)
         json_t *d = rep->sysdesc.data[s];
         const char *k;
         json_t *v;
-        if (!d)
-            continue;
+        if (!d) continue;
         json_object_foreach(d, k, v)
         {
             (void)v;
             bool seen = false;
             for (size_t i = 0; i < keys.len && !seen; i++)
                 seen = !strcmp(keys.data[i], k);
-            if (!seen && IB_VEC_PUSH(&keys, k))
-                break;
+            if (!seen && IB_VEC_PUSH(&keys, k)) break;
         }
     }
     for (size_t i = 0; i < keys.len; i++) {
@@ -267,9 +277,8 @@ static void systems_table(const ib_report *rep, ib_strbuf *sb)
         bool differs = false, any = false;
         size_t ns = rep->systems.len < 8 ? rep->systems.len : 8;
         for (size_t s = 0; s < ns; s++) {
-            const json_t *v = rep->sysdesc.data[s] ? json_object_get(rep->sysdesc.data[s],
-                                                                     keys.data[i])
-                                                   : NULL;
+            const json_t *v =
+                rep->sysdesc.data[s] ? json_object_get(rep->sysdesc.data[s], keys.data[i]) : NULL;
             if (json_is_string(v))
                 ib_rpt_strlcpy(cells[s], sizeof cells[s], json_string_value(v), (size_t)-1);
             else if (json_is_integer(v))
@@ -283,8 +292,7 @@ static void systems_table(const ib_report *rep, ib_strbuf *sb)
             any = any || cells[s][0];
             differs = differs || (s && strcmp(cells[s], cells[0]));
         }
-        if (!any)
-            continue; /* all empty: Dell leaves most optional fields blank */
+        if (!any) continue; /* all empty: Dell leaves most optional fields blank */
         ib_strbuf_printf(sb, "<tr%s><td>", differs ? " class=\"diff\"" : "");
         esc(sb, keys.data[i]);
         ib_strbuf_puts(sb, "</td>");
@@ -300,6 +308,7 @@ static void systems_table(const ib_report *rep, ib_strbuf *sb)
                        "empty fields are omitted.</p></section>\n");
 }
 
+/* Each chart as a figure with its inline SVG and a text caption (footnotes are text). */
 static void charts_section(const ib_rpt_chart_list *charts, ib_strbuf *sb)
 {
     ib_strbuf_puts(sb, "<section id=\"charts\"><h2>Charts</h2>\n");
@@ -324,6 +333,7 @@ static void charts_section(const ib_rpt_chart_list *charts, ib_strbuf *sb)
     ib_strbuf_puts(sb, "</section>\n");
 }
 
+/* Assemble the page: header, systems, comparison, charts, results, descriptions, notes. */
 static int write_html(const ib_report *rep, const ib_rpt_chart_list *charts, const char *dir,
                       ib_err *err)
 {
@@ -390,14 +400,12 @@ int ib_rpt_write_charts_and_html(ib_report *rep, const char *dir, ib_err *err)
 {
     ib_chart_measure *m = NULL;
     int rc = ib_chart_measure_create(&m, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_rpt_chart_list charts;
     memset(&charts, 0, sizeof charts);
     ib_rpt_chart_ctx ctx = {rep, dir, m, &charts};
     rc = ib_rpt_build_charts(&ctx, err);
-    if (rc == IB_OK)
-        rc = write_html(rep, &charts, dir, err);
+    if (rc == IB_OK) rc = write_html(rep, &charts, dir, err);
     ib_rpt_chart_list_deinit(&charts);
     ib_chart_measure_destroy(m);
     return rc;

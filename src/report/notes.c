@@ -23,13 +23,12 @@ const char ib_rpt_trademark[] =
 
 const char ib_rpt_unverified_note[] = "Result not verified by MLCommons Association.";
 
+/* Move the buffer's text into a new note (the buffer is left empty for reuse). */
 static int add(ib_rpt_notes *n, const char *kind, ib_strbuf *sb)
 {
-    if (sb->oom)
-        return IB_ENOMEM;
+    if (sb->oom) return IB_ENOMEM;
     ib_rpt_note note = {kind, ib_strbuf_detach(sb)};
-    if (!note.text)
-        note.text = ib_strdup("");
+    if (!note.text) note.text = ib_strdup("");
     if (!note.text || IB_VEC_PUSH(&n->v, note)) {
         ib_free(note.text);
         return IB_ENOMEM;
@@ -54,8 +53,7 @@ static void join_versions(const ib_report *rep, ib_strbuf *sb)
         bool dup = false;
         for (size_t k = 0; k < n; k++)
             dup = dup || !strcmp(seen[k], v);
-        if (!dup)
-            seen[n++] = v;
+        if (!dup) seen[n++] = v;
     }
     for (size_t k = 0; k < n; k++)
         ib_strbuf_printf(sb, "%s%s", k ? ", " : "", seen[k][0] ? seen[k] : "(version unknown)");
@@ -81,8 +79,7 @@ static size_t join_distinct(const ib_report *rep, ib_strbuf *sb, bool division)
         for (size_t k = 0; k < i && !dup; k++)
             dup = !strcmp(v, division ? rep->systems.data[k].division
                                       : rep->systems.data[k].submitter);
-        if (!dup)
-            ib_strbuf_printf(sb, "%s%s", n++ ? "/" : "", v);
+        if (!dup) ib_strbuf_printf(sb, "%s%s", n++ ? "/" : "", v);
     }
     return n;
 }
@@ -91,25 +88,22 @@ void ib_rpt_scope_label(const ib_report *rep, char *out, size_t cap)
 {
     ib_strbuf sb;
     ib_strbuf_init(&sb);
-    if (join_distinct(rep, &sb, true))
-        ib_strbuf_puts(&sb, " division");
+    if (join_distinct(rep, &sb, true)) ib_strbuf_puts(&sb, " division");
     size_t mark = sb.len;
-    if (mark)
-        ib_strbuf_puts(&sb, ", ");
+    if (mark) ib_strbuf_puts(&sb, ", ");
     if (!join_distinct(rep, &sb, false)) {
         sb.len = mark;
-        if (sb.data)
-            sb.data[mark] = '\0';
+        if (sb.data) sb.data[mark] = '\0';
     }
     ib_rpt_strlcpy(out, cap, ib_strbuf_cstr(&sb), (size_t)-1);
     ib_strbuf_deinit(&sb);
 }
 
+/* A description field as text (strings and integers; others as ""). */
 static const char *json_field(const json_t *o, const char *key, char *buf, size_t cap)
 {
     const json_t *v = o ? json_object_get(o, key) : NULL;
-    if (json_is_string(v))
-        return json_string_value(v);
+    if (json_is_string(v)) return json_string_value(v);
     if (json_is_integer(v)) {
         snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
         return buf;
@@ -118,17 +112,24 @@ static const char *json_field(const json_t *o, const char *key, char *buf, size_
 }
 
 /* Host/software fields whose differences are disclosed (benchmarks.md §0 item 3). */
-static const char *const k_host_fields[] = {
-    "host_processor_model_name", "host_processors_per_node", "host_processor_core_count",
-    "host_memory_capacity",      "host_storage_type",        "host_storage_capacity",
-    "operating_system",          "framework",                "other_software_stack",
-    "accelerator_model_name",    "accelerators_per_node",    "accelerator_memory_capacity",
-    "number_of_nodes"};
+static const char *const k_host_fields[] = {"host_processor_model_name",
+                                            "host_processors_per_node",
+                                            "host_processor_core_count",
+                                            "host_memory_capacity",
+                                            "host_storage_type",
+                                            "host_storage_capacity",
+                                            "operating_system",
+                                            "framework",
+                                            "other_software_stack",
+                                            "accelerator_model_name",
+                                            "accelerators_per_node",
+                                            "accelerator_memory_capacity",
+                                            "number_of_nodes"};
 
+/* benchmarks.md §0 item 3: list every host/software field that differs, per system. */
 static int host_differences(const ib_report *rep, ib_rpt_notes *n)
 {
-    if (rep->systems.len < 2)
-        return IB_OK;
+    if (rep->systems.len < 2) return IB_OK;
     ib_strbuf sb;
     ib_strbuf_init(&sb);
     size_t ndiff = 0;
@@ -141,8 +142,7 @@ static int host_differences(const ib_report *rep, ib_rpt_notes *n)
             differs = differs ||
                       strcmp(v0, json_field(rep->sysdesc.data[i], k_host_fields[f], bi, sizeof bi));
         }
-        if (!differs)
-            continue;
+        if (!differs) continue;
         ib_strbuf_printf(&sb, "%s%s: ", ndiff++ ? "; " : "", k_host_fields[f]);
         for (size_t i = 0; i < rep->systems.len; i++) {
             char bi[32];
@@ -157,12 +157,19 @@ static int host_differences(const ib_report *rep, ib_rpt_notes *n)
     }
     ib_strbuf s2;
     ib_strbuf_init(&s2);
-    ib_strbuf_printf(&s2, "The systems differ in more than the accelerators, so the ratios "
-                          "compare whole systems: %s.", ib_strbuf_cstr(&sb));
+    ib_strbuf_printf(&s2,
+                     "The systems differ in more than the accelerators, so the ratios "
+                     "compare whole systems: %s.",
+                     ib_strbuf_cstr(&sb));
     ib_strbuf_deinit(&sb);
     return add(n, "host", &s2);
 }
 
+/*
+ * users.md §3.3 (a) and (f): the unverified footnote (plus the methodology sentence when
+ * verified and unverified results are mixed) and, per published system, suite, version,
+ * division, submitter, category, result ID and retrieval.
+ */
 static int verification_notes(const ib_report *rep, ib_rpt_notes *n)
 {
     ib_strbuf sb;
@@ -185,15 +192,15 @@ static int verification_notes(const ib_report *rep, ib_rpt_notes *n)
     }
     for (size_t i = 0; i < rep->systems.len && rc == IB_OK; i++) {
         const ib_report_system *s = &rep->systems.data[i];
-        if (!s->published)
-            continue;
+        if (!s->published) continue;
         ib_strbuf_printf(&sb, "%s: MLPerf\xC2\xAE Inference ", s->id);
         const char *ver = "";
         for (size_t k = 0; k < rep->results.len; k++)
-            if (rep->results.data[k].system == i)
-                ver = rep->results.data[k].run.version;
-        ib_strbuf_printf(&sb, "%s, %s division, %s, category %s; result ID %s; retrieved %s "
-                              "from %s.", ver[0] ? ver : "(version unknown)",
+            if (rep->results.data[k].system == i) ver = rep->results.data[k].run.version;
+        ib_strbuf_printf(&sb,
+                         "%s, %s division, %s, category %s; result ID %s; retrieved %s "
+                         "from %s.",
+                         ver[0] ? ver : "(version unknown)",
                          s->division[0] ? s->division : "(division unknown)",
                          s->submitter[0] ? s->submitter : "(submitter unknown)",
                          s->status[0] ? s->status : "(unknown)",
@@ -207,6 +214,10 @@ static int verification_notes(const ib_report *rep, ib_rpt_notes *n)
     return rc;
 }
 
+/*
+ * users.md §3.3 (b): the price basis and date next to every perf/$ figure, the method,
+ * and the cost-per-million assumptions.
+ */
 static int price_notes(const ib_report *rep, ib_rpt_notes *n)
 {
     ib_strbuf sb;
@@ -227,8 +238,7 @@ static int price_notes(const ib_report *rep, ib_rpt_notes *n)
     ib_strbuf_puts(&sb, "Price basis: ");
     for (size_t i = 0, k = 0; i < rep->systems.len; i++) {
         const ib_report_system *s = &rep->systems.data[i];
-        if (!s->has_price)
-            continue;
+        if (!s->has_price) continue;
         char p[64];
         ib_rpt_fmt_result(p, sizeof p, s->price);
         ib_strbuf_printf(&sb, "%s%s = %s %s (%s; source: %s)", k++ ? "; " : "", s->id, p,
@@ -239,35 +249,35 @@ static int price_notes(const ib_report *rep, ib_rpt_notes *n)
     if (base && base->has_price) {
         for (size_t i = 0; i < rep->systems.len; i++) {
             const ib_report_system *s = &rep->systems.data[i];
-            if (!s->has_price || s == base)
-                continue;
+            if (!s->has_price || s == base) continue;
             char r[32];
             ib_rpt_fmt_sig(r, sizeof r, s->price / base->price, 4);
             ib_strbuf_printf(&sb, " %s is priced at %sx %s.", s->id, r, base->id);
         }
     }
-    ib_strbuf_printf(&sb, " Relative performance per cost = (T / C) / (T_baseline / "
-                          "C_baseline) with the baseline %s at 1.0; a value above 1 means more "
-                          "throughput per unit of cost than the baseline. %s",
+    ib_strbuf_printf(&sb,
+                     " Relative performance per cost = (T / C) / (T_baseline / "
+                     "C_baseline) with the baseline %s at 1.0; a value above 1 means more "
+                     "throughput per unit of cost than the baseline. %s",
                      base ? base->id : "(none)",
                      rep->tco.len ? "Cost C is the TCO cost per delivered hour of each system "
                                     "(see the TCO note)."
                                   : "Cost C is the purchase price; for relative units the result "
                                     "is a ratio, not money.");
-    if ((rc = add(n, "price", &sb)))
-        goto out;
+    if ((rc = add(n, "price", &sb))) goto out;
     if (rep->tco.len) {
         ib_rpt_tco t = ib_rpt_tco_for(rep, NULL);
-        ib_strbuf_printf(&sb, "TCO assumptions from %s: amortization %g years, utilization "
-                              "%g%%", rep->tco_path, t.amortization_years, t.utilization * 100);
-        if (!isnan(t.pue))
-            ib_strbuf_printf(&sb, ", PUE %g", t.pue);
+        ib_strbuf_printf(&sb,
+                         "TCO assumptions from %s: amortization %g years, utilization "
+                         "%g%%",
+                         rep->tco_path, t.amortization_years, t.utilization * 100);
+        if (!isnan(t.pue)) ib_strbuf_printf(&sb, ", PUE %g", t.pue);
         if (!isnan(t.energy_cost_per_kwh))
-            ib_strbuf_printf(&sb, ", energy %g per kWh (power from MLPerf power logs when "
-                                  "present, else the measured power_w of the file)",
+            ib_strbuf_printf(&sb,
+                             ", energy %g per kWh (power from MLPerf power logs when "
+                             "present, else the measured power_w of the file)",
                              t.energy_cost_per_kwh);
-        if (t.annual_opex > 0)
-            ib_strbuf_printf(&sb, ", annual opex %g", t.annual_opex);
+        if (t.annual_opex > 0) ib_strbuf_printf(&sb, ", annual opex %g", t.annual_opex);
         ib_strbuf_puts(&sb, "; per-system sections override these defaults. Cost per million "
                             "inferences = cost per delivered hour / (throughput x 3600) x 10^6.");
     } else if (base && base->has_price && ib_rpt_ieq(base->currency, "relative")) {
@@ -284,6 +294,7 @@ out:
     return rc;
 }
 
+/* users.md §3.3 (e): chip counts and the scenarios shown, and the metric of each. */
 static int chips_and_scenarios(const ib_report *rep, ib_rpt_notes *n)
 {
     ib_strbuf sb;
@@ -295,8 +306,7 @@ static int chips_and_scenarios(const ib_report *rep, ib_rpt_notes *n)
             ib_strbuf_printf(&sb, "%s%s = %d x %s", i ? "; " : "", s->id, s->chips,
                              s->chip_kind[0] ? s->chip_kind : "chip");
         else
-            ib_strbuf_printf(&sb, "%s%s = unknown (no system description)", i ? "; " : "",
-                             s->id);
+            ib_strbuf_printf(&sb, "%s%s = unknown (no system description)", i ? "; " : "", s->id);
     }
     ib_strbuf_puts(&sb, ". Scenarios shown: ");
     static const int order[] = {IB_REPORT_SCENARIO_OFFLINE, IB_REPORT_SCENARIO_SERVER,
@@ -306,8 +316,7 @@ static int chips_and_scenarios(const ib_report *rep, ib_rpt_notes *n)
         bool has = false;
         for (size_t i = 0; i < rep->results.len; i++)
             has = has || rep->results.data[i].scenario == order[o];
-        if (has)
-            ib_strbuf_printf(&sb, "%s%s", k++ ? ", " : "", ib_report_scenario_name(order[o]));
+        if (has) ib_strbuf_printf(&sb, "%s%s", k++ ? ", " : "", ib_report_scenario_name(order[o]));
     }
     ib_strbuf_puts(&sb, ". Metrics: Offline samples/s; Server queries/s (scheduled samples/s "
                         "up to v4.0, completed samples/s from v4.1); SingleStream and "
@@ -317,6 +326,7 @@ static int chips_and_scenarios(const ib_report *rep, ib_rpt_notes *n)
     return rc;
 }
 
+/* Differences in version, division or category; the latency direction; summary use. */
 static int version_differences(const ib_report *rep, ib_rpt_notes *n)
 {
     const char *v0 = NULL, *d0 = NULL, *c0 = NULL;
@@ -324,8 +334,7 @@ static int version_differences(const ib_report *rep, ib_rpt_notes *n)
     for (size_t i = 0; i < rep->results.len; i++) {
         const ib_report_result *r = &rep->results.data[i];
         const ib_report_system *s = &rep->systems.data[r->system];
-        if (!v0)
-            v0 = r->run.version, d0 = s->division, c0 = s->status;
+        if (!v0) v0 = r->run.version, d0 = s->division, c0 = s->status;
         dv = dv || strcmp(v0, r->run.version);
         dd = dd || strcmp(d0, s->division);
         dc = dc || strcmp(c0, s->status);
@@ -336,8 +345,9 @@ static int version_differences(const ib_report *rep, ib_rpt_notes *n)
     ib_strbuf_init(&sb);
     int rc = IB_OK;
     if (dv || dd || dc) {
-        ib_strbuf_printf(&sb, "The compared results differ in%s%s%s; check the MLPerf "
-                              "compatibility table before drawing conclusions.",
+        ib_strbuf_printf(&sb,
+                         "The compared results differ in%s%s%s; check the MLPerf "
+                         "compatibility table before drawing conclusions.",
                          dv ? " MLPerf version" : "", dd ? " division" : "",
                          dc ? " availability category" : "");
         rc = add(n, "versions", &sb);
@@ -357,6 +367,7 @@ static int version_differences(const ib_report *rep, ib_rpt_notes *n)
     return rc;
 }
 
+/* users.md §3.3 (c), (d): power source, INVALID results, derived metrics, trademarks. */
 static int power_and_validity(const ib_report *rep, ib_rpt_notes *n)
 {
     bool power = false;
@@ -377,8 +388,10 @@ static int power_and_validity(const ib_report *rep, ib_rpt_notes *n)
                             "shown (TDP, rated or PSU power is never used for it).");
     int rc = add(n, "power", &sb);
     if (rc == IB_OK && invalid) {
-        ib_strbuf_printf(&sb, "%zu result(s) are not VALID; they are listed but excluded from "
-                              "every comparison.", invalid);
+        ib_strbuf_printf(&sb,
+                         "%zu result(s) are not VALID; they are listed but excluded from "
+                         "every comparison.",
+                         invalid);
         rc = add(n, "invalid", &sb);
     }
     if (rc == IB_OK) {
@@ -400,17 +413,11 @@ int ib_rpt_notes_build(const ib_report *rep, ib_rpt_notes *out)
 {
     memset(out, 0, sizeof *out);
     int rc = verification_notes(rep, out);
-    if (rc == IB_OK)
-        rc = price_notes(rep, out);
-    if (rc == IB_OK)
-        rc = chips_and_scenarios(rep, out);
-    if (rc == IB_OK)
-        rc = host_differences(rep, out);
-    if (rc == IB_OK)
-        rc = version_differences(rep, out);
-    if (rc == IB_OK)
-        rc = power_and_validity(rep, out);
-    if (rc)
-        ib_rpt_notes_deinit(out);
+    if (rc == IB_OK) rc = price_notes(rep, out);
+    if (rc == IB_OK) rc = chips_and_scenarios(rep, out);
+    if (rc == IB_OK) rc = host_differences(rep, out);
+    if (rc == IB_OK) rc = version_differences(rep, out);
+    if (rc == IB_OK) rc = power_and_validity(rep, out);
+    if (rc) ib_rpt_notes_deinit(out);
     return rc;
 }

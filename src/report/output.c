@@ -24,17 +24,16 @@ static void csv_field(ib_strbuf *sb, const char *s)
     }
     ib_strbuf_putc(sb, '"');
     for (; *s; s++) {
-        if (*s == '"')
-            ib_strbuf_putc(sb, '"');
+        if (*s == '"') ib_strbuf_putc(sb, '"');
         ib_strbuf_putc(sb, *s);
     }
     ib_strbuf_putc(sb, '"');
 }
 
+/* Numbers with 10 significant digits; NaN leaves the cell empty. */
 static void csv_num(ib_strbuf *sb, double v)
 {
-    if (isfinite(v))
-        ib_strbuf_printf(sb, "%.10g", v);
+    if (isfinite(v)) ib_strbuf_printf(sb, "%.10g", v);
 }
 
 int ib_rpt_write_csv(const ib_report *rep, ib_strbuf *out)
@@ -59,6 +58,7 @@ int ib_rpt_write_csv(const ib_report *rep, ib_strbuf *out)
     return out->oom ? IB_ENOMEM : IB_OK;
 }
 
+/* Empty strings become null so consumers can tell "not given" apart. */
 static void jw_str_or_null(ib_jw *jw, const char *s)
 {
     if (s && s[0])
@@ -67,6 +67,7 @@ static void jw_str_or_null(ib_jw *jw, const char *s)
         ib_jw_null(jw);
 }
 
+/* Every input the report used, verbatim: trees, prices, TCO sections, published list. */
 static void json_inputs(const ib_report *rep, ib_jw *jw)
 {
     ib_jw_key(jw, "inputs");
@@ -170,6 +171,7 @@ static void json_inputs(const ib_report *rep, ib_jw *jw)
     ib_jw_object_end(jw);
 }
 
+/* A system with its full description JSON embedded as an object. */
 static void json_system(const ib_report *rep, size_t i, ib_jw *jw)
 {
     const ib_report_system *s = &rep->systems.data[i];
@@ -225,6 +227,7 @@ static void json_system(const ib_report *rep, size_t i, ib_jw *jw)
     ib_jw_object_end(jw);
 }
 
+/* A result row: the CSV columns plus every derived number, accuracy and latencies. */
 static void json_result(const ib_report *rep, const ib_report_result *r, ib_jw *jw)
 {
     ib_jw_object_begin(jw);
@@ -262,7 +265,7 @@ static void json_result(const ib_report *rep, const ib_report_result *r, ib_jw *
     jw_str_or_null(jw, r->run.loadgen_version);
     ib_jw_key(jw, "log");
     ib_jw_string(jw, r->run.source == IB_REPORT_SOURCE_DETAIL ? "mlperf_log_detail.txt"
-                                                               : "mlperf_log_summary.txt");
+                                                              : "mlperf_log_summary.txt");
     ib_jw_key(jw, "run_dir");
     ib_jw_string(jw, r->run_dir);
     ib_jw_key(jw, "accuracy");
@@ -304,8 +307,7 @@ static void json_result(const ib_report *rep, const ib_report_result *r, ib_jw *
 int ib_rpt_write_json(const ib_report *rep, ib_strbuf *out)
 {
     ib_rpt_notes notes;
-    if (ib_rpt_notes_build(rep, &notes))
-        return IB_ENOMEM;
+    if (ib_rpt_notes_build(rep, &notes)) return IB_ENOMEM;
     ib_jw jw;
     ib_jw_init(&jw, out, true);
     ib_jw_object_begin(&jw);
@@ -350,7 +352,6 @@ int ib_rpt_write_json(const ib_report *rep, ib_strbuf *out)
     ib_jw_object_end(&jw);
     ib_rpt_notes_deinit(&notes);
     int rc = ib_jw_finish(&jw);
-    if (rc == IB_OK)
-        ib_strbuf_putc(out, '\n');
+    if (rc == IB_OK) ib_strbuf_putc(out, '\n');
     return rc ? rc : (out->oom ? IB_ENOMEM : IB_OK);
 }

@@ -23,6 +23,7 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
     return era * 146097 + doe - 719468;
 }
 
+/* Timestamps are UTC (LoadGen power_begin/end and PTDaemon both log UTC since v1.1). */
 int64_t ib_rpt_power_time_ms(const char *s)
 {
     int mo, d, y, h, mi, sec, n = 0;
@@ -37,8 +38,7 @@ int64_t ib_rpt_power_time_ms(const char *s)
         /* fractional seconds: keep milliseconds */
         int digits = 0;
         for (p++; *p >= '0' && *p <= '9'; p++, digits++)
-            if (digits < 3)
-                ms = ms * 10 + (*p - '0');
+            if (digits < 3) ms = ms * 10 + (*p - '0');
         for (; digits < 3; digits++)
             ms *= 10;
     }
@@ -50,13 +50,13 @@ int ib_rpt_power_parse(const char *text, size_t len, const char *name, const cha
                        const char *end, ib_rpt_power *out, ib_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (!name)
-        name = "spl.txt";
+    if (!name) name = "spl.txt";
     int64_t t0 = ib_rpt_power_time_ms(begin), t1 = ib_rpt_power_time_ms(end);
     if (t0 < 0 || t1 < 0 || t1 <= t0)
         return ib_err_set(err, IB_EFORMAT,
                           "%s: the detail log's power_begin/power_end ('%s', '%s') do not form a "
-                          "window", name, begin ? begin : "", end ? end : "");
+                          "window",
+                          name, begin ? begin : "", end ? end : "");
     double sum = 0;
     size_t count = 0, pos = 0;
     char line[1024];
@@ -65,23 +65,19 @@ int ib_rpt_power_parse(const char *text, size_t len, const char *name, const cha
         const char *nl = memchr(p, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - p) : len - pos;
         pos += n + (nl ? 1 : 0);
-        if (n < 5 || memcmp(p, "Time,", 5) != 0)
-            continue;
+        if (n < 5 || memcmp(p, "Time,", 5) != 0) continue;
         ib_rpt_strlcpy(line, sizeof line, p, n);
         /* fields: Time,<timestamp>,Watts,<value>,... */
         char *f1 = strchr(line, ',');
         char *f2 = f1 ? strchr(f1 + 1, ',') : NULL;
         char *f3 = f2 ? strchr(f2 + 1, ',') : NULL;
-        if (!f3)
-            continue;
+        if (!f3) continue;
         *f2 = '\0';
         char *f4 = strchr(f3 + 1, ',');
-        if (f4)
-            *f4 = '\0';
+        if (f4) *f4 = '\0';
         int64_t t = ib_rpt_power_time_ms(f1 + 1);
         double w;
-        if (t < 0 || !ib_rpt_parse_double(f3 + 1, &w))
-            continue;
+        if (t < 0 || !ib_rpt_parse_double(f3 + 1, &w)) continue;
         if (t > t0 && t < t1 && w > 0) {
             sum += w;
             count++;

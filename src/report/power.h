@@ -13,9 +13,9 @@
 #include "inferbench/status.h"
 
 typedef struct ib_rpt_power {
-    double avg_w;       /* mean of the samples inside the window */
-    size_t samples;     /* how many samples were averaged */
-    double duration_s;  /* power_end - power_begin */
+    double avg_w;      /* mean of the samples inside the window */
+    size_t samples;    /* how many samples were averaged */
+    double duration_s; /* power_end - power_begin */
 } ib_rpt_power;
 
 /* "MM-DD-YYYY HH:MM:SS.mmm" (UTC) -> milliseconds since the epoch; -1 when malformed. */

@@ -20,6 +20,7 @@ void ib_report_options_defaults(ib_report_options *opts)
     memset(opts, 0, sizeof *opts);
 }
 
+/* Options are copied so the caller's strings may go away after create. */
 static const char *dup_opt(ib_arena *a, const char *s)
 {
     return s ? ib_arena_strdup(a, s) : NULL;
@@ -30,13 +31,11 @@ int ib_report_create(const ib_report_options *opts, ib_report **out, ib_err *err
     IB_ASSERT(out);
     *out = NULL;
     ib_report *rep = ib_calloc(1, sizeof *rep);
-    if (!rep)
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (!rep) return ib_err_set(err, IB_ENOMEM, "out of memory");
     ib_arena_init(&rep->arena, 0);
     ib_report_options d;
     ib_report_options_defaults(&d);
-    if (!opts)
-        opts = &d;
+    if (!opts) opts = &d;
     rep->opts.baseline = dup_opt(&rep->arena, opts->baseline);
     rep->opts.rules_version = dup_opt(&rep->arena, opts->rules_version);
     rep->opts.title = dup_opt(&rep->arena, opts->title);
@@ -63,8 +62,7 @@ int ib_report_create(const ib_report_options *opts, ib_report **out, ib_err *err
 
 void ib_report_destroy(ib_report *rep)
 {
-    if (!rep)
-        return;
+    if (!rep) return;
     for (size_t i = 0; i < rep->sysdesc.len; i++)
         json_decref(rep->sysdesc.data[i]);
     IB_VEC_FREE(&rep->systems);
@@ -107,16 +105,14 @@ size_t ib_report_invalid_count(const ib_report *rep)
 {
     size_t n = 0;
     for (size_t i = 0; i < rep->results.len; i++)
-        if (rep->results.data[i].run.validity != IB_REPORT_VALIDITY_VALID)
-            n++;
+        if (rep->results.data[i].run.validity != IB_REPORT_VALIDITY_VALID) n++;
     return n;
 }
 
 size_t ib_rpt_find_system(const ib_report *rep, const char *id)
 {
     for (size_t i = 0; i < rep->systems.len; i++)
-        if (!strcmp(rep->systems.data[i].id, id))
-            return i;
+        if (!strcmp(rep->systems.data[i].id, id)) return i;
     return IB_RPT_NONE;
 }
 
@@ -139,39 +135,42 @@ bool ib_rpt_is_throughput(const ib_report_result *r)
 int ib_rpt_benchmark_rank(const char *b)
 {
     static const char *const order[] = {
-        "resnet50",   "resnet",       "ssd-mobilenet", "ssd-resnet34", "retinanet", "bert-99",
-        "bert-99.9",  "dlrm-99",      "dlrm-99.9",     "dlrm-v2-99",   "dlrm-v2-99.9", "rnnt",
-        "3d-unet-99", "3d-unet-99.9", "gptj-99",       "gptj-99.9",    "llama2-70b-99",
-        "llama2-70b-99.9", "mixtral-8x7b", "stable-diffusion-xl"};
+        "resnet50",     "resnet",        "ssd-mobilenet",   "ssd-resnet34", "retinanet",
+        "bert-99",      "bert-99.9",     "dlrm-99",         "dlrm-99.9",    "dlrm-v2-99",
+        "dlrm-v2-99.9", "rnnt",          "3d-unet-99",      "3d-unet-99.9", "gptj-99",
+        "gptj-99.9",    "llama2-70b-99", "llama2-70b-99.9", "mixtral-8x7b", "stable-diffusion-xl"};
     for (size_t i = 0; i < IB_ARRAY_LEN(order); i++)
-        if (!strcmp(b, order[i]))
-            return (int)i;
+        if (!strcmp(b, order[i])) return (int)i;
     return (int)IB_ARRAY_LEN(order);
 }
 
+/* Display order of scenarios: Offline, Server, SingleStream, MultiStream. */
 static int scenario_rank(int s)
 {
     switch (s) {
-    case IB_REPORT_SCENARIO_OFFLINE: return 0;
-    case IB_REPORT_SCENARIO_SERVER: return 1;
-    case IB_REPORT_SCENARIO_SINGLE_STREAM: return 2;
-    case IB_REPORT_SCENARIO_MULTI_STREAM: return 3;
-    default: return 4;
+    case IB_REPORT_SCENARIO_OFFLINE:
+        return 0;
+    case IB_REPORT_SCENARIO_SERVER:
+        return 1;
+    case IB_REPORT_SCENARIO_SINGLE_STREAM:
+        return 2;
+    case IB_REPORT_SCENARIO_MULTI_STREAM:
+        return 3;
+    default:
+        return 4;
     }
 }
 
+/* Results sort by benchmark (v1.1 order), scenario, then system order. */
 static int cmp_result(const void *pa, const void *pb)
 {
     const ib_report_result *a = pa, *b = pb;
     int ra = ib_rpt_benchmark_rank(a->benchmark), rb = ib_rpt_benchmark_rank(b->benchmark);
-    if (ra != rb)
-        return ra < rb ? -1 : 1;
+    if (ra != rb) return ra < rb ? -1 : 1;
     int c = strcmp(a->benchmark, b->benchmark);
-    if (c)
-        return c;
+    if (c) return c;
     int sa = scenario_rank(a->scenario), sb = scenario_rank(b->scenario);
-    if (sa != sb)
-        return sa < sb ? -1 : 1;
+    if (sa != sb) return sa < sb ? -1 : 1;
     return a->system < b->system ? -1 : a->system > b->system;
 }
 
@@ -180,11 +179,11 @@ int ib_report_set_baseline(ib_report *rep, const char *system, ib_err *err)
     IB_ASSERT(rep);
     rep->opts.baseline = dup_opt(&rep->arena, system);
     rep->computed = false;
-    if (system && !rep->opts.baseline)
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (system && !rep->opts.baseline) return ib_err_set(err, IB_ENOMEM, "out of memory");
     return IB_OK;
 }
 
+/* The named system (id or system_name), else the cheapest priced one, else the first. */
 static int choose_baseline(ib_report *rep, ib_err *err)
 {
     rep->baseline = IB_RPT_NONE;
@@ -216,11 +215,11 @@ static int choose_baseline(ib_report *rep, ib_err *err)
             rep->baseline = i;
         }
     }
-    if (rep->baseline == IB_RPT_NONE)
-        rep->baseline = 0;
+    if (rep->baseline == IB_RPT_NONE) rep->baseline = 0;
     return IB_OK;
 }
 
+/* Attach prices and published entries to the systems (by id or system_name). */
 static void apply_inputs(ib_report *rep)
 {
     for (size_t i = 0; i < rep->systems.len; i++) {
@@ -229,8 +228,7 @@ static void apply_inputs(ib_report *rep)
         s->published = false;
         for (size_t k = 0; k < rep->prices.len; k++) {
             const ib_rpt_price *p = &rep->prices.data[k];
-            if (strcmp(p->system, s->id) && strcmp(p->system, s->name))
-                continue;
+            if (strcmp(p->system, s->id) && strcmp(p->system, s->name)) continue;
             s->has_price = true;
             s->price = p->price;
             s->currency = p->currency;
@@ -239,8 +237,7 @@ static void apply_inputs(ib_report *rep)
         }
         for (size_t k = 0; k < rep->published.len; k++) {
             const ib_rpt_published *p = &rep->published.data[k];
-            if (strcmp(p->system, s->id) && strcmp(p->system, s->name))
-                continue;
+            if (strcmp(p->system, s->id) && strcmp(p->system, s->name)) continue;
             s->published = true;
             s->result_id = p->result_id;
             s->retrieved = p->retrieved;
@@ -254,8 +251,7 @@ static double result_hourly_cost(const ib_report *rep, const ib_report_result *r
 {
     const ib_report_system *s = &rep->systems.data[r->system];
     ib_rpt_tco t = ib_rpt_tco_for(rep, s->id);
-    if (!s->has_price && isnan(t.hourly_cost))
-        return IB_RPT_NAN;
+    if (!s->has_price && isnan(t.hourly_cost)) return IB_RPT_NAN;
     /* energy: MLPerf-measured power of this run first, else the TCO's measured power */
     double power = !isnan(r->avg_power_w) ? r->avg_power_w : t.power_w;
     double energy = IB_RPT_NAN;
@@ -279,9 +275,11 @@ static int check_tco_currency(const ib_report *rep, ib_err *err)
                               "%s is in relative units; give prices in a currency",
                               rep->tco_path ? rep->tco_path : "tco", s->id);
         if (s->has_price && t.currency && !ib_rpt_ieq(t.currency, s->currency))
-            return ib_err_set(err, IB_EINVAL, "%s: TCO currency %s differs from the price "
-                              "currency %s of %s", rep->tco_path ? rep->tco_path : "tco",
-                              t.currency, s->currency, s->id);
+            return ib_err_set(err, IB_EINVAL,
+                              "%s: TCO currency %s differs from the price "
+                              "currency %s of %s",
+                              rep->tco_path ? rep->tco_path : "tco", t.currency, s->currency,
+                              s->id);
     }
     return IB_OK;
 }
@@ -291,11 +289,9 @@ int ib_report_compute(ib_report *rep, ib_err *err)
     IB_ASSERT(rep);
     apply_inputs(rep);
     int rc = choose_baseline(rep, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     rc = check_tco_currency(rep, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (rep->results.len)
         qsort(rep->results.data, rep->results.len, sizeof *rep->results.data, cmp_result);
     bool use_tco = rep->tco.len > 0;
@@ -307,8 +303,8 @@ int ib_report_compute(ib_report *rep, ib_err *err)
         bool money = !s->has_price || !ib_rpt_ieq(s->currency, "relative");
         if (money && ib_rpt_is_throughput(r) && r->run.validity == IB_REPORT_VALIDITY_VALID)
             r->cost_per_million = ib_rpt_cost_per_million(hourly, r->run.metric);
-        const ib_report_result *b = ib_rpt_find_result(rep, rep->baseline, r->benchmark,
-                                                       r->scenario);
+        const ib_report_result *b =
+            ib_rpt_find_result(rep, rep->baseline, r->benchmark, r->scenario);
         if (!b || r->run.validity != IB_REPORT_VALIDITY_VALID ||
             b->run.validity != IB_REPORT_VALIDITY_VALID || strcmp(b->run.unit, r->run.unit))
             continue;
@@ -316,10 +312,10 @@ int ib_report_compute(ib_report *rep, ib_err *err)
             ib_rpt_relative(r->run.metric, b->run.metric, r->run.higher_is_better);
         const ib_report_system *bs = &rep->systems.data[rep->baseline];
         double cost = use_tco ? hourly : (s->has_price ? s->price : IB_RPT_NAN);
-        double base_cost = use_tco ? result_hourly_cost(rep, b)
-                                   : (bs->has_price ? bs->price : IB_RPT_NAN);
-        r->relative_perf_per_cost = ib_rpt_relative_per_cost(r->relative_performance, cost,
-                                                             base_cost);
+        double base_cost =
+            use_tco ? result_hourly_cost(rep, b) : (bs->has_price ? bs->price : IB_RPT_NAN);
+        r->relative_perf_per_cost =
+            ib_rpt_relative_per_cost(r->relative_performance, cost, base_cost);
     }
     rep->computed = true;
     return IB_OK;
@@ -331,8 +327,7 @@ int ib_report_summary_json(ib_report *rep, char **out, ib_err *err)
     *out = NULL;
     if (!rep->computed) {
         int rc = ib_report_compute(rep, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     ib_strbuf sb;
     ib_strbuf_init(&sb);
@@ -348,10 +343,8 @@ int ib_report_write(ib_report *rep, const char *dir, ib_err *err)
 {
     IB_ASSERT(rep && dir);
     int rc = IB_OK;
-    if (!rep->computed && (rc = ib_report_compute(rep, err)))
-        return rc;
-    if ((rc = ib_mkdirs(dir, err)))
-        return rc;
+    if (!rep->computed && (rc = ib_report_compute(rep, err))) return rc;
+    if ((rc = ib_mkdirs(dir, err))) return rc;
     char path[4096];
     ib_strbuf sb;
     ib_strbuf_init(&sb);
@@ -360,16 +353,14 @@ int ib_report_write(ib_report *rep, const char *dir, ib_err *err)
         goto fail;
     }
     snprintf(path, sizeof path, "%s/summary.csv", dir);
-    if ((rc = ib_file_write_all(path, sb.data ? sb.data : "", sb.len, err)))
-        goto fail;
+    if ((rc = ib_file_write_all(path, sb.data ? sb.data : "", sb.len, err))) goto fail;
     ib_strbuf_reset(&sb);
     if (ib_rpt_write_json(rep, &sb)) {
         rc = ib_err_set(err, IB_ENOMEM, "out of memory writing summary.json");
         goto fail;
     }
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    if ((rc = ib_file_write_all(path, sb.data ? sb.data : "", sb.len, err)))
-        goto fail;
+    if ((rc = ib_file_write_all(path, sb.data ? sb.data : "", sb.len, err))) goto fail;
     rc = ib_rpt_write_charts_and_html(rep, dir, err);
 fail:
     ib_strbuf_deinit(&sb);

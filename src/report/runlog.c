@@ -29,40 +29,46 @@ static const char *const k_pct_tag[IB_REPORT_NPCT] = {"50.00", "90.00", "95.00",
 const char *ib_report_scenario_name(int scenario)
 {
     switch (scenario) {
-    case IB_REPORT_SCENARIO_SINGLE_STREAM: return "SingleStream";
-    case IB_REPORT_SCENARIO_MULTI_STREAM: return "MultiStream";
-    case IB_REPORT_SCENARIO_SERVER: return "Server";
-    case IB_REPORT_SCENARIO_OFFLINE: return "Offline";
-    default: return "unknown";
+    case IB_REPORT_SCENARIO_SINGLE_STREAM:
+        return "SingleStream";
+    case IB_REPORT_SCENARIO_MULTI_STREAM:
+        return "MultiStream";
+    case IB_REPORT_SCENARIO_SERVER:
+        return "Server";
+    case IB_REPORT_SCENARIO_OFFLINE:
+        return "Offline";
+    default:
+        return "unknown";
     }
 }
 
 int ib_report_scenario_parse(const char *name)
 {
-    if (!name)
-        return IB_REPORT_SCENARIO_UNKNOWN;
+    if (!name) return IB_REPORT_SCENARIO_UNKNOWN;
     /* Old summaries write "Single Stream"; NVIDIA trees use lower case. */
     char buf[32];
     size_t j = 0;
     for (const char *p = name; *p && j + 1 < sizeof buf; p++)
-        if (*p != ' ')
-            buf[j++] = *p;
+        if (*p != ' ') buf[j++] = *p;
     buf[j] = '\0';
     for (int s = IB_REPORT_SCENARIO_SINGLE_STREAM; s <= IB_REPORT_SCENARIO_OFFLINE; s++)
-        if (ib_rpt_ieq(buf, ib_report_scenario_name(s)))
-            return s;
+        if (ib_rpt_ieq(buf, ib_report_scenario_name(s))) return s;
     return IB_REPORT_SCENARIO_UNKNOWN;
 }
 
 const char *ib_report_validity_name(int validity)
 {
     switch (validity) {
-    case IB_REPORT_VALIDITY_VALID: return "VALID";
-    case IB_REPORT_VALIDITY_INVALID: return "INVALID";
-    default: return "UNKNOWN";
+    case IB_REPORT_VALIDITY_VALID:
+        return "VALID";
+    case IB_REPORT_VALIDITY_INVALID:
+        return "INVALID";
+    default:
+        return "UNKNOWN";
     }
 }
 
+/* Absent numbers are NaN (counts -1) so "missing" is never read as 0. */
 static void run_init(ib_report_run *r)
 {
     memset(r, 0, sizeof *r);
@@ -79,12 +85,14 @@ static void run_init(ib_report_run *r)
     r->query_count = -1;
 }
 
+/* Benchmarks whose official metric is tokens/s (checker RESULT_FIELD_BENCHMARK_OVERWRITE). */
 static bool is_llm_benchmark(const char *b)
 {
     return b && (ib_rpt_starts_with(b, "llama") || ib_rpt_starts_with(b, "mixtral") ||
                  ib_rpt_starts_with(b, "deepseek"));
 }
 
+/* Record the chosen metric with the key it came from (summary.json shows it). */
 static void set_metric(ib_report_run *r, double v, const char *key, const char *unit, bool higher)
 {
     r->metric = v;
@@ -107,8 +115,8 @@ static int select_metric(ib_report_run *r, const char *benchmark, const char *na
     switch (r->scenario) {
     case IB_REPORT_SCENARIO_OFFLINE:
         if (llm && !isnan(r->tokens_per_sec))
-            set_metric(r, r->tokens_per_sec, detail ? "result_tokens_per_second" : "Tokens per second",
-                       "tokens/s", true);
+            set_metric(r, r->tokens_per_sec,
+                       detail ? "result_tokens_per_second" : "Tokens per second", "tokens/s", true);
         else
             set_metric(r, r->offline_samples_per_sec,
                        detail ? "result_samples_per_second" : "Samples per second", "samples/s",
@@ -140,7 +148,8 @@ static int select_metric(ib_report_run *r, const char *benchmark, const char *na
     case IB_REPORT_SCENARIO_SINGLE_STREAM:
         if (r->era == IB_REPORT_ERA_V1)
             set_metric(r, r->latency_pct_ns[1] / 1e6,
-                       detail ? "result_90.00_percentile_latency_ns" : "90th percentile latency (ns)",
+                       detail ? "result_90.00_percentile_latency_ns"
+                              : "90th percentile latency (ns)",
                        "ms", false);
         else
             set_metric(r, r->early_stopping_ss_ns / 1e6,
@@ -160,13 +169,16 @@ static int select_metric(ib_report_run *r, const char *benchmark, const char *na
                        "ms", false);
         break;
     default:
-        return ib_err_set(err, IB_EFORMAT, "%s: no scenario recorded (effective_scenario / "
-                          "'Scenario :' missing); the log is truncated or not a LoadGen log", name);
+        return ib_err_set(err, IB_EFORMAT,
+                          "%s: no scenario recorded (effective_scenario / "
+                          "'Scenario :' missing); the log is truncated or not a LoadGen log",
+                          name);
     }
     if (isnan(r->metric) || r->metric < 0)
         return ib_err_set(err, IB_EFORMAT,
                           "%s: %s run has no '%s' value; the log is truncated or the run did "
-                          "not finish", name, ib_report_scenario_name(r->scenario), r->metric_key);
+                          "not finish",
+                          name, ib_report_scenario_name(r->scenario), r->metric_key);
     return IB_OK;
 }
 
@@ -192,17 +204,17 @@ static void resolve_era(ib_report_run *r, const char *version, bool saw_early_st
 
 /* ---- detail log ---------------------------------------------------------------- */
 
+/* A JSON number as double, NaN for anything else. */
 static double json_num(const json_t *v)
 {
-    if (json_is_number(v))
-        return json_number_value(v);
+    if (json_is_number(v)) return json_number_value(v);
     return IB_RPT_NAN;
 }
 
+/* Copy a JSON string value into a fixed buffer (truncating), ignore other types. */
 static void copy_json_str(char *dst, size_t cap, const json_t *v)
 {
-    if (json_is_string(v))
-        ib_rpt_strlcpy(dst, cap, json_string_value(v), json_string_length(v));
+    if (json_is_string(v)) ib_rpt_strlcpy(dst, cap, json_string_value(v), json_string_length(v));
 }
 
 /* Percentile key "result_99.00_percentile_latency_ns" / "..._per_query_latency_ns". */
@@ -229,6 +241,10 @@ typedef struct detail_state {
     bool saw_scenario;
 } detail_state;
 
+/*
+ * Dispatch one detail-log record to the run fields; unknown keys are ignored (the log
+ * has ~90 keys, the report needs about 30). Later records overwrite earlier ones.
+ */
 static void apply_record(ib_report_run *r, detail_state *st, const char *key, const json_t *val)
 {
     if (!strcmp(key, "loadgen_version"))
@@ -315,8 +331,7 @@ int ib_report_run_parse_detail(const char *text, size_t len, const char *name,
     IB_ASSERT(out);
     run_init(out);
     out->source = IB_REPORT_SOURCE_DETAIL;
-    if (!name)
-        name = "mlperf_log_detail.txt";
+    if (!name) name = "mlperf_log_detail.txt";
     if (!text || len == 0)
         return ib_err_set(err, IB_EFORMAT, "%s: empty file; the run did not write its detail log",
                           name);
@@ -329,18 +344,19 @@ int ib_report_run_parse_detail(const char *text, size_t len, const char *name,
         const char *nl = memchr(p, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - p) : len - pos;
         pos += n + (nl ? 1 : 0);
-        if (n && p[n - 1] == '\r')
-            n--;
-        if (n == 0)
-            continue;
+        if (n && p[n - 1] == '\r') n--;
+        if (n == 0) continue;
         size_t plen = strlen(MLLOG_PREFIX);
         if (n < plen || memcmp(p, MLLOG_PREFIX, plen) != 0) {
             if (line == 1)
                 return ib_err_set(err, IB_EFORMAT,
                                   "%s:1: not a LoadGen detail log (lines must start with "
-                                  "\":::MLLOG \")", name);
-            return ib_err_set(err, IB_EFORMAT, "%s:%zu: not an MLLOG record (missing \":::MLLOG \" "
-                              "prefix)", name, line);
+                                  "\":::MLLOG \")",
+                                  name);
+            return ib_err_set(err, IB_EFORMAT,
+                              "%s:%zu: not an MLLOG record (missing \":::MLLOG \" "
+                              "prefix)",
+                              name, line);
         }
         json_error_t je;
         json_t *root = parse_record(p + plen, n - plen, &je);
@@ -348,10 +364,10 @@ int ib_report_run_parse_detail(const char *text, size_t len, const char *name,
             if (!nl)
                 return ib_err_set(err, IB_EFORMAT,
                                   "%s:%zu: truncated log: the last record is incomplete (%s); "
-                                  "the run was interrupted or the copy is partial", name, line,
-                                  je.text);
-            return ib_err_set(err, IB_EFORMAT, "%s:%zu: invalid JSON line %zu: %s (column %d)", name,
-                              line, line, je.text, je.column);
+                                  "the run was interrupted or the copy is partial",
+                                  name, line, je.text);
+            return ib_err_set(err, IB_EFORMAT, "%s:%zu: invalid JSON line %zu: %s (column %d)",
+                              name, line, line, je.text, je.column);
         }
         const json_t *key = json_object_get(root, "key");
         if (!json_is_object(root) || !json_is_string(key)) {
@@ -360,10 +376,8 @@ int ib_report_run_parse_detail(const char *text, size_t len, const char *name,
         }
         const json_t *md = json_object_get(root, "metadata");
         if (json_is_object(md)) {
-            if (json_is_true(json_object_get(md, "is_error")))
-                out->errors++;
-            if (json_is_true(json_object_get(md, "is_warning")))
-                out->warnings++;
+            if (json_is_true(json_object_get(md, "is_error"))) out->errors++;
+            if (json_is_true(json_object_get(md, "is_warning"))) out->warnings++;
         }
         apply_record(out, &st, json_string_value(key), json_object_get(root, "value"));
         json_decref(root);
@@ -376,7 +390,8 @@ int ib_report_run_parse_detail(const char *text, size_t len, const char *name,
     if (!st.saw_validity)
         return ib_err_set(err, IB_EFORMAT,
                           "%s: no result_validity record after %zu lines; the log is truncated or "
-                          "the run did not finish", name, line);
+                          "the run did not finish",
+                          name, line);
     resolve_era(out, version, st.saw_early_stopping,
                 !isnan(out->server_completed_per_sec) && isnan(out->server_scheduled_per_sec));
     return select_metric(out, benchmark, name, err);
@@ -392,21 +407,21 @@ typedef struct summary_state {
     bool in_recommendations;
 } summary_state;
 
+/* Footer lines: "N warnings encountered..." / "N ERRORS encountered...". */
 static bool parse_count_line(const char *line, const char *suffix, int *out)
 {
     /* "3 warnings encountered. See detailed log." / "2 ERRORS encountered. ..." */
     char *end = NULL;
     long v = strtol(line, &end, 10);
-    if (end == line || v < 0 || v > 1000000000L)
-        return false;
+    if (end == line || v < 0 || v > 1000000000L) return false;
     while (*end == ' ')
         end++;
-    if (!ib_rpt_starts_with(end, suffix))
-        return false;
+    if (!ib_rpt_starts_with(end, suffix)) return false;
     *out = (int)v;
     return true;
 }
 
+/* One "key : value" summary line; numbers only for numeric keys. */
 static void summary_kv(ib_report_run *r, summary_state *st, const char *k, const char *v)
 {
     double d = IB_RPT_NAN;
@@ -430,8 +445,7 @@ static void summary_kv(ib_report_run *r, summary_state *st, const char *k, const
         r->server_scheduled_per_sec = d;
     else if (!strcmp(k, "Completed samples per second")) {
         r->server_completed_per_sec = d;
-        if (!st->saw_result)
-            st->completed_headline = true;
+        if (!st->saw_result) st->completed_headline = true;
     } else if (!strcmp(k, "Tokens per second"))
         r->tokens_per_sec = d;
     else if (!strcmp(k, "Completed tokens per second"))
@@ -449,8 +463,7 @@ static void summary_kv(ib_report_run *r, summary_state *st, const char *k, const
     else if (!strcmp(k, "Early stopping 90.0th percentile estimate"))
         r->early_stopping_ss_ns = d;
     else if (!strcmp(k, "Early stopping 99.0th percentile estimate")) {
-        if (r->scenario == IB_REPORT_SCENARIO_MULTI_STREAM)
-            r->early_stopping_ms_ns = d;
+        if (r->scenario == IB_REPORT_SCENARIO_MULTI_STREAM) r->early_stopping_ms_ns = d;
     } else if (!strcmp(k, "Min latency (ns)"))
         r->latency_min_ns = d;
     else if (!strcmp(k, "Max latency (ns)"))
@@ -461,17 +474,19 @@ static void summary_kv(ib_report_run *r, summary_state *st, const char *k, const
         for (int i = 0; i < IB_REPORT_NPCT; i++) {
             char key[48];
             snprintf(key, sizeof key, "%s percentile latency (ns)", k_pct_tag[i]);
-            if (!strcmp(k, key))
-                r->latency_pct_ns[i] = d;
+            if (!strcmp(k, key)) r->latency_pct_ns[i] = d;
         }
     }
 }
 
+/*
+ * Classify a summary line: banners, recommendation bullets, early-stopping bullets
+ * ("* Early stopping 90.0th percentile estimate: N"), footer counts, key : value.
+ */
 static void summary_line(ib_report_run *r, summary_state *st, char *line)
 {
     char *s = ib_rpt_trim(line);
-    if (!*s || s[0] == '=')
-        return;
+    if (!*s || s[0] == '=') return;
     if (!strcmp(s, "Additional Stats")) {
         st->in_results = false;
         st->in_recommendations = false;
@@ -501,8 +516,7 @@ static void summary_line(ib_report_run *r, summary_state *st, char *line)
             ib_rpt_strlcpy(r->invalid_reason, sizeof r->invalid_reason, s, (size_t)-1);
     }
     char *colon = strchr(s, ':');
-    if (!colon)
-        return;
+    if (!colon) return;
     *colon = '\0';
     char *k = ib_rpt_trim(s);
     char *v = ib_rpt_trim(colon + 1);
@@ -516,10 +530,8 @@ int ib_report_run_parse_summary(const char *text, size_t len, const char *name,
     IB_ASSERT(out);
     run_init(out);
     out->source = IB_REPORT_SOURCE_SUMMARY;
-    if (!name)
-        name = "mlperf_log_summary.txt";
-    if (!text || len == 0)
-        return ib_err_set(err, IB_EFORMAT, "%s: empty file", name);
+    if (!name) name = "mlperf_log_summary.txt";
+    if (!text || len == 0) return ib_err_set(err, IB_EFORMAT, "%s: empty file", name);
     if (memchr(text, '\0', len))
         return ib_err_set(err, IB_EFORMAT, "%s: binary data (NUL byte); not a LoadGen summary",
                           name);
@@ -538,11 +550,15 @@ int ib_report_run_parse_summary(const char *text, size_t len, const char *name,
         summary_line(out, &st, buf);
     }
     if (out->scenario == IB_REPORT_SCENARIO_UNKNOWN)
-        return ib_err_set(err, IB_EFORMAT, "%s: no 'Scenario :' line in %zu lines; not a LoadGen "
-                          "summary or truncated", name, lines);
+        return ib_err_set(err, IB_EFORMAT,
+                          "%s: no 'Scenario :' line in %zu lines; not a LoadGen "
+                          "summary or truncated",
+                          name, lines);
     if (out->mode[0] && strcmp(out->mode, "PerformanceOnly") != 0)
-        return ib_err_set(err, IB_EFORMAT, "%s: this is a %s summary, a performance run was "
-                          "expected", name, out->mode);
+        return ib_err_set(err, IB_EFORMAT,
+                          "%s: this is a %s summary, a performance run was "
+                          "expected",
+                          name, out->mode);
     if (!st.saw_result)
         return ib_err_set(err, IB_EFORMAT, "%s: no 'Result is :' line; the summary is truncated",
                           name);
@@ -561,8 +577,7 @@ int ib_report_run_load(const char *run_dir, const char *benchmark, const char *v
         return ib_err_set(err, IB_EINVAL, "%s: path too long", run_dir);
     if (ib_path_exists(path)) {
         rc = ib_file_read_all(path, RUNLOG_MAX_BYTES, &text, &len, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         rc = ib_report_run_parse_detail(text, len, path, benchmark, version, out, err);
         ib_free(text);
         return rc;
@@ -573,11 +588,11 @@ int ib_report_run_load(const char *run_dir, const char *benchmark, const char *v
         run_init(out);
         return ib_err_set(err, IB_ENOTFOUND,
                           "%s: neither mlperf_log_detail.txt nor mlperf_log_summary.txt exists; "
-                          "copy the run's LoadGen logs there", run_dir);
+                          "copy the run's LoadGen logs there",
+                          run_dir);
     }
     rc = ib_file_read_all(path, RUNLOG_MAX_BYTES, &text, &len, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     rc = ib_report_run_parse_summary(text, len, path, benchmark, version, out, err);
     ib_free(text);
     return rc;

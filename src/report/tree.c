@@ -23,7 +23,7 @@
 #include "report/report_impl.h"
 #include "report/rutil.h"
 
-#define TREE_MAX_DEPTH 12
+#define TREE_MAX_DEPTH      12
 #define TREE_MAX_COMPONENTS 64
 
 /* Split a path into components in place (no strtok: reentrant). Returns the count. */
@@ -34,8 +34,7 @@ static size_t split_path(char *buf, const char **comp, size_t max)
     while (*p && n < max) {
         while (*p == '/')
             *p++ = '\0';
-        if (!*p)
-            break;
+        if (!*p) break;
         comp[n++] = p;
         while (*p && *p != '/')
             p++;
@@ -43,6 +42,7 @@ static size_t split_path(char *buf, const char **comp, size_t max)
     return n;
 }
 
+/* A string field of the description, "" when absent or not a string. */
 static const char *json_str_field(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
@@ -53,12 +53,9 @@ static const char *json_str_field(const json_t *o, const char *key)
 static int json_int_field(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
-    if (json_is_integer(v))
-        return (int)json_integer_value(v);
-    if (json_is_real(v))
-        return (int)json_real_value(v);
-    if (json_is_string(v))
-        return atoi(json_string_value(v));
+    if (json_is_integer(v)) return (int)json_integer_value(v);
+    if (json_is_real(v)) return (int)json_real_value(v);
+    if (json_is_string(v)) return atoi(json_string_value(v));
     return 0;
 }
 
@@ -67,12 +64,10 @@ static int load_sysdesc(const char *path, json_t **out, char **text, ib_err *err
 {
     *out = NULL;
     *text = NULL;
-    if (!ib_path_exists(path))
-        return IB_ENOTFOUND;
+    if (!ib_path_exists(path)) return IB_ENOTFOUND;
     size_t len = 0;
     int rc = ib_file_read_all(path, (size_t)16 << 20, text, &len, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     json_error_t je;
     json_t *root = json_loadb(*text, len, 0, &je);
     if (!root || !json_is_object(root)) {
@@ -86,23 +81,23 @@ static int load_sysdesc(const char *path, json_t **out, char **text, ib_err *err
     return IB_OK;
 }
 
+/*
+ * The fields the report shows and the chip count (accelerators x nodes; the host CPUs
+ * for CPU-only systems, whose accelerators_per_node is 0).
+ */
 static void fill_system_from_json(ib_report *rep, ib_report_system *s, const json_t *j)
 {
     ib_arena *a = &rep->arena;
     const char *name = json_str_field(j, "system_name");
-    if (name[0])
-        s->name = ib_arena_strdup(a, name);
-    if (!s->submitter[0])
-        s->submitter = ib_arena_strdup(a, json_str_field(j, "submitter"));
-    if (!s->division[0])
-        s->division = ib_arena_strdup(a, json_str_field(j, "division"));
+    if (name[0]) s->name = ib_arena_strdup(a, name);
+    if (!s->submitter[0]) s->submitter = ib_arena_strdup(a, json_str_field(j, "submitter"));
+    if (!s->division[0]) s->division = ib_arena_strdup(a, json_str_field(j, "division"));
     s->status = ib_arena_strdup(a, json_str_field(j, "status"));
     s->accelerator = ib_arena_strdup(a, json_str_field(j, "accelerator_model_name"));
     s->host_cpu = ib_arena_strdup(a, json_str_field(j, "host_processor_model_name"));
     s->accelerators_per_node = json_int_field(j, "accelerators_per_node");
     s->nodes = json_int_field(j, "number_of_nodes");
-    if (s->nodes <= 0)
-        s->nodes = 1;
+    if (s->nodes <= 0) s->nodes = 1;
     if (s->accelerators_per_node > 0) {
         s->chips = s->accelerators_per_node * s->nodes;
         s->chip_kind = s->accelerator;
@@ -139,10 +134,8 @@ static int get_system(ib_report *rep, const char *id, const char *submitter, con
     for (size_t k = 0; k < ndesc && !desc; k++) {
         char *text = NULL;
         int rc = load_sysdesc(desc_paths[k], &desc, &text, err);
-        if (rc == IB_ENOTFOUND)
-            continue;
-        if (rc)
-            return rc;
+        if (rc == IB_ENOTFOUND) continue;
+        if (rc) return rc;
         ib_free(text);
         /* keep a compact re-serialisation: summary.json embeds it verbatim */
         char *compact = desc ? json_dumps(desc, JSON_COMPACT) : NULL;
@@ -153,8 +146,7 @@ static int get_system(ib_report *rep, const char *id, const char *submitter, con
         json_decref(desc);
         return ib_err_set(err, IB_ENOMEM, "out of memory");
     }
-    if (desc)
-        fill_system_from_json(rep, &s, desc);
+    if (desc) fill_system_from_json(rep, &s, desc);
     if (IB_VEC_PUSH(&rep->systems, s) || IB_VEC_PUSH(&rep->sysdesc, desc)) {
         json_decref(desc);
         return ib_err_set(err, IB_ENOMEM, "out of memory");
@@ -171,8 +163,7 @@ static int add_run(ib_report *rep, const char *run_dir, size_t *added, ib_err *e
     ib_rpt_strlcpy(buf, sizeof buf, run_dir, (size_t)-1);
     bool absolute = run_dir[0] == '/';
     size_t n = split_path(buf, c, TREE_MAX_COMPONENTS);
-    if (n < 5 || strcmp(c[n - 1], "run_1") || strcmp(c[n - 2], "performance"))
-        return IB_OK;
+    if (n < 5 || strcmp(c[n - 1], "run_1") || strcmp(c[n - 2], "performance")) return IB_OK;
     int scenario = ib_report_scenario_parse(c[n - 3]);
     if (scenario == IB_REPORT_SCENARIO_UNKNOWN)
         return IB_OK; /* e.g. compliance/<…>/<Scenario>/TEST01/performance/run_1 */
@@ -181,12 +172,10 @@ static int add_run(ib_report *rep, const char *run_dir, size_t *added, ib_err *e
     /* prefix = the folder above <system> (results/ or <out>/) */
     char prefix[4096] = "";
     size_t plen = 0;
-    if (absolute)
-        prefix[plen++] = '/';
+    if (absolute) prefix[plen++] = '/';
     for (size_t k = 0; k + 5 < n; k++)
         plen += (size_t)snprintf(prefix + plen, sizeof prefix - plen, "%s%s", k ? "/" : "", c[k]);
-    if (plen == 0)
-        snprintf(prefix, sizeof prefix, ".");
+    if (plen == 0) snprintf(prefix, sizeof prefix, ".");
     char p1[4200], p2[4200], p3[4200];
     const char *desc[3];
     size_t ndesc;
@@ -205,13 +194,13 @@ static int add_run(ib_report *rep, const char *run_dir, size_t *added, ib_err *e
     size_t si = 0;
     int rc = get_system(rep, sys, official ? c[n - 7] : NULL, official ? c[n - 8] : NULL, desc,
                         ndesc, official, &si, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     const ib_report_result *dup = ib_rpt_find_result(rep, si, bench, scenario);
     if (dup)
-        return ib_err_set(err, IB_EINVAL, "%s: duplicate result for %s/%s/%s (also in %s); give "
-                          "each results tree once", run_dir, sys, bench,
-                          ib_report_scenario_name(scenario), dup->run_dir);
+        return ib_err_set(err, IB_EINVAL,
+                          "%s: duplicate result for %s/%s/%s (also in %s); give "
+                          "each results tree once",
+                          run_dir, sys, bench, ib_report_scenario_name(scenario), dup->run_dir);
     ib_report_result r;
     memset(&r, 0, sizeof r);
     r.system = si;
@@ -221,11 +210,9 @@ static int add_run(ib_report *rep, const char *run_dir, size_t *added, ib_err *e
     r.accuracy_metric = "";
     r.accuracy = r.relative_performance = r.relative_perf_per_cost = IB_RPT_NAN;
     r.cost_per_million = r.avg_power_w = r.perf_per_watt = r.energy_mj_per_query = IB_RPT_NAN;
-    if (!r.benchmark || !r.run_dir)
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (!r.benchmark || !r.run_dir) return ib_err_set(err, IB_ENOMEM, "out of memory");
     rc = ib_report_run_load(run_dir, bench, rep->opts.rules_version, &r.run, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     /* the scenario folder holds accuracy/ next to performance/ */
     char scen_dir[4200];
     snprintf(scen_dir, sizeof scen_dir, "%s/../..", run_dir);
@@ -242,55 +229,54 @@ static int add_run(ib_report *rep, const char *run_dir, size_t *added, ib_err *e
         char *text = NULL;
         size_t len = 0;
         rc = ib_file_read_all(spl, (size_t)256 << 20, &text, &len, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         ib_rpt_power pw;
         rc = ib_rpt_power_parse(text, len, spl, r.run.power_begin, r.run.power_end, &pw, err);
         ib_free(text);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         r.avg_power_w = pw.avg_w;
-        if (r.run.scenario == IB_REPORT_SCENARIO_OFFLINE || r.run.scenario == IB_REPORT_SCENARIO_SERVER)
+        if (r.run.scenario == IB_REPORT_SCENARIO_OFFLINE ||
+            r.run.scenario == IB_REPORT_SCENARIO_SERVER)
             r.perf_per_watt = r.run.metric / pw.avg_w;
         else if (r.run.query_count > 0)
             r.energy_mj_per_query = pw.avg_w * pw.duration_s * 1000.0 / (double)r.run.query_count;
     }
-    if (IB_VEC_PUSH(&rep->results, r))
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (IB_VEC_PUSH(&rep->results, r)) return ib_err_set(err, IB_ENOMEM, "out of memory");
     rep->computed = false;
     (*added)++;
     return IB_OK;
 }
 
+/* qsort comparator: folders are walked in name order for stable reports. */
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Folders that never hold the performance runs of a result. */
 static bool skip_dir(const char *name)
 {
     return name[0] == '.' || !strcmp(name, "code") || !strcmp(name, "measurements") ||
            !strcmp(name, "compliance") || !strcmp(name, "ranging") || !strcmp(name, "power") ||
-           !strcmp(name, "accuracy") || !strcmp(name, "systems") || ib_rpt_starts_with(name, "TEST0");
+           !strcmp(name, "accuracy") || !strcmp(name, "systems") ||
+           ib_rpt_starts_with(name, "TEST0");
 }
 
+/* Depth-limited recursive walk (symlink loops end at TREE_MAX_DEPTH). */
 static int walk(ib_report *rep, const char *dir, int depth, size_t *added, ib_err *err)
 {
-    if (depth > TREE_MAX_DEPTH)
-        return IB_OK;
+    if (depth > TREE_MAX_DEPTH) return IB_OK;
     size_t dl = strlen(dir);
     if (dl >= 5 && !strcmp(dir + dl - 5, "run_1") && dl >= 17 &&
         !strncmp(dir + dl - 17, "performance/run_1", 17))
         return add_run(rep, dir, added, err);
     DIR *d = opendir(dir);
-    if (!d)
-        return depth == 0 ? ib_err_set(err, IB_EIO, "%s: cannot open folder", dir) : IB_OK;
+    if (!d) return depth == 0 ? ib_err_set(err, IB_EIO, "%s: cannot open folder", dir) : IB_OK;
     IB_VEC(char *) names = {0};
     struct dirent *e;
     int rc = IB_OK;
     while ((e = readdir(d))) {
-        if (skip_dir(e->d_name))
-            continue;
+        if (skip_dir(e->d_name)) continue;
         char *s = ib_strdup(e->d_name);
         if (!s || IB_VEC_PUSH(&names, s)) {
             ib_free(s);
@@ -299,15 +285,12 @@ static int walk(ib_report *rep, const char *dir, int depth, size_t *added, ib_er
         }
     }
     closedir(d);
-    if (names.len)
-        qsort(names.data, names.len, sizeof(char *), cmp_str);
+    if (names.len) qsort(names.data, names.len, sizeof(char *), cmp_str);
     for (size_t i = 0; i < names.len && rc == IB_OK; i++) {
         char path[4096];
-        if (snprintf(path, sizeof path, "%s/%s", dir, names.data[i]) >= (int)sizeof path)
-            continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, names.data[i]) >= (int)sizeof path) continue;
         struct stat st;
-        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-            continue;
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
         rc = walk(rep, path, depth + 1, added, err);
     }
     for (size_t i = 0; i < names.len; i++)
@@ -328,15 +311,14 @@ int ib_report_add_tree(ib_report *rep, const char *path, ib_err *err)
     while (n > 1 && clean[n - 1] == '/')
         clean[--n] = '\0';
     const char *t = ib_arena_strdup(&rep->arena, clean);
-    if (!t || IB_VEC_PUSH(&rep->trees, t))
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (!t || IB_VEC_PUSH(&rep->trees, t)) return ib_err_set(err, IB_ENOMEM, "out of memory");
     size_t added = 0;
     int rc = walk(rep, clean, 0, &added, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (!added)
         return ib_err_set(err, IB_ENOTFOUND,
                           "%s: no performance run found (looked for <system>/<benchmark>/"
-                          "<Scenario>/performance/run_1 folders)", path);
+                          "<Scenario>/performance/run_1 folders)",
+                          path);
     return IB_OK;
 }

@@ -17,14 +17,13 @@
 #include "test.h"
 
 #define A100 "R7525_A100-PCIE-40GBx3_TRT"
-#define A30 "R7525_A30x3_TRT"
+#define A30  "R7525_A30x3_TRT"
 
 static const char *dell_dir(void)
 {
     static char p[4096];
     snprintf(p, sizeof p, "%s/data/mlperf-inference-v1.1/closed/Dell", ib_test_shared_dir());
-    if (!ib_path_is_dir(p))
-        TEST_SKIP("../shared/data/mlperf-inference-v1.1 not present");
+    if (!ib_path_is_dir(p)) TEST_SKIP("../shared/data/mlperf-inference-v1.1 not present");
     return p;
 }
 
@@ -89,7 +88,7 @@ static const ib_report_result *find(const ib_report *rep, const char *sys, const
     do {                                                                                           \
         double ib__x = ib_rpt_round_sig((a), 3), ib__y = ib_rpt_round_sig((b), 3);                 \
         if (ib__x != ib__y)                                                                        \
-            ib_test_fail(__FILE__, __LINE__, "%s vs %s to 3 significant digits: %.6g vs %.6g", #a,  \
+            ib_test_fail(__FILE__, __LINE__, "%s vs %s to 3 significant digits: %.6g vs %.6g", #a, \
                          #b, (double)(a), (double)(b));                                            \
     } while (0)
 
@@ -118,10 +117,10 @@ TEST_TIMEOUT(report_dell_reproduces_ratio_and_cost_tables, 120)
         ASSERT_NEAR(b->run.metric, k_dell[i].a30, 0.5e-5 * k_dell[i].a30);
         ASSERT_SIG3(a->relative_performance, k_dell[i].ratio);
         ASSERT_SIG3(1 / a->relative_performance, k_dell[i].inverse);
-        bool b99_off = !strcmp(k_dell[i].bench, "bert-99") &&
-                       k_dell[i].scen == IB_REPORT_SCENARIO_OFFLINE;
-        bool b999_srv = !strcmp(k_dell[i].bench, "bert-99.9") &&
-                        k_dell[i].scen == IB_REPORT_SCENARIO_SERVER;
+        bool b99_off =
+            !strcmp(k_dell[i].bench, "bert-99") && k_dell[i].scen == IB_REPORT_SCENARIO_OFFLINE;
+        bool b999_srv =
+            !strcmp(k_dell[i].bench, "bert-99.9") && k_dell[i].scen == IB_REPORT_SCENARIO_SERVER;
         if (b99_off) {
             /* §3.5 prints 1.18 = 1.686 / 1.423 (the 4-digit ratio, rounded twice); from the
              * logs 1.6863047 / 1.423 = 1.18503, which is 1.19 to 3 significant digits */
@@ -169,7 +168,7 @@ TEST_TIMEOUT(report_dell_cli_outputs, 180)
                          "relative_performance,relative_perf_per_cost\n";
     ASSERT_TRUE(!strncmp(csv, header, strlen(header)));
     ASSERT_STR_CONTAINS(csv, A100 ",resnet50,Offline,99815.7,samples/s,VALID,1.850903332,"
-                             "1.300705083\n");
+                                  "1.300705083\n");
     size_t lines = 0;
     for (const char *p = csv; *p; p++)
         lines += *p == '\n';
@@ -253,8 +252,7 @@ TEST_TIMEOUT(report_compare_cli, 120)
     ASSERT_NOT_NULL(notes);
     *notes = '\0'; /* the table rows only */
     for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
-        if (!strstr(line, "samples/s") && !strstr(line, "queries/s"))
-            continue;
+        if (!strstr(line, "samples/s") && !strstr(line, "queries/s")) continue;
         ASSERT_STR_CONTAINS(doc, line);
         ASSERT_STR_CONTAINS(readme, line);
         rows++;
@@ -278,9 +276,8 @@ TEST_TIMEOUT(report_compare_cli, 120)
     ASSERT_STR_CONTAINS(t, "\"baseline\": \"" A30 "\"");
     ib_free(t);
     ASSERT_INT_EQ(ib_test_system("'%s/inferbench' compare only-one", ib_test_bin_dir()), 2);
-    ASSERT_INT_EQ(ib_test_system("'%s/inferbench' compare --help > '%s/h.txt'", ib_test_bin_dir(),
-                                 out),
-                  0);
+    ASSERT_INT_EQ(
+        ib_test_system("'%s/inferbench' compare --help > '%s/h.txt'", ib_test_bin_dir(), out), 0);
     t = read_tmp("h.txt");
     ASSERT_STR_CONTAINS(t, "3 a compared result is INVALID");
     ib_free(t);
@@ -289,12 +286,13 @@ TEST_TIMEOUT(report_compare_cli, 120)
 TEST_TIMEOUT(report_dell_example_script, 180)
 {
     const char *dell = dell_dir();
-    int st = ib_test_system("INFERBENCH='%s/inferbench' DELL_DATA='%s' sh '%s' '%s/ex' > '%s/ex.txt'",
-                            ib_test_bin_dir(), dell, example("run.sh"), ib_test_tmpdir(),
-                            ib_test_tmpdir());
+    int st = ib_test_system(
+        "INFERBENCH='%s/inferbench' DELL_DATA='%s' sh '%s' '%s/ex' > '%s/ex.txt'",
+        ib_test_bin_dir(), dell, example("run.sh"), ib_test_tmpdir(), ib_test_tmpdir());
     ASSERT_INT_EQ(st, 0);
     char *t = read_tmp("ex.txt");
-    ASSERT_STR_CONTAINS(t, "resnet50      Offline   99,815.7  53,928.1  samples/s   1.851 (+85.1%)");
+    ASSERT_STR_CONTAINS(t,
+                        "resnet50      Offline   99,815.7  53,928.1  samples/s   1.851 (+85.1%)");
     ib_free(t);
     t = read_tmp("ex/report.html");
     ASSERT_STR_CONTAINS(t, "Dell PowerEdge R7525: 3x A100-PCIe-40GB vs 3x A30");
@@ -341,8 +339,8 @@ TEST_TIMEOUT(report_cli_invalid_exit_3_and_own_latency_charts, 120)
     static const struct {
         const char *sys, *scen, *golden;
     } runs[] = {
-        {"ours-a", "Offline", "01_offline_perf_p1000"},       /* INVALID */
-        {"ours-b", "Offline", "v11_01_offline_perf_p1000"},   /* INVALID */
+        {"ours-a", "Offline", "01_offline_perf_p1000"},     /* INVALID */
+        {"ours-b", "Offline", "v11_01_offline_perf_p1000"}, /* INVALID */
         {"ours-a", "Server", "03_server_resnet50_v61"},
         {"ours-b", "Server", "07_server_fisher_yates_p70000"},
     };

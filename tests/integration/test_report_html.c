@@ -16,7 +16,7 @@
 
 #define CHROMIUM "/usr/bin/chromium"
 #define CHROMIUM_FLAGS                                                                             \
-    "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "      \
+    "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking "        \
     "--disable-component-update --disable-sync"
 
 /* An inferbench tree with two of our own Server runs, so latency charts exist too. */
@@ -43,8 +43,7 @@ TEST_TIMEOUT(report_html_renders_in_chromium, 300)
     const char *tmp = ib_test_tmpdir();
     char dell[4096];
     snprintf(dell, sizeof dell, "%s/data/mlperf-inference-v1.1/closed/Dell", ib_test_shared_dir());
-    if (!ib_path_is_dir(dell))
-        TEST_SKIP("../shared/data/mlperf-inference-v1.1 not present");
+    if (!ib_path_is_dir(dell)) TEST_SKIP("../shared/data/mlperf-inference-v1.1 not present");
     own_tree(tmp);
     int st = ib_test_system("'%s/inferbench' report '%s' '%s/own' -q --baseline R7525_A30x3_TRT "
                             "--prices '%s/examples/r7525-a100-vs-a30/prices.csv' --output '%s/out'",
@@ -102,13 +101,11 @@ TEST_TIMEOUT(report_html_renders_in_chromium, 300)
     bool latency = false;
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".svg"))
-            continue;
+        if (n < 5 || strcmp(e->d_name + n - 4, ".svg")) continue;
         char id[512];
         snprintf(id, sizeof id, "id=\"chart-%.*s\"", (int)(n - 4), e->d_name);
         const char *fig = strstr(dom, id);
-        if (!fig)
-            ib_test_fail(__FILE__, __LINE__, "chart %s is missing from the DOM", e->d_name);
+        if (!fig) ib_test_fail(__FILE__, __LINE__, "chart %s is missing from the DOM", e->d_name);
         const char *svg = strstr(fig, "<svg"), *end = strstr(fig, "</figure>");
         ASSERT_TRUE(svg && end && svg < end);
         latency = latency || !strncmp(e->d_name, "latency-", 8);

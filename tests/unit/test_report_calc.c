@@ -112,12 +112,13 @@ TEST(report_calc_relative_and_prices)
     write_run("sysB", "resnet50", "SingleStream", 8e6, "VALID"); /* 8 ms */
     ib_report *rep = load_tree(NULL);
     ib_err err;
-    ASSERT_OK_ERR(ib_report_load_prices(rep, write_file("p.csv",
-                                                        "system,price,currency,date,source\n"
-                                                        "sysA,30000,USD,2024-01-01,\"quote, A\"\n"
-                                                        "sysB,10000,USD,2024-01-01,quote B\n"),
-                                        &err),
-                  &err);
+    ASSERT_OK_ERR(
+        ib_report_load_prices(rep,
+                              write_file("p.csv", "system,price,currency,date,source\n"
+                                                  "sysA,30000,USD,2024-01-01,\"quote, A\"\n"
+                                                  "sysB,10000,USD,2024-01-01,quote B\n"),
+                              &err),
+        &err);
     ASSERT_OK_ERR(ib_report_compute(rep, &err), &err);
     /* no --baseline: the cheapest system */
     ASSERT_STR_EQ(ib_report_system_at(rep, ib_report_baseline(rep))->id, "sysB");
@@ -166,22 +167,22 @@ TEST(report_calc_tco)
     write_run("sysB", "bert-99", "Offline", 100, "VALID");
     ib_report *rep = load_tree("sysB");
     ib_err err;
-    ASSERT_OK(ib_report_load_prices(rep, write_file("p.csv",
-                                                    "system,price,currency,date,source\n"
-                                                    "sysA,20000,USD,2024-01-01,x\n"
-                                                    "sysB,20000,USD,2024-01-01,x\n"),
+    ASSERT_OK(ib_report_load_prices(rep,
+                                    write_file("p.csv", "system,price,currency,date,source\n"
+                                                        "sysA,20000,USD,2024-01-01,x\n"
+                                                        "sysB,20000,USD,2024-01-01,x\n"),
                                     &err));
-    ASSERT_OK_ERR(ib_report_load_tco(rep, write_file("t.conf",
-                                                     "# defaults\n"
-                                                     "amortization_years = 4\n"
-                                                     "utilization = 0.5\n"
-                                                     "pue = 1.5\n"
-                                                     "energy_cost_per_kwh = 0.10\n"
-                                                     "[sysA]\n"
-                                                     "power_w = 2000   ; measured at the PDU\n"
-                                                     "power_source = pdu\n"
-                                                     "[sysB]\n"
-                                                     "power_w = 1000\n"),
+    ASSERT_OK_ERR(ib_report_load_tco(rep,
+                                     write_file("t.conf", "# defaults\n"
+                                                          "amortization_years = 4\n"
+                                                          "utilization = 0.5\n"
+                                                          "pue = 1.5\n"
+                                                          "energy_cost_per_kwh = 0.10\n"
+                                                          "[sysA]\n"
+                                                          "power_w = 2000   ; measured at the PDU\n"
+                                                          "power_source = pdu\n"
+                                                          "[sysB]\n"
+                                                          "power_w = 1000\n"),
                                      &err),
                   &err);
     ASSERT_OK_ERR(ib_report_compute(rep, &err), &err);
@@ -195,8 +196,9 @@ TEST(report_calc_tco)
     ASSERT_NEAR(a->relative_perf_per_cost, hb / ha, 1e-12);
     ASSERT_TRUE(a->relative_perf_per_cost < 1);
     /* power from TDP / nameplate is refused, naming the line */
-    ASSERT_STATUS(ib_report_load_tco(rep, write_file("bad.conf", "[sysA]\npower_w = 300\n"
-                                                                 "power_source = TDP\n"),
+    ASSERT_STATUS(ib_report_load_tco(rep,
+                                     write_file("bad.conf", "[sysA]\npower_w = 300\n"
+                                                            "power_source = TDP\n"),
                                      &err),
                   IB_EINVAL);
     ASSERT_STR_CONTAINS(err.msg, "bad.conf:3: power_source = TDP is refused");
@@ -217,10 +219,10 @@ TEST(report_calc_tco_needs_money_prices)
     write_run("sysB", "rnnt", "Offline", 50, "VALID");
     ib_report *rep = load_tree("sysB");
     ib_err err;
-    ASSERT_OK(ib_report_load_prices(rep, write_file("p.csv",
-                                                    "system,price,currency,date,source\n"
-                                                    "sysA,1.423,relative,2021-09-07,blog\n"
-                                                    "sysB,1.0,relative,2021-09-07,blog\n"),
+    ASSERT_OK(ib_report_load_prices(rep,
+                                    write_file("p.csv", "system,price,currency,date,source\n"
+                                                        "sysA,1.423,relative,2021-09-07,blog\n"
+                                                        "sysB,1.0,relative,2021-09-07,blog\n"),
                                     &err));
     ASSERT_OK(ib_report_compute(rep, &err));
     const ib_report_result *a = find(rep, "sysA", "rnnt", IB_REPORT_SCENARIO_OFFLINE);
@@ -339,9 +341,9 @@ TEST(report_calc_published_list)
     write_run("sysB", "rnnt", "Offline", 50, "VALID");
     ib_report *rep = load_tree("sysB");
     ib_err err;
-    ASSERT_OK(ib_report_load_published(rep, write_file("pub.csv",
-                                                       "system,result_id,retrieved,source\n"
-                                                       "sysB,1.1-0042,2024-01-01,example\n"),
+    ASSERT_OK(ib_report_load_published(rep,
+                                       write_file("pub.csv", "system,result_id,retrieved,source\n"
+                                                             "sysB,1.1-0042,2024-01-01,example\n"),
                                        &err));
     ASSERT_OK(ib_report_compute(rep, &err));
     ASSERT_FALSE(ib_report_system_at(rep, 0)->published);
@@ -354,11 +356,12 @@ TEST(report_calc_published_list)
     ASSERT_STR_CONTAINS(json, "Result not verified by MLCommons Association.");
     ASSERT_STR_CONTAINS(json, "may use methodologies inconsistent with the MLPerf specification");
     ib_free(json);
-    ASSERT_STATUS(ib_report_load_published(rep, write_file("p2.csv",
-                                                           "system,result_id,retrieved,source\n"
-                                                           "sysB,1,2,\n"),
-                                           &err),
-                  IB_EFORMAT);
+    ASSERT_STATUS(
+        ib_report_load_published(rep,
+                                 write_file("p2.csv", "system,result_id,retrieved,source\n"
+                                                      "sysB,1,2,\n"),
+                                 &err),
+        IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "p2.csv:2: empty source");
     ib_report_destroy(rep);
 }

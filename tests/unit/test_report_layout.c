@@ -52,8 +52,8 @@ static size_t check_layout(const ib_chart *c)
                       (b->role == IB_CHART_ROLE_LINE_VALUE && a->kind == IB_CHART_MARKER);
             if ((tt || bb || vb || lm) && ib_chart_rect_overlap(&a->box, &b->box))
                 ib_test_fail(__FILE__, __LINE__, "items overlap: '%s' (role %d) and '%s' (role %d)",
-                             a->text ? a->text : "(shape)", a->role,
-                             b->text ? b->text : "(shape)", b->role);
+                             a->text ? a->text : "(shape)", a->role, b->text ? b->text : "(shape)",
+                             b->role);
         }
     }
     return texts;
@@ -63,8 +63,7 @@ static size_t count_role(const ib_chart *c, int role, bool vertical_only)
 {
     size_t n = 0;
     for (size_t i = 0; i < c->items.len; i++)
-        if (c->items.data[i].role == role && (!vertical_only || c->items.data[i].vertical))
-            n++;
+        if (c->items.data[i].role == role && (!vertical_only || c->items.data[i].vertical)) n++;
     return n;
 }
 
@@ -83,9 +82,10 @@ static void make_fixture(fixture *f, size_t ng, size_t ns, bool long_names, bool
 {
     memset(f, 0, sizeof *f);
     static const char *const bench[] = {"resnet50", "ssd-resnet34", "bert-99", "bert-99.9",
-                                        "dlrm-99", "dlrm-99.9", "rnnt", "3d-unet-99.9"};
+                                        "dlrm-99",  "dlrm-99.9",    "rnnt",    "3d-unet-99.9"};
     for (size_t g = 0; g < ng; g++) {
-        snprintf(f->gbuf[g], sizeof f->gbuf[g], "%s %s", bench[g % 8], g % 2 ? "Server" : "Offline");
+        snprintf(f->gbuf[g], sizeof f->gbuf[g], "%s %s", bench[g % 8],
+                 g % 2 ? "Server" : "Offline");
         f->groups[g] = f->gbuf[g];
     }
     for (size_t s = 0; s < ns; s++) {
@@ -160,8 +160,10 @@ TEST(report_layout_long_categories_rotate)
     static fixture f;
     make_fixture(&f, 10, 2, false, false);
     for (size_t g = 0; g < 10; g++)
-        snprintf(f.gbuf[g], sizeof f.gbuf[g], "stable-diffusion-xl-with-a-very-long-name-%zu "
-                                              "SingleStream", g);
+        snprintf(f.gbuf[g], sizeof f.gbuf[g],
+                 "stable-diffusion-xl-with-a-very-long-name-%zu "
+                 "SingleStream",
+                 g);
     f.spec.width = 700;
     ib_chart ch;
     ib_err err;
@@ -200,11 +202,10 @@ TEST(report_layout_wrap_and_ellipsize)
     ASSERT_STR_CONTAINS(e, "\xE2\x80\xA6");
     ASSERT_PTR_EQ(ch_ellipsize(&L, "short", 12, false, 100), "short");
     /* multi-byte characters are never cut in half */
-    const char *u = ch_ellipsize(&L, "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 12, false,
-                                 30);
+    const char *u =
+        ch_ellipsize(&L, "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 12, false, 30);
     for (const unsigned char *p = (const unsigned char *)u; *p; p++)
-        if (*p == 0xC3)
-            ASSERT_TRUE(p[1] >= 0x80 && p[1] < 0xC0);
+        if (*p == 0xC3) ASSERT_TRUE(p[1] >= 0x80 && p[1] < 0xC0);
     ch_ticks t;
     ch_nice_ticks(3.46 * 1.12, 5, &t);
     ASSERT_DBL_EQ(t.step, 1.0);

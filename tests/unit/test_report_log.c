@@ -95,8 +95,8 @@ TEST(report_log_v11_multistream_samples_per_query)
 {
     ib_report_run run;
     ib_err err;
-    ASSERT_OK_ERR(parse_file("golden/v11_05_multistream_v11seeds_spq6/mlperf_log_detail.txt",
-                             true, NULL, NULL, &run, &err),
+    ASSERT_OK_ERR(parse_file("golden/v11_05_multistream_v11seeds_spq6/mlperf_log_detail.txt", true,
+                             NULL, NULL, &run, &err),
                   &err);
     ASSERT_INT_EQ(run.scenario, IB_REPORT_SCENARIO_MULTI_STREAM);
     ASSERT_DBL_EQ(run.metric, 6.0);
@@ -147,8 +147,8 @@ TEST(report_log_invalid_runs)
 {
     ib_report_run run;
     ib_err err;
-    ASSERT_OK_ERR(parse_file("golden/01_offline_perf_p1000/mlperf_log_detail.txt", true, NULL,
-                             NULL, &run, &err),
+    ASSERT_OK_ERR(parse_file("golden/01_offline_perf_p1000/mlperf_log_detail.txt", true, NULL, NULL,
+                             &run, &err),
                   &err);
     ASSERT_INT_EQ(run.validity, IB_REPORT_VALIDITY_INVALID);
     ASSERT_STR_CONTAINS(run.invalid_reason, "Increase expected QPS");
@@ -208,8 +208,8 @@ TEST(report_log_accuracy_log_refused)
 TEST(report_log_truncated_mid_record)
 {
     size_t len = 0;
-    char *text = slurp(DELL "/R7525_A30x3_TRT/rnnt/Server/performance/run_1/mlperf_log_detail.txt",
-                       &len);
+    char *text =
+        slurp(DELL "/R7525_A30x3_TRT/rnnt/Server/performance/run_1/mlperf_log_detail.txt", &len);
     /* cut in the middle of the last line: the record is incomplete */
     ib_report_run run;
     ib_err err;
@@ -221,9 +221,9 @@ TEST(report_log_truncated_mid_record)
     /* cut at a line boundary before the results: no result_validity */
     char *cut = strstr(text, ":::MLLOG {\"key\": \"result_validity\"");
     ASSERT_NOT_NULL(cut);
-    ASSERT_STATUS(ib_report_run_parse_detail(text, (size_t)(cut - text), "y.txt", NULL, NULL,
-                                             &run, &err),
-                  IB_EFORMAT);
+    ASSERT_STATUS(
+        ib_report_run_parse_detail(text, (size_t)(cut - text), "y.txt", NULL, NULL, &run, &err),
+        IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "y.txt: no result_validity");
     ib_free(text);
 }
@@ -231,8 +231,8 @@ TEST(report_log_truncated_mid_record)
 TEST(report_log_invalid_json_line_named)
 {
     size_t len = 0;
-    char *text = slurp(DELL "/R7525_A30x3_TRT/rnnt/Server/performance/run_1/mlperf_log_detail.txt",
-                       &len);
+    char *text =
+        slurp(DELL "/R7525_A30x3_TRT/rnnt/Server/performance/run_1/mlperf_log_detail.txt", &len);
     /* break line 5: replace its first '{' after the prefix */
     char *p = text;
     for (int i = 1; i < 5; i++)
@@ -278,9 +278,9 @@ TEST(report_log_garbage_and_edge_values)
                   IB_EFORMAT);
     const char *nometric = ":::MLLOG {\"key\": \"effective_scenario\", \"value\": \"Server\"}\n"
                            ":::MLLOG {\"key\": \"result_validity\", \"value\": \"VALID\"}\n";
-    ASSERT_STATUS(ib_report_run_parse_detail(nometric, strlen(nometric), "m.txt", NULL, "v1.1",
-                                             &run, &err),
-                  IB_EFORMAT);
+    ASSERT_STATUS(
+        ib_report_run_parse_detail(nometric, strlen(nometric), "m.txt", NULL, "v1.1", &run, &err),
+        IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "result_scheduled_samples_per_sec");
 }
 
@@ -294,9 +294,9 @@ TEST(report_log_summary_bad_inputs)
                        &len);
     char *cut = strstr(text, "Result is");
     ASSERT_NOT_NULL(cut);
-    ASSERT_STATUS(ib_report_run_parse_summary(text, (size_t)(cut - text), "s.txt", NULL, NULL,
-                                              &run, &err),
-                  IB_EFORMAT);
+    ASSERT_STATUS(
+        ib_report_run_parse_summary(text, (size_t)(cut - text), "s.txt", NULL, NULL, &run, &err),
+        IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "s.txt: no 'Result is :' line");
     text[10] = '\0';
     ASSERT_STATUS(ib_report_run_parse_summary(text, len, "b.txt", NULL, NULL, &run, &err),
@@ -337,7 +337,8 @@ TEST(report_log_accuracy_formats)
         {"resnet50", "accuracy=76.040%, good=38020, total=50000\nhash=ab\n", "acc", 76.040},
         {"ssd-resnet34", " Average Precision (AP) = 0.201\nmAP=20.117%\n", "mAP", 20.117},
         {"retinanet", "{'Total': 37.57, 'x': 1}\n", "mAP", 37.57},
-        {"bert-99", "{\"exact_match\": 83.65, \"f1\": 90.86087496792462}\n", "F1", 90.86087496792462},
+        {"bert-99", "{\"exact_match\": 83.65, \"f1\": 90.86087496792462}\n", "F1",
+         90.86087496792462},
         {"dlrm-99.9", "AUC=80.185%, accuracy=96.608%, good=86114148\n", "AUC", 80.185},
         {"rnnt", "Word Error Rate: 7.44548%, accuracy=92.5545108119687%\n", "WER-accuracy",
          92.5545108119687},

@@ -21,8 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_run(int rc, const ib_report_run *run, const ib_err *err)
 {
     if (rc != IB_OK) {
-        if (!err->msg[0])
-            abort();
+        if (!err->msg[0]) abort();
         return;
     }
     if (!isfinite(run->metric) || run->metric < 0 || !run->unit[0] ||
@@ -34,8 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const bench[] = {NULL, "resnet50", "llama2-70b-99", "3d-unet-99"};
     static const char *const version[] = {NULL, "v1.1", "v4.1"};
-    if (size < 1)
-        return 0;
+    if (size < 1) return 0;
     const char *b = bench[data[0] % 4], *v = version[(data[0] / 4) % 3];
     const char *text = (const char *)data + 1;
     size_t len = size - 1;
@@ -53,9 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     err.msg[0] = '\0';
     int rc = ib_rpt_power_parse(text, len, "fuzz_spl", "01-01-2021 00:00:00.000",
                                 "12-31-2021 23:59:59.999", &pw, &err);
-    if (rc != IB_OK && !err.msg[0])
-        abort();
-    if (rc == IB_OK && (!(pw.avg_w > 0) || !pw.samples))
-        abort();
+    if (rc != IB_OK && !err.msg[0]) abort();
+    if (rc == IB_OK && (!(pw.avg_w > 0) || !pw.samples)) abort();
     return 0;
 }
