@@ -17,10 +17,10 @@ struct ib_build {
     uint64_t seed;
     int rc;
     ib_err err;
-    char *prefix;      /* ib_malloc'd, "" when none */
-    uint64_t counter;  /* generated names */
-    ib_strmap nodes;   /* node names in use (keys in the graph arena) */
-    ib_arena tmp;      /* attribute parsing scratch */
+    char *prefix;     /* ib_malloc'd, "" when none */
+    uint64_t counter; /* generated names */
+    ib_strmap nodes;  /* node names in use (keys in the graph arena) */
+    ib_arena tmp;     /* attribute parsing scratch */
 };
 
 static int fail(ib_build *b, int code, const char *fmt, ...) IB_PRINTF(3, 4);
@@ -47,23 +47,18 @@ static bool live(const ib_build *b)
 /* ONNX IR version that goes with an ai.onnx opset (onnx/docs/Versioning.md). */
 static int64_t ir_for_opset(int64_t opset)
 {
-    if (opset <= 8)
-        return 3;
-    if (opset <= 11)
-        return opset - 5; /* 9 -> 4, 10 -> 5, 11 -> 6 */
-    if (opset <= 14)
-        return 7;
+    if (opset <= 8) return 3;
+    if (opset <= 11) return opset - 5; /* 9 -> 4, 10 -> 5, 11 -> 6 */
+    if (opset <= 14) return 7;
     return 8;
 }
 
 int ib_build_create(uint64_t seed, int64_t opset, ib_build **out)
 {
     *out = NULL;
-    if (opset < 7 || opset > 17)
-        return IB_EINVAL;
+    if (opset < 7 || opset > 17) return IB_EINVAL;
     ib_build *b = ib_calloc(1, sizeof *b);
-    if (!b)
-        return IB_ENOMEM;
+    if (!b) return IB_ENOMEM;
     if (ib_graph_create(&b->g) || !(b->prefix = ib_strdup(""))) {
         ib_graph_destroy(b->g);
         ib_free(b);
@@ -82,8 +77,7 @@ int ib_build_create(uint64_t seed, int64_t opset, ib_build **out)
 
 void ib_build_destroy(ib_build *b)
 {
-    if (!b)
-        return;
+    if (!b) return;
     ib_graph_destroy(b->g);
     ib_strmap_deinit(&b->nodes);
     ib_arena_deinit(&b->tmp);
@@ -93,8 +87,7 @@ void ib_build_destroy(ib_build *b)
 
 int ib_build_error(const ib_build *b, ib_err *err)
 {
-    if (b->rc && err)
-        *err = b->err;
+    if (b->rc && err) *err = b->err;
     return b->rc;
 }
 
@@ -121,11 +114,9 @@ static const char *make_name(ib_build *b, const char *name, const char *stem)
     if (name)
         snprintf(buf, sizeof buf, "%s%s", b->prefix, name);
     else
-        snprintf(buf, sizeof buf, "%s%s_%llu", b->prefix, stem,
-                 (unsigned long long)b->counter++);
+        snprintf(buf, sizeof buf, "%s%s_%llu", b->prefix, stem, (unsigned long long)b->counter++);
     char *s = ib_arena_strdup(&b->g->arena, buf);
-    if (!s)
-        fail(b, IB_ENOMEM, "out of memory");
+    if (!s) fail(b, IB_ENOMEM, "out of memory");
     return s;
 }
 
@@ -140,8 +131,7 @@ static ib_value_id new_value(ib_build *b, const char *name, const ib_tensor_desc
         return IB_VALUE_NONE;
     }
     ib_value_id id = ib_graph_add_value(b->g, name, d);
-    if (id == IB_VALUE_NONE)
-        fail(b, IB_ENOMEM, "out of memory");
+    if (id == IB_VALUE_NONE) fail(b, IB_ENOMEM, "out of memory");
     return id;
 }
 
@@ -154,15 +144,12 @@ static int parse_shape(ib_build *b, const char *shape, ib_tensor_desc *d, const 
 
 ib_value_id ib_build_input(ib_build *b, const char *name, enum ib_dtype dtype, const char *shape)
 {
-    if (!live(b))
-        return IB_VALUE_NONE;
+    if (!live(b)) return IB_VALUE_NONE;
     ib_tensor_desc d = {dtype, 0, {0}};
     const char *params[IB_MAX_DIMS];
-    if (parse_shape(b, shape, &d, params))
-        return IB_VALUE_NONE;
+    if (parse_shape(b, shape, &d, params)) return IB_VALUE_NONE;
     ib_value_id id = new_value(b, make_name(b, name, "input"), &d);
-    if (id == IB_VALUE_NONE)
-        return id;
+    if (id == IB_VALUE_NONE) return id;
     ib_value *v = &b->g->values.data[id];
     memcpy(v->dim_param, params, sizeof params);
     v->flags |= IB_VALUE_INPUT;
@@ -179,20 +166,17 @@ static ib_value_id add_const(ib_build *b, const char *name, ib_tensor *t)
     ib_value_id id = new_value(b, name, &t->desc);
     if (id == IB_VALUE_NONE || ib_graph_set_constant(b->g, id, t)) {
         ib_tensor_free(t);
-        if (id != IB_VALUE_NONE)
-            fail(b, IB_ENOMEM, "out of memory");
+        if (id != IB_VALUE_NONE) fail(b, IB_ENOMEM, "out of memory");
         return IB_VALUE_NONE;
     }
     return id;
 }
 
-static ib_tensor *new_tensor(ib_build *b, const char *name, enum ib_dtype dtype,
-                             const char *shape)
+static ib_tensor *new_tensor(ib_build *b, const char *name, enum ib_dtype dtype, const char *shape)
 {
     ib_tensor_desc d = {dtype, 0, {0}};
     const char *params[IB_MAX_DIMS];
-    if (parse_shape(b, shape, &d, params))
-        return NULL;
+    if (parse_shape(b, shape, &d, params)) return NULL;
     char buf[160];
     if (ib_tensor_desc_numel(&d) < 0 || ib_dtype_size(dtype) == 0) {
         fail(b, IB_EINVAL, "weight '%s' %s: needs a numeric dtype and fixed dims", name,
@@ -212,12 +196,10 @@ static ib_tensor *new_tensor(ib_build *b, const char *name, enum ib_dtype dtype,
 ib_value_id ib_build_weight(ib_build *b, const char *name, enum ib_dtype dtype, const char *shape,
                             ib_fill fill)
 {
-    if (!live(b))
-        return IB_VALUE_NONE;
+    if (!live(b)) return IB_VALUE_NONE;
     const char *full = make_name(b, name, "W");
     ib_tensor *t = full ? new_tensor(b, full, dtype, shape) : NULL;
-    if (!t)
-        return IB_VALUE_NONE;
+    if (!t) return IB_VALUE_NONE;
     char msg[600];
     int rc = ib_build_fill_tensor(t, &fill, b->seed, full, msg, sizeof msg);
     if (rc) {
@@ -228,11 +210,10 @@ ib_value_id ib_build_weight(ib_build *b, const char *name, enum ib_dtype dtype, 
     return add_const(b, full, t);
 }
 
-static ib_value_id literal(ib_build *b, const char *name, enum ib_dtype dt, const void *v,
-                           size_t n, const char *shape)
+static ib_value_id literal(ib_build *b, const char *name, enum ib_dtype dt, const void *v, size_t n,
+                           const char *shape)
 {
-    if (!live(b))
-        return IB_VALUE_NONE;
+    if (!live(b)) return IB_VALUE_NONE;
     const char *full = make_name(b, name, "C");
     char sh[32];
     if (!shape) {
@@ -240,15 +221,13 @@ static ib_value_id literal(ib_build *b, const char *name, enum ib_dtype dt, cons
         shape = sh;
     }
     ib_tensor *t = full ? new_tensor(b, full, dt, shape) : NULL;
-    if (!t)
-        return IB_VALUE_NONE;
+    if (!t) return IB_VALUE_NONE;
     if ((size_t)ib_tensor_desc_numel(&t->desc) != n) {
         ib_tensor_free(t);
         fail(b, IB_EINVAL, "constant '%s': shape '%s' does not hold %zu values", full, shape, n);
         return IB_VALUE_NONE;
     }
-    if (n)
-        memcpy(t->data, v, t->nbytes);
+    if (n) memcpy(t->data, v, t->nbytes);
     return add_const(b, full, t);
 }
 
@@ -270,16 +249,14 @@ ib_node_id ib_build_node(ib_build *b, const char *op, const char *domain, const 
 {
     for (uint32_t k = 0; out && k < n_out; k++)
         out[k] = IB_VALUE_NONE;
-    if (!live(b))
-        return IB_NODE_NONE;
+    if (!live(b)) return IB_NODE_NONE;
     for (uint32_t k = 0; k < n_in; k++)
         if (in[k] != IB_VALUE_NONE && (in[k] < 0 || (size_t)in[k] >= b->g->values.len)) {
             fail(b, IB_EINVAL, "%s: input %u is not a value of this graph", op, k);
             return IB_NODE_NONE;
         }
     const char *nn = make_name(b, name, op);
-    if (!nn)
-        return IB_NODE_NONE;
+    if (!nn) return IB_NODE_NONE;
     if (ib_strmap_get(&b->nodes, nn, NULL)) {
         fail(b, IB_EINVAL, "node name '%s' is already used", nn);
         return IB_NODE_NONE;
@@ -299,10 +276,8 @@ ib_node_id ib_build_node(ib_build *b, const char *op, const char *domain, const 
         fail(b, IB_ENOMEM, "out of memory");
         return IB_NODE_NONE;
     }
-    if (n_parsed)
-        memcpy(all, parsed, n_parsed * sizeof *all);
-    if (n_attrs)
-        memcpy(all + n_parsed, attrs, n_attrs * sizeof *all);
+    if (n_parsed) memcpy(all, parsed, n_parsed * sizeof *all);
+    if (n_attrs) memcpy(all + n_parsed, attrs, n_attrs * sizeof *all);
     for (uint32_t k = 0; k < n_out; k++) {
         char on[600];
         if (n_out == 1)
@@ -310,16 +285,14 @@ ib_node_id ib_build_node(ib_build *b, const char *op, const char *domain, const 
         else
             snprintf(on, sizeof on, "%s_out%u", nn, k);
         const char *s = ib_arena_strdup(&b->g->arena, on);
-        if ((outs[k] = new_value(b, s, NULL)) == IB_VALUE_NONE)
-            return IB_NODE_NONE;
+        if ((outs[k] = new_value(b, s, NULL)) == IB_VALUE_NONE) return IB_NODE_NONE;
     }
     ib_node_id id = ib_graph_add_node(b->g, op, domain, nn, in, n_in, outs, n_out, all, na);
     if (id == IB_NODE_NONE || ib_strmap_put(&b->nodes, nn, id)) {
         fail(b, IB_ENOMEM, "out of memory");
         return IB_NODE_NONE;
     }
-    if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0)
-        b->g->nodes.data[id].opset = 1;
+    if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0) b->g->nodes.data[id].opset = 1;
     for (uint32_t k = 0; out && k < n_out; k++)
         out[k] = outs[k];
     return id;
@@ -330,8 +303,7 @@ static ib_node_id vnode(ib_build *b, const char *op, const ib_value_id *in, uint
 {
     ib_strbuf sb;
     ib_strbuf_init(&sb);
-    if (attrs)
-        ib_strbuf_vprintf(&sb, attrs, ap);
+    if (attrs) ib_strbuf_vprintf(&sb, attrs, ap);
     if (sb.oom) {
         ib_strbuf_deinit(&sb);
         fail(b, IB_ENOMEM, "out of memory");
@@ -384,15 +356,11 @@ int ib_build_adopt_graph(ib_build *b, ib_graph *sub)
 
 int ib_build_rename(ib_build *b, ib_value_id v, const char *name)
 {
-    if (!live(b))
-        return b->rc;
-    if (v < 0 || (size_t)v >= b->g->values.len)
-        return fail(b, IB_EINVAL, "rename: no such value");
+    if (!live(b)) return b->rc;
+    if (v < 0 || (size_t)v >= b->g->values.len) return fail(b, IB_EINVAL, "rename: no such value");
     const char *full = make_name(b, name, "value");
-    if (!full)
-        return b->rc;
-    if (strcmp(b->g->values.data[v].name, full) == 0)
-        return IB_OK;
+    if (!full) return b->rc;
+    if (strcmp(b->g->values.data[v].name, full) == 0) return IB_OK;
     if (!full[0] || ib_graph_find_value(b->g, full) != IB_VALUE_NONE)
         return fail(b, IB_EINVAL, "value name '%s' is already used", full);
     b->g->values.data[v].name = full;
@@ -409,27 +377,23 @@ int ib_build_rename(ib_build *b, ib_value_id v, const char *name)
 int ib_build_output(ib_build *b, ib_value_id v, const char *name, enum ib_dtype dtype,
                     const char *shape)
 {
-    if (!live(b))
-        return b->rc;
+    if (!live(b)) return b->rc;
     if (v < 0 || (size_t)v >= b->g->values.len)
         return fail(b, IB_EINVAL, "output '%s': no such value", name ? name : "");
     if (b->g->values.data[v].flags & IB_VALUE_OUTPUT)
         return fail(b, IB_EINVAL, "value '%s' is already an output", b->g->values.data[v].name);
-    if (name && ib_build_rename(b, v, name))
-        return b->rc;
+    if (name && ib_build_rename(b, v, name)) return b->rc;
     if (dtype != IB_DTYPE_UNDEFINED) {
         ib_tensor_desc d = {dtype, 0, {0}};
         const char *params[IB_MAX_DIMS];
-        if (parse_shape(b, shape, &d, params))
-            return b->rc;
+        if (parse_shape(b, shape, &d, params)) return b->rc;
         ib_value *val = &b->g->values.data[v];
         val->desc = d;
         memcpy(val->dim_param, params, sizeof params);
         val->shape_known = shape != NULL;
     }
     b->g->values.data[v].flags |= IB_VALUE_OUTPUT;
-    if (IB_VEC_PUSH(&b->g->outputs, v))
-        return fail(b, IB_ENOMEM, "out of memory");
+    if (IB_VEC_PUSH(&b->g->outputs, v)) return fail(b, IB_ENOMEM, "out of memory");
     return IB_OK;
 }
 
@@ -445,8 +409,7 @@ static const char *reserve(ib_build *b, const char *op, char *buf, size_t n)
 ib_value_id ib_build_conv2d(ib_build *b, ib_value_id x, int64_t c_in, int64_t c_out, int64_t k,
                             int64_t stride, int64_t pad, int64_t group, bool bias)
 {
-    if (!live(b))
-        return IB_VALUE_NONE;
+    if (!live(b)) return IB_VALUE_NONE;
     if (group < 1 || c_in % group || c_out % group)
         return fail(b, IB_EINVAL, "conv2d: %lld groups do not divide %lld -> %lld channels",
                     (long long)group, (long long)c_in, (long long)c_out),
@@ -475,13 +438,12 @@ ib_value_id ib_build_conv2d(ib_build *b, ib_value_id x, int64_t c_in, int64_t c_
 
 ib_value_id ib_build_batchnorm(ib_build *b, ib_value_id x, int64_t c, double eps)
 {
-    if (!live(b))
-        return IB_VALUE_NONE;
+    if (!live(b)) return IB_VALUE_NONE;
     char nn[64], n[4][96], shape[32];
     reserve(b, "BatchNormalization", nn, sizeof nn);
     static const char *const part[4] = {"scale", "bias", "mean", "var"};
-    ib_fill fills[4] = {ib_fill_uniform(0.5, 1.5), ib_fill_normal(0, 0.1),
-                        ib_fill_normal(0, 0.1), ib_fill_uniform(0.5, 1.5)};
+    ib_fill fills[4] = {ib_fill_uniform(0.5, 1.5), ib_fill_normal(0, 0.1), ib_fill_normal(0, 0.1),
+                        ib_fill_uniform(0.5, 1.5)};
     snprintf(shape, sizeof shape, "%lld", (long long)c);
     ib_value_id in[5] = {x};
     for (int i = 0; i < 4; i++) {
@@ -497,8 +459,7 @@ ib_value_id ib_build_batchnorm(ib_build *b, ib_value_id x, int64_t c, double eps
 
 ib_value_id ib_build_linear(ib_build *b, ib_value_id x, int64_t in, int64_t out, bool bias)
 {
-    if (!live(b))
-        return IB_VALUE_NONE;
+    if (!live(b)) return IB_VALUE_NONE;
     char nn[64], wn[96], bn[96], shape[64];
     reserve(b, "MatMul", nn, sizeof nn);
     snprintf(wn, sizeof wn, "%s.weight", nn);
@@ -506,8 +467,7 @@ ib_value_id ib_build_linear(ib_build *b, ib_value_id x, int64_t in, int64_t out,
     ib_value_id mm[2] = {x, ib_build_weight(b, wn, IB_DTYPE_FLOAT32, shape, ib_fill_xavier())};
     ib_value_id y;
     ib_build_node(b, "MatMul", NULL, nn, mm, 2, &y, 1, NULL, 0, NULL);
-    if (!bias)
-        return y;
+    if (!bias) return y;
     snprintf(bn, sizeof bn, "%s.bias", nn);
     snprintf(shape, sizeof shape, "%lld", (long long)out);
     ib_value_id add[2] = {y, ib_build_weight(b, bn, IB_DTYPE_FLOAT32, shape, ib_fill_zeros())};
@@ -518,8 +478,7 @@ ib_value_id ib_build_linear(ib_build *b, ib_value_id x, int64_t in, int64_t out,
 
 static int sort(ib_build *b)
 {
-    if (!live(b))
-        return b->g ? b->rc : fail(b, IB_ESTATE, "the graph was already handed over");
+    if (!live(b)) return b->g ? b->rc : fail(b, IB_ESTATE, "the graph was already handed over");
     if (b->g->outputs.len == 0)
         return fail(b, IB_EINVAL, "the graph has no outputs (ib_build_output)");
     ib_err e;
@@ -530,8 +489,7 @@ static int sort(ib_build *b)
 int ib_build_finish(ib_build *b, ib_graph **out, ib_err *err)
 {
     *out = NULL;
-    if (sort(b))
-        return ib_build_error(b, err);
+    if (sort(b)) return ib_build_error(b, err);
     *out = b->g;
     b->g = NULL;
     return IB_OK;
@@ -542,15 +500,12 @@ int ib_build_write(ib_build *b, const ib_onnx_write_opts *opts, void **out, size
 {
     *out = NULL;
     *out_len = 0;
-    if (sort(b))
-        return ib_build_error(b, err);
+    if (sort(b)) return ib_build_error(b, err);
     return ib_onnx_write_graph(b->g, opts, out, out_len, err);
 }
 
-int ib_build_write_file(ib_build *b, const char *path, const ib_onnx_write_opts *opts,
-                        ib_err *err)
+int ib_build_write_file(ib_build *b, const char *path, const ib_onnx_write_opts *opts, ib_err *err)
 {
-    if (sort(b))
-        return ib_build_error(b, err);
+    if (sort(b)) return ib_build_error(b, err);
     return ib_onnx_write_graph_file(b->g, path, opts, err);
 }

@@ -9,11 +9,10 @@
  *   ib_value_id x = ib_build_input(b, "input", IB_DTYPE_FLOAT32, "batch,3,224,224");
  *   ib_value_id w = ib_build_weight(b, "conv1.weight", IB_DTYPE_FLOAT32, "64,3,7,7",
  *                                   ib_fill_he());
- *   ib_value_id y = IB_BUILD_OP(b, "Conv", "kernel_shape=[7,7] strides=[2,2] pads=[3,3,3,3]", x, w);
- *   y = IB_BUILD_OP(b, "Relu", "", y);
- *   ib_build_output(b, y, "features", IB_DTYPE_FLOAT32, "batch,64,112,112");
- *   rc = ib_build_write_file(b, "model.onnx", NULL, &err);   // or ib_build_finish
- *   ib_build_destroy(b);
+ *   ib_value_id y = IB_BUILD_OP(b, "Conv", "kernel_shape=[7,7] strides=[2,2] pads=[3,3,3,3]", x,
+ * w); y = IB_BUILD_OP(b, "Relu", "", y); ib_build_output(b, y, "features", IB_DTYPE_FLOAT32,
+ * "batch,64,112,112"); rc = ib_build_write_file(b, "model.onnx", NULL, &err);   // or
+ * ib_build_finish ib_build_destroy(b);
  *
  * Errors are sticky: a failing call returns IB_VALUE_NONE (or an error
  * code) and records the first error; later calls do nothing, and
@@ -158,13 +157,12 @@ int ib_build_finish(ib_build *b, ib_graph **out, ib_err *err);
 /* Sort and serialize (the builder keeps its graph). */
 int ib_build_write(ib_build *b, const ib_onnx_write_opts *opts, void **out, size_t *out_len,
                    ib_err *err);
-int ib_build_write_file(ib_build *b, const char *path, const ib_onnx_write_opts *opts,
-                        ib_err *err);
+int ib_build_write_file(ib_build *b, const char *path, const ib_onnx_write_opts *opts, ib_err *err);
 
 #define IB_BUILD_NARGS_(...) (uint32_t)(sizeof((ib_value_id[]){__VA_ARGS__}) / sizeof(ib_value_id))
 /* y = IB_BUILD_OP(b, "Add", "", x, y): a one-output node, inputs listed inline. */
 #define IB_BUILD_OP(b, op, attrs, ...)                                                             \
-    ib_build_op((b), (op), (const ib_value_id[]){__VA_ARGS__}, IB_BUILD_NARGS_(__VA_ARGS__),       \
-                "%s", (attrs))
+    ib_build_op((b), (op), (const ib_value_id[]){__VA_ARGS__}, IB_BUILD_NARGS_(__VA_ARGS__), "%s", \
+                (attrs))
 
 #endif

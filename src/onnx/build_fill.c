@@ -100,38 +100,82 @@ static void store(ib_tensor *t, size_t i, double v)
     void *p = t->data;
     double lo = 0, hi = 0;
     switch (t->desc.dtype) {
-    case IB_DTYPE_FLOAT32: ((float *)p)[i] = (float)v; return;
-    case IB_DTYPE_FLOAT64: ((double *)p)[i] = v; return;
-    case IB_DTYPE_FLOAT16: ((uint16_t *)p)[i] = ib_f32_to_f16((float)v); return;
-    case IB_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = ib_f32_to_bf16((float)v); return;
-    case IB_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0.0; return;
-    case IB_DTYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-    case IB_DTYPE_UINT8: lo = 0, hi = UINT8_MAX; break;
-    case IB_DTYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
-    case IB_DTYPE_UINT16: lo = 0, hi = UINT16_MAX; break;
-    case IB_DTYPE_INT32: lo = INT32_MIN, hi = INT32_MAX; break;
-    case IB_DTYPE_UINT32: lo = 0, hi = UINT32_MAX; break;
-    case IB_DTYPE_INT64: lo = -9223372036854775808.0, hi = 9223372036854774784.0; break;
-    case IB_DTYPE_UINT64: lo = 0, hi = 18446744073709549568.0; break;
-    default: return;
+    case IB_DTYPE_FLOAT32:
+        ((float *)p)[i] = (float)v;
+        return;
+    case IB_DTYPE_FLOAT64:
+        ((double *)p)[i] = v;
+        return;
+    case IB_DTYPE_FLOAT16:
+        ((uint16_t *)p)[i] = ib_f32_to_f16((float)v);
+        return;
+    case IB_DTYPE_BFLOAT16:
+        ((uint16_t *)p)[i] = ib_f32_to_bf16((float)v);
+        return;
+    case IB_DTYPE_BOOL:
+        ((uint8_t *)p)[i] = v != 0.0;
+        return;
+    case IB_DTYPE_INT8:
+        lo = INT8_MIN, hi = INT8_MAX;
+        break;
+    case IB_DTYPE_UINT8:
+        lo = 0, hi = UINT8_MAX;
+        break;
+    case IB_DTYPE_INT16:
+        lo = INT16_MIN, hi = INT16_MAX;
+        break;
+    case IB_DTYPE_UINT16:
+        lo = 0, hi = UINT16_MAX;
+        break;
+    case IB_DTYPE_INT32:
+        lo = INT32_MIN, hi = INT32_MAX;
+        break;
+    case IB_DTYPE_UINT32:
+        lo = 0, hi = UINT32_MAX;
+        break;
+    case IB_DTYPE_INT64:
+        lo = -9223372036854775808.0, hi = 9223372036854774784.0;
+        break;
+    case IB_DTYPE_UINT64:
+        lo = 0, hi = 18446744073709549568.0;
+        break;
+    default:
+        return;
     }
     v = floor(v + 0.5);
     v = v != v ? 0 : IB_MIN(IB_MAX(v, lo), hi);
     switch (t->desc.dtype) {
-    case IB_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case IB_DTYPE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case IB_DTYPE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-    case IB_DTYPE_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case IB_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case IB_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case IB_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case IB_DTYPE_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-    default: break;
+    case IB_DTYPE_INT8:
+        ((int8_t *)p)[i] = (int8_t)v;
+        break;
+    case IB_DTYPE_UINT8:
+        ((uint8_t *)p)[i] = (uint8_t)v;
+        break;
+    case IB_DTYPE_INT16:
+        ((int16_t *)p)[i] = (int16_t)v;
+        break;
+    case IB_DTYPE_UINT16:
+        ((uint16_t *)p)[i] = (uint16_t)v;
+        break;
+    case IB_DTYPE_INT32:
+        ((int32_t *)p)[i] = (int32_t)v;
+        break;
+    case IB_DTYPE_UINT32:
+        ((uint32_t *)p)[i] = (uint32_t)v;
+        break;
+    case IB_DTYPE_INT64:
+        ((int64_t *)p)[i] = (int64_t)v;
+        break;
+    case IB_DTYPE_UINT64:
+        ((uint64_t *)p)[i] = (uint64_t)v;
+        break;
+    default:
+        break;
     }
 }
 
-int ib_build_fill_tensor(ib_tensor *t, const ib_fill *f, uint64_t seed, const char *name,
-                         char *msg, size_t msg_size)
+int ib_build_fill_tensor(ib_tensor *t, const ib_fill *f, uint64_t seed, const char *name, char *msg,
+                         size_t msg_size)
 {
     int64_t n64 = ib_tensor_desc_numel(&t->desc);
     enum ib_dtype dt = t->desc.dtype;
@@ -142,8 +186,10 @@ int ib_build_fill_tensor(ib_tensor *t, const ib_fill *f, uint64_t seed, const ch
     size_t n = (size_t)n64;
     if ((f->kind == IB_FILL_HE || f->kind == IB_FILL_XAVIER || f->kind == IB_FILL_NORMAL) &&
         !is_float(dt)) {
-        snprintf(msg, msg_size, "weight '%s': a %s fill needs a floating-point dtype, not %s",
-                 name, f->kind == IB_FILL_HE ? "He" : f->kind == IB_FILL_XAVIER ? "Xavier" : "normal",
+        snprintf(msg, msg_size, "weight '%s': a %s fill needs a floating-point dtype, not %s", name,
+                 f->kind == IB_FILL_HE       ? "He"
+                 : f->kind == IB_FILL_XAVIER ? "Xavier"
+                                             : "normal",
                  ib_dtype_name(dt));
         return IB_EINVAL;
     }
@@ -152,7 +198,9 @@ int ib_build_fill_tensor(ib_tensor *t, const ib_fill *f, uint64_t seed, const ch
     double fi, fo;
     fans(&t->desc, f, &fi, &fo);
     switch (f->kind) {
-    case IB_FILL_ZEROS: memset(t->data, 0, t->nbytes); return IB_OK;
+    case IB_FILL_ZEROS:
+        memset(t->data, 0, t->nbytes);
+        return IB_OK;
     case IB_FILL_CONST:
         for (size_t i = 0; i < n; i++)
             store(t, i, f->a);

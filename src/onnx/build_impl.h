@@ -12,8 +12,8 @@
 /* Fill t (all dims known) as f describes, from the stream of (seed, name).
  * IB_EINVAL with a message in msg for fills that make no sense for the
  * dtype (He/Xavier on integers, unknown kinds). */
-int ib_build_fill_tensor(ib_tensor *t, const ib_fill *f, uint64_t seed, const char *name,
-                         char *msg, size_t msg_size);
+int ib_build_fill_tensor(ib_tensor *t, const ib_fill *f, uint64_t seed, const char *name, char *msg,
+                         size_t msg_size);
 
 /* Parse "batch,3,224,224" into d (dtype untouched) and params[] (arena
  * strings, NULL for fixed or unnamed dims). */

@@ -31,8 +31,7 @@ int ib_build_parse_shape(const char *s, ib_tensor_desc *d, const char **params, 
         params[i] = NULL;
     while (*p == ' ')
         p++;
-    if (!*p)
-        return IB_OK; /* scalar */
+    if (!*p) return IB_OK; /* scalar */
     for (;;) {
         while (*p == ' ')
             p++;
@@ -64,15 +63,15 @@ int ib_build_parse_shape(const char *s, ib_tensor_desc *d, const char **params, 
                 return IB_ENOMEM;
             }
         } else {
-            snprintf(msg, msg_size, "shape '%s': unexpected '%c' at column %d (use numbers, names "
-                                    "or ?, separated by commas)",
+            snprintf(msg, msg_size,
+                     "shape '%s': unexpected '%c' at column %d (use numbers, names "
+                     "or ?, separated by commas)",
                      s, *p ? *p : ' ', (int)(p - s) + 1);
             return IB_EINVAL;
         }
         while (*p == ' ')
             p++;
-        if (!*p)
-            return IB_OK;
+        if (!*p) return IB_OK;
         if (*p != ',') {
             snprintf(msg, msg_size, "shape '%s': expected ',' at column %d", s, (int)(p - s) + 1);
             return IB_EINVAL;
@@ -121,18 +120,15 @@ static int parse_scalar(parser *P, scalar *out)
         const char *st = ++P->p;
         while (*P->p && *P->p != q)
             P->p++;
-        if (!*P->p)
-            return perr(P, "unterminated string");
+        if (!*P->p) return perr(P, "unterminated string");
         out->kind = SK_STRING;
         out->s_len = (size_t)(P->p - st);
-        if (!(out->s = ib_arena_strndup(P->a, st, out->s_len)))
-            return IB_ENOMEM;
+        if (!(out->s = ib_arena_strndup(P->a, st, out->s_len))) return IB_ENOMEM;
         P->p++;
         return IB_OK;
     }
     const char *st = P->p;
-    while (*P->p && *P->p != ' ' && *P->p != ',' && *P->p != ']' && *P->p != '\t' &&
-           *P->p != '\n')
+    while (*P->p && *P->p != ' ' && *P->p != ',' && *P->p != ']' && *P->p != '\t' && *P->p != '\n')
         P->p++;
     size_t n = (size_t)(P->p - st);
     char tok[64];
@@ -172,8 +168,7 @@ static int parse_list(parser *P, ib_attr *at)
     skip_ws(P);
     while (*P->p != ']') {
         scalar s;
-        if ((rc = parse_scalar(P, &s)))
-            goto done;
+        if ((rc = parse_scalar(P, &s))) goto done;
         if (IB_VEC_PUSH(&items, s)) {
             rc = IB_ENOMEM;
             goto done;
@@ -217,8 +212,8 @@ static int parse_list(parser *P, ib_attr *at)
             goto done;
         }
         for (size_t i = 0; i < n; i++)
-            fs[i] = (float)(items.data[i].kind == SK_FLOAT ? items.data[i].f
-                                                           : (double)items.data[i].i);
+            fs[i] =
+                (float)(items.data[i].kind == SK_FLOAT ? items.data[i].f : (double)items.data[i].i);
         at->type = IB_ATTR_FLOATS;
         at->floats = fs;
     } else {
@@ -247,8 +242,7 @@ int ib_build_parse_attrs(const char *s, ib_arena *a, ib_attr **out, uint32_t *n_
     *n_out = 0;
     for (;;) {
         skip_ws(&P);
-        if (!*P.p)
-            break;
+        if (!*P.p) break;
         if (!ident_start(*P.p)) {
             rc = perr(&P, "expected an attribute name");
             goto fail;
@@ -292,8 +286,7 @@ int ib_build_parse_attrs(const char *s, ib_arena *a, ib_attr **out, uint32_t *n_
                 }
             }
         }
-        if (rc)
-            goto fail;
+        if (rc) goto fail;
         if (IB_VEC_PUSH(&attrs, at)) {
             rc = IB_ENOMEM;
             goto fail;
@@ -310,8 +303,7 @@ int ib_build_parse_attrs(const char *s, ib_arena *a, ib_attr **out, uint32_t *n_
     IB_VEC_FREE(&attrs);
     return IB_OK;
 fail:
-    if (rc == IB_ENOMEM)
-        snprintf(msg, msg_size, "out of memory");
+    if (rc == IB_ENOMEM) snprintf(msg, msg_size, "out of memory");
     IB_VEC_FREE(&attrs);
     return rc;
 }

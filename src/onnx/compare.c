@@ -27,8 +27,7 @@ static bool str_eq(const char *a, const char *b)
 static int cmp_tensor(const ib_tensor *a, const ib_tensor *b, const char *what, ib_err *err)
 {
     char da[160], db[160];
-    if (!a || !b)
-        return a == b ? IB_OK : DIFF("%s: tensor present on one side only", what);
+    if (!a || !b) return a == b ? IB_OK : DIFF("%s: tensor present on one side only", what);
     if (!ib_tensor_desc_equal(&a->desc, &b->desc))
         return DIFF("%s: %s vs %s", what, ib_tensor_desc_str(&a->desc, da, sizeof da),
                     ib_tensor_desc_str(&b->desc, db, sizeof db));
@@ -42,8 +41,7 @@ static int cmp_tensor(const ib_tensor *a, const ib_tensor *b, const char *what, 
         return IB_OK;
     }
     size_t n = ib_tensor_desc_nbytes(&a->desc);
-    if (a->nbytes < n || b->nbytes < n)
-        return DIFF("%s: data shorter than its shape", what);
+    if (a->nbytes < n || b->nbytes < n) return DIFF("%s: data shorter than its shape", what);
     const unsigned char *pa = a->data, *pb = b->data;
     for (size_t i = 0; i < n; i++)
         if (pa[i] != pb[i])
@@ -60,13 +58,15 @@ static int cmp_value(const ib_value *a, const ib_value *b, const char *where, ib
                     b->flags & mask);
     if (a->desc.dtype != b->desc.dtype || a->shape_known != b->shape_known ||
         (a->shape_known && !ib_tensor_desc_equal(&a->desc, &b->desc)))
-        return DIFF("%svalue '%s': %s%s vs %s%s", where, a->name,
-                    ib_tensor_desc_str(&a->desc, da, sizeof da), a->shape_known ? "" : " (no shape)",
-                    ib_tensor_desc_str(&b->desc, db, sizeof db), b->shape_known ? "" : " (no shape)");
+        return DIFF(
+            "%svalue '%s': %s%s vs %s%s", where, a->name,
+            ib_tensor_desc_str(&a->desc, da, sizeof da), a->shape_known ? "" : " (no shape)",
+            ib_tensor_desc_str(&b->desc, db, sizeof db), b->shape_known ? "" : " (no shape)");
     for (int32_t i = 0; a->shape_known && i < a->desc.ndim && i < IB_MAX_DIMS; i++)
         if (!str_eq(a->dim_param[i], b->dim_param[i]))
             return DIFF("%svalue '%s': dim %d is '%s' vs '%s'", where, a->name, i,
-                        a->dim_param[i] ? a->dim_param[i] : "", b->dim_param[i] ? b->dim_param[i] : "");
+                        a->dim_param[i] ? a->dim_param[i] : "",
+                        b->dim_param[i] ? b->dim_param[i] : "");
     if (a->flags & IB_VALUE_CONST) {
         char what[600];
         snprintf(what, sizeof what, "%sconstant '%s'", where, a->name);
@@ -92,7 +92,9 @@ static int cmp_attr(const ib_attr *x, const ib_attr *y, const char *where, ib_er
     snprintf(w, sizeof w, "%.600sattribute '%s'", where, x->name);
     switch (x->type) {
     case IB_ATTR_FLOAT:
-        return memcmp(&x->f, &y->f, sizeof x->f) ? DIFF("%s: %g vs %g", w, (double)x->f, (double)y->f) : IB_OK;
+        return memcmp(&x->f, &y->f, sizeof x->f)
+                   ? DIFF("%s: %g vs %g", w, (double)x->f, (double)y->f)
+                   : IB_OK;
     case IB_ATTR_INT:
         return x->i != y->i ? DIFF("%s: %lld vs %lld", w, (long long)x->i, (long long)y->i) : IB_OK;
     case IB_ATTR_STRING:
@@ -103,26 +105,25 @@ static int cmp_attr(const ib_attr *x, const ib_attr *y, const char *where, ib_er
     case IB_ATTR_INTS:
     case IB_ATTR_STRINGS: {
         size_t cx = x->count, cy = y->count;
-        if (cx != cy)
-            return DIFF("%s: %zu vs %zu elements", w, cx, cy);
+        if (cx != cy) return DIFF("%s: %zu vs %zu elements", w, cx, cy);
         for (size_t i = 0; i < cx; i++) {
-            bool same = x->type == IB_ATTR_FLOATS  ? memcmp(&x->floats[i], &y->floats[i], 4) == 0
+            bool same = x->type == IB_ATTR_FLOATS ? memcmp(&x->floats[i], &y->floats[i], 4) == 0
                         : x->type == IB_ATTR_INTS ? x->ints[i] == y->ints[i]
-                                                   : strcmp(x->strings[i], y->strings[i]) == 0;
-            if (!same)
-                return DIFF("%s: element %zu differs", w, i);
+                                                  : strcmp(x->strings[i], y->strings[i]) == 0;
+            if (!same) return DIFF("%s: element %zu differs", w, i);
         }
         return IB_OK;
     }
-    case IB_ATTR_TENSOR: return cmp_tensor(x->t, y->t, w, err);
+    case IB_ATTR_TENSOR:
+        return cmp_tensor(x->t, y->t, w, err);
     case IB_ATTR_GRAPH: {
-        if (!x->g || !y->g)
-            return x->g == y->g ? IB_OK : DIFF("%s: graph on one side only", w);
+        if (!x->g || !y->g) return x->g == y->g ? IB_OK : DIFF("%s: graph on one side only", w);
         char w2[800];
         snprintf(w2, sizeof w2, "%.700s: ", w);
         return cmp_graph(x->g, y->g, w2, err);
     }
-    default: return IB_OK;
+    default:
+        return IB_OK;
     }
 }
 
@@ -148,8 +149,7 @@ static int cmp_node(const ib_graph *a, const ib_node *x, const ib_graph *b, cons
     snprintf(w, sizeof w, "%.600snode '%s' ", where, x->name);
     for (uint32_t i = 0; i < x->n_attrs; i++) {
         int rc = cmp_attr(&x->attrs[i], &y->attrs[i], w, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     return IB_OK;
 }
@@ -158,16 +158,14 @@ static int cmp_node(const ib_graph *a, const ib_node *x, const ib_graph *b, cons
 static bool *observable(const ib_graph *g)
 {
     bool *obs = ib_calloc(g->values.len ? g->values.len : 1, sizeof *obs);
-    if (!obs)
-        return NULL;
+    if (!obs) return NULL;
     for (size_t i = 0; i < g->values.len; i++)
         obs[i] = g->values.data[i].flags || g->values.data[i].desc.dtype != IB_DTYPE_UNDEFINED;
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
         for (uint32_t k = 0; !n->dead && k < n->n_inputs + n->n_outputs; k++) {
             ib_value_id id = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
-            if (id >= 0 && (size_t)id < g->values.len)
-                obs[id] = true;
+            if (id >= 0 && (size_t)id < g->values.len) obs[id] = true;
         }
     }
     return obs;
@@ -178,12 +176,10 @@ static int cmp_values(const ib_graph *x, const ib_graph *y, const char *where, b
                       ib_err *err)
 {
     bool *obs = observable(x);
-    if (!obs)
-        return ib_err_set(err, IB_ENOMEM, "out of memory comparing graphs");
+    if (!obs) return ib_err_set(err, IB_ENOMEM, "out of memory comparing graphs");
     int rc = IB_OK;
     for (size_t i = 0; i < x->values.len && rc == IB_OK; i++) {
-        if (!obs[i])
-            continue;
+        if (!obs[i]) continue;
         const ib_value *v = &x->values.data[i];
         ib_value_id j = ib_graph_find_value(y, v->name);
         if (j == IB_VALUE_NONE)
@@ -229,10 +225,8 @@ static int cmp_graph(const ib_graph *a, const ib_graph *b, const char *where, ib
             i++;
         while (j < b->nodes.len && b->nodes.data[j].dead)
             j++;
-        if (i >= a->nodes.len || j >= b->nodes.len)
-            break;
-        if ((rc = cmp_node(a, &a->nodes.data[i], b, &b->nodes.data[j], where, err)))
-            return rc;
+        if (i >= a->nodes.len || j >= b->nodes.len) break;
+        if ((rc = cmp_node(a, &a->nodes.data[i], b, &b->nodes.data[j], where, err))) return rc;
     }
     return IB_OK;
 }

@@ -31,12 +31,10 @@ static const char *norm_domain(const char *d)
 
 int64_t ib_onnx_domain_opset(const ib_onnx_loader *L, const char *domain)
 {
-    if (!domain[0])
-        return L->opset;
+    if (!domain[0]) return L->opset;
     for (size_t i = 0; L->model && i < L->model->n_opset_import; i++) {
         const Onnx__OperatorSetIdProto *op = L->model->opset_import[i];
-        if (strcmp(norm_domain(op->domain), domain) == 0)
-            return op->has_version ? op->version : 1;
+        if (strcmp(norm_domain(op->domain), domain) == 0) return op->has_version ? op->version : 1;
     }
     return -1;
 }
@@ -77,12 +75,10 @@ static int load_model(const void *data, size_t len, const char *src, const char 
     if (opts->max_bytes && len > opts->max_bytes)
         return ib_onnx_fail(err, IB_EFORMAT, src, "model is %zu bytes, over the %llu-byte limit",
                             len, (unsigned long long)opts->max_bytes);
-    if (len == 0)
-        return ib_onnx_fail(err, IB_EFORMAT, src, "empty input: not an ONNX model");
+    if (len == 0) return ib_onnx_fail(err, IB_EFORMAT, src, "empty input: not an ONNX model");
     ProtobufCMessage *msg;
     int rc = ib_onnx_pb_unpack(&onnx__model_proto__descriptor, data, len, src, &msg, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     Onnx__ModelProto *m = (Onnx__ModelProto *)msg;
     ib_onnx_loader L;
     memset(&L, 0, sizeof L);
@@ -93,8 +89,7 @@ static int load_model(const void *data, size_t len, const char *src, const char 
     ib_onnx_ext_init(&L.ext, opts->external_data_dir ? opts->external_data_dir : dir);
     ib_arena_init(&L.tmp, 0);
     ib_graph *g = NULL;
-    if ((rc = check_opsets(&L, m)))
-        goto fail;
+    if ((rc = check_opsets(&L, m))) goto fail;
     if (!m->graph) {
         rc = ib_onnx_lfail(&L, IB_EFORMAT, "the ModelProto has no graph (is this an ONNX model?)");
         goto fail;
@@ -116,8 +111,7 @@ static int load_model(const void *data, size_t len, const char *src, const char 
         rc = ib_onnx_lfail(&L, IB_ENOMEM, "out of memory");
         goto fail;
     }
-    if ((rc = ib_onnx_load_graph_proto(&L, m->graph, NULL, g)))
-        goto fail;
+    if ((rc = ib_onnx_load_graph_proto(&L, m->graph, NULL, g))) goto fail;
     *out = g;
     g = NULL;
 fail:
@@ -139,13 +133,12 @@ int ib_onnx_load_graph(const void *data, size_t len, const char *base_dir,
 int ib_onnx_load_graph_file(const char *path, const ib_onnx_load_opts *opts, ib_graph **out,
                             ib_err *err)
 {
-    if (!path || !out)
-        return ib_err_set(err, IB_EINVAL, "ib_onnx_load_graph_file: NULL argument");
+    if (!path || !out) return ib_err_set(err, IB_EINVAL, "ib_onnx_load_graph_file: NULL argument");
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return ib_err_set(err, errno == ENOENT ? IB_ENOTFOUND : IB_EIO, "%s: cannot open: %s",
-                          path, strerror(errno));
+        return ib_err_set(err, errno == ENOENT ? IB_ENOTFOUND : IB_EIO, "%s: cannot open: %s", path,
+                          strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
@@ -178,7 +171,6 @@ int ib_onnx_load_graph_file(const char *path, const ib_onnx_load_opts *opts, ib_
         rc = load_model(map, len, path, dir, opts, out, err);
     }
     ib_free(dir);
-    if (map)
-        munmap(map, len);
+    if (map) munmap(map, len);
     return rc;
 }

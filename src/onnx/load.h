@@ -28,8 +28,8 @@ typedef struct ib_onnx_scope {
 } ib_onnx_scope;
 
 /* Fill g from gp. parent is NULL for the main graph. */
-int ib_onnx_load_graph_proto(ib_onnx_loader *L, Onnx__GraphProto *gp,
-                             const ib_onnx_scope *parent, ib_graph *g);
+int ib_onnx_load_graph_proto(ib_onnx_loader *L, Onnx__GraphProto *gp, const ib_onnx_scope *parent,
+                             ib_graph *g);
 
 /* Message "<src>: <where><what>" into L->err; returns code. */
 int ib_onnx_lfail(ib_onnx_loader *L, int code, const char *fmt, ...) IB_PRINTF(3, 4);

@@ -37,8 +37,7 @@ static const char *str_or(const char *s, const char *dflt)
 static bool scope_has(const ib_onnx_scope *s, const char *name)
 {
     for (; s; s = s->parent)
-        if (ib_graph_find_value(s->g, name) != IB_VALUE_NONE)
-            return true;
+        if (ib_graph_find_value(s->g, name) != IB_VALUE_NONE) return true;
     return false;
 }
 
@@ -47,11 +46,16 @@ static bool scope_has(const ib_onnx_scope *s, const char *name)
 static const char *type_kind(Onnx__TypeProto__ValueCase c)
 {
     switch (c) {
-    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: return "a sequence";
-    case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: return "a map";
-    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: return "an optional";
-    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE: return "a sparse tensor";
-    default: return "an unknown";
+    case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+        return "a sequence";
+    case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+        return "a map";
+    case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+        return "an optional";
+    case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
+        return "a sparse tensor";
+    default:
+        return "an unknown";
     }
 }
 
@@ -60,8 +64,7 @@ static const char *type_kind(Onnx__TypeProto__ValueCase c)
 static int set_type(ib_onnx_loader *L, ib_graph *g, ib_value_id id, const Onnx__TypeProto *tp,
                     const char *what)
 {
-    if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET)
-        return IB_OK;
+    if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) return IB_OK;
     if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
         return ib_onnx_lfail(L, IB_EUNSUPPORTED,
                              "%s '%s' has %s type; inferbench runs tensors only", what,
@@ -73,30 +76,28 @@ static int set_type(ib_onnx_loader *L, ib_graph *g, ib_value_id id, const Onnx__
         char w[300];
         snprintf(w, sizeof w, "%s '%s'", what, g->values.data[id].name);
         int rc = ib_onnx_dtype_from_proto(tt->elem_type, NULL, w, &d.dtype, L->err);
-        if (rc)
-            return ib_onnx_lfail(L, rc, "%s", L->err ? L->err->msg : w);
+        if (rc) return ib_onnx_lfail(L, rc, "%s", L->err ? L->err->msg : w);
     }
     const char *params[IB_MAX_DIMS] = {0};
     bool shape = tt && tt->shape;
     if (shape) {
         const Onnx__TensorShapeProto *sp = tt->shape;
         if (sp->n_dim > IB_MAX_DIMS)
-            return ib_onnx_lfail(L, IB_EUNSUPPORTED, "%s '%s' has rank %zu; at most %d is supported",
-                                 what, g->values.data[id].name, sp->n_dim, IB_MAX_DIMS);
+            return ib_onnx_lfail(L, IB_EUNSUPPORTED,
+                                 "%s '%s' has rank %zu; at most %d is supported", what,
+                                 g->values.data[id].name, sp->n_dim, IB_MAX_DIMS);
         d.ndim = (int32_t)sp->n_dim;
         for (size_t i = 0; i < sp->n_dim; i++) {
             const Onnx__TensorShapeProto__Dimension *dm = sp->dim[i];
             d.dims[i] = IB_DIM_DYNAMIC;
             if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
                 if (dm->dim_value < 0)
-                    return ib_onnx_lfail(L, IB_EFORMAT, "%s '%s': dim %zu is %lld (negative)",
-                                         what, g->values.data[id].name, i,
-                                         (long long)dm->dim_value);
+                    return ib_onnx_lfail(L, IB_EFORMAT, "%s '%s': dim %zu is %lld (negative)", what,
+                                         g->values.data[id].name, i, (long long)dm->dim_value);
                 d.dims[i] = dm->dim_value;
             } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                        dm->dim_param && dm->dim_param[0]) {
-                if (!(params[i] = ib_arena_strdup(&g->arena, dm->dim_param)))
-                    return oom(L);
+                if (!(params[i] = ib_arena_strdup(&g->arena, dm->dim_param))) return oom(L);
             }
         }
     }
@@ -111,34 +112,25 @@ static int set_type(ib_onnx_loader *L, ib_graph *g, ib_value_id id, const Onnx__
 
 static const char *attr_type_name(int t)
 {
-    static const char *const names[] = {"UNDEFINED", "FLOAT",   "INT",    "STRING",
-                                        "TENSOR",    "GRAPH",   "FLOATS", "INTS",
-                                        "STRINGS",   "TENSORS", "GRAPHS", "SPARSE_TENSOR",
-                                        "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+    static const char *const names[] = {
+        "UNDEFINED",      "FLOAT",      "INT",        "STRING",  "TENSOR", "GRAPH",
+        "FLOATS",         "INTS",       "STRINGS",    "TENSORS", "GRAPHS", "SPARSE_TENSOR",
+        "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
     return t >= 0 && (size_t)t < IB_ARRAY_LEN(names) ? names[t] : "unknown";
 }
 
 /* IR version 1 had no AttributeProto.type: infer it from the field in use. */
 static int attr_type(const Onnx__AttributeProto *a)
 {
-    if (a->has_type)
-        return (int)a->type;
-    if (a->n_floats)
-        return IB_ATTR_FLOATS;
-    if (a->n_ints)
-        return IB_ATTR_INTS;
-    if (a->n_strings)
-        return IB_ATTR_STRINGS;
-    if (a->t)
-        return IB_ATTR_TENSOR;
-    if (a->g)
-        return IB_ATTR_GRAPH;
-    if (a->has_s)
-        return IB_ATTR_STRING;
-    if (a->has_f)
-        return IB_ATTR_FLOAT;
-    if (a->has_i)
-        return IB_ATTR_INT;
+    if (a->has_type) return (int)a->type;
+    if (a->n_floats) return IB_ATTR_FLOATS;
+    if (a->n_ints) return IB_ATTR_INTS;
+    if (a->n_strings) return IB_ATTR_STRINGS;
+    if (a->t) return IB_ATTR_TENSOR;
+    if (a->g) return IB_ATTR_GRAPH;
+    if (a->has_s) return IB_ATTR_STRING;
+    if (a->has_f) return IB_ATTR_FLOAT;
+    if (a->has_i) return IB_ATTR_INT;
     return IB_ATTR_UNDEFINED;
 }
 
@@ -147,8 +139,7 @@ static int load_subgraph(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc
                          const ib_graph **out)
 {
     ib_graph *sub;
-    if (ib_graph_create(&sub))
-        return oom(L);
+    if (ib_graph_create(&sub)) return oom(L);
     if (IB_VEC_PUSH(&g->subgraphs, sub)) {
         ib_graph_destroy(sub);
         return oom(L);
@@ -158,8 +149,7 @@ static int load_subgraph(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc
     size_t saved = L->where_len;
     int w = snprintf(L->where + saved, sizeof L->where - saved,
                      "subgraph '%s' of node '%s': ", attr, node);
-    if (w > 0)
-        L->where_len = IB_MIN(sizeof L->where - 1, saved + (size_t)w);
+    if (w > 0) L->where_len = IB_MIN(sizeof L->where - 1, saved + (size_t)w);
     ib_onnx_scope inner = {g, sc};
     int rc = ib_onnx_load_graph_proto(L, gp, &inner, sub);
     L->where_len = saved;
@@ -168,8 +158,8 @@ static int load_subgraph(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc
     return rc;
 }
 
-static int parse_attr(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc,
-                      const char *node, const char *op, Onnx__AttributeProto *a, ib_attr *out)
+static int parse_attr(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc, const char *node,
+                      const char *op, Onnx__AttributeProto *a, ib_attr *out)
 {
     memset(out, 0, sizeof *out);
     if (!a->name || !a->name[0])
@@ -183,8 +173,12 @@ static int parse_attr(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc,
     int t = attr_type(a);
     out->type = (enum ib_attr_type)t;
     switch (t) {
-    case IB_ATTR_FLOAT: out->f = a->f; return IB_OK;
-    case IB_ATTR_INT: out->i = a->i; return IB_OK;
+    case IB_ATTR_FLOAT:
+        out->f = a->f;
+        return IB_OK;
+    case IB_ATTR_INT:
+        out->i = a->i;
+        return IB_OK;
     case IB_ATTR_STRING:
         out->s = a->s.len ? (const char *)a->s.data : "";
         out->s_len = a->s.len;
@@ -199,8 +193,7 @@ static int parse_attr(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc,
         return IB_OK;
     case IB_ATTR_STRINGS: {
         char **ss = ib_arena_alloc(&L->tmp, (a->n_strings ? a->n_strings : 1) * sizeof(char *));
-        if (!ss)
-            return oom(L);
+        if (!ss) return oom(L);
         for (size_t i = 0; i < a->n_strings; i++)
             if (!(ss[i] = ib_arena_strndup(&L->tmp, (const char *)a->strings[i].data,
                                            a->strings[i].len)))
@@ -215,13 +208,11 @@ static int parse_attr(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc,
                                  "node '%s' (%s): attribute '%s' has type TENSOR but no tensor",
                                  node, op, a->name);
         char what[1024];
-        snprintf(what, sizeof what, "%snode '%s' (%s) attribute '%s'", L->where, node, op,
-                 a->name);
+        snprintf(what, sizeof what, "%snode '%s' (%s) attribute '%s'", L->where, node, op, a->name);
         ib_tensor *ten;
         int rc = ib_onnx_tensor_from_proto(a->t, L->src, what, &L->ext, L->opts->max_bytes, &ten,
                                            L->err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         if (IB_VEC_PUSH(&g->tensors, ten)) {
             ib_tensor_free(ten);
             return oom(L);
@@ -232,8 +223,8 @@ static int parse_attr(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc,
     case IB_ATTR_GRAPH:
         if (!a->g)
             return ib_onnx_lfail(L, IB_EFORMAT,
-                                 "node '%s' (%s): attribute '%s' has type GRAPH but no graph",
-                                 node, op, a->name);
+                                 "node '%s' (%s): attribute '%s' has type GRAPH but no graph", node,
+                                 op, a->name);
         return load_subgraph(L, g, sc, a->g, node, a->name, &out->g);
     case IB_ATTR_UNDEFINED:
         return ib_onnx_lfail(L, IB_EFORMAT, "node '%s' (%s): attribute '%s' has no type or value",
@@ -263,10 +254,9 @@ static int load_initializers(ib_onnx_loader *L, Onnx__GraphProto *gp, ib_graph *
         char what[1024];
         snprintf(what, sizeof what, "%sinitializer '%s'", L->where, tp->name);
         ib_tensor *t;
-        int rc = ib_onnx_tensor_from_proto(tp, L->src, what, &L->ext, L->opts->max_bytes, &t,
-                                           L->err);
-        if (rc)
-            return rc;
+        int rc =
+            ib_onnx_tensor_from_proto(tp, L->src, what, &L->ext, L->opts->max_bytes, &t, L->err);
+        if (rc) return rc;
         ib_value_id id = ib_graph_add_value(g, tp->name, &t->desc);
         if (id == IB_VALUE_NONE || ib_graph_set_constant(g, id, t)) {
             ib_tensor_free(t);
@@ -285,18 +275,14 @@ static int load_inputs(ib_onnx_loader *L, Onnx__GraphProto *gp, ib_graph *g)
         ib_value_id id = ib_graph_find_value(g, vi->name);
         if (id != IB_VALUE_NONE) {
             if (g->values.data[id].flags & IB_VALUE_INPUT)
-                return ib_onnx_lfail(L, IB_EFORMAT, "graph input '%s' is listed twice",
-                                     vi->name);
+                return ib_onnx_lfail(L, IB_EFORMAT, "graph input '%s' is listed twice", vi->name);
             continue; /* an initializer listed as input (IR < 4): a constant */
         }
-        if ((id = ib_graph_add_value(g, vi->name, NULL)) == IB_VALUE_NONE)
-            return oom(L);
+        if ((id = ib_graph_add_value(g, vi->name, NULL)) == IB_VALUE_NONE) return oom(L);
         int rc = set_type(L, g, id, vi->type, "graph input");
-        if (rc)
-            return rc;
+        if (rc) return rc;
         g->values.data[id].flags |= IB_VALUE_INPUT;
-        if (IB_VEC_PUSH(&g->inputs, id))
-            return oom(L);
+        if (IB_VEC_PUSH(&g->inputs, id)) return oom(L);
     }
     return IB_OK;
 }
@@ -324,8 +310,8 @@ static int name_nodes(ib_onnx_loader *L, const Onnx__GraphProto *gp, const char 
         if (!name || ib_strmap_put(&seen, name, (int64_t)i))
             rc = oom(L);
         else if (np->name && np->name[0] && strcmp(name, np->name) != 0)
-            IB_LOG_DEBUG("%s: two nodes are named '%s'; the second is now '%s'", L->src,
-                         np->name, name);
+            IB_LOG_DEBUG("%s: two nodes are named '%s'; the second is now '%s'", L->src, np->name,
+                         name);
         names[i] = name;
     }
     ib_strmap_deinit(&seen);
@@ -340,8 +326,7 @@ static int load_node_outputs(ib_onnx_loader *L, const Onnx__GraphProto *gp, ib_g
         if (!np->op_type || !np->op_type[0])
             return ib_onnx_lfail(L, IB_EFORMAT, "node %zu ('%s') has no op_type", i, names[i]);
         outs[i] = ib_arena_alloc(&L->tmp, (np->n_output ? np->n_output : 1) * sizeof **outs);
-        if (!outs[i])
-            return oom(L);
+        if (!outs[i]) return oom(L);
         for (size_t k = 0; k < np->n_output; k++) {
             const char *o = np->output[k];
             if (!o || !o[0]) {
@@ -361,8 +346,7 @@ static int load_node_outputs(ib_onnx_loader *L, const Onnx__GraphProto *gp, ib_g
                                      "(%s)",
                                      o, names[v->producer], names[i], np->op_type);
             }
-            if ((id = ib_graph_add_value(g, o, NULL)) == IB_VALUE_NONE)
-                return oom(L);
+            if ((id = ib_graph_add_value(g, o, NULL)) == IB_VALUE_NONE) return oom(L);
             g->values.data[id].producer = (ib_node_id)i;
             outs[i][k] = id;
         }
@@ -388,8 +372,7 @@ static int load_value_info(ib_onnx_loader *L, const Onnx__GraphProto *gp, ib_gra
         if ((v->flags & (IB_VALUE_CONST | IB_VALUE_INPUT)) || v->desc.dtype != IB_DTYPE_UNDEFINED)
             continue;
         int rc = set_type(L, g, id, tp, "value_info");
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     return IB_OK;
 }
@@ -407,8 +390,8 @@ static int resolve(ib_onnx_loader *L, ib_graph *g, const ib_onnx_scope *sc, cons
     return IB_OK;
 }
 
-static int load_nodes(ib_onnx_loader *L, Onnx__GraphProto *gp, ib_graph *g,
-                      const ib_onnx_scope *sc, const char **names, ib_value_id **outs)
+static int load_nodes(ib_onnx_loader *L, Onnx__GraphProto *gp, ib_graph *g, const ib_onnx_scope *sc,
+                      const char **names, ib_value_id **outs)
 {
     for (size_t i = 0; i < gp->n_node; i++) {
         Onnx__NodeProto *np = gp->node[i];
@@ -431,16 +414,13 @@ static int load_nodes(ib_onnx_loader *L, Onnx__GraphProto *gp, ib_graph *g,
         ib_value_id *ins = ib_arena_alloc(&L->tmp, (np->n_input ? np->n_input : 1) * sizeof *ins);
         ib_attr *attrs =
             ib_arena_alloc(&L->tmp, (np->n_attribute ? np->n_attribute : 1) * sizeof *attrs);
-        if (!ins || !attrs)
-            return oom(L);
+        if (!ins || !attrs) return oom(L);
         for (size_t k = 0; k < np->n_input; k++) {
             const char *in = np->input[k];
             ins[k] = IB_VALUE_NONE;
-            if (!in || !in[0])
-                continue; /* absent optional input */
+            if (!in || !in[0]) continue; /* absent optional input */
             int rc = resolve(L, g, sc, in, &ins[k]);
-            if (rc)
-                return rc;
+            if (rc) return rc;
             if (ins[k] == IB_VALUE_NONE)
                 return ib_onnx_lfail(L, IB_EFORMAT,
                                      "node '%s' (%s): input %zu '%s' is not a graph input, an "
@@ -449,20 +429,19 @@ static int load_nodes(ib_onnx_loader *L, Onnx__GraphProto *gp, ib_graph *g,
         }
         for (size_t k = 0; k < np->n_attribute; k++) {
             int rc = parse_attr(L, g, sc, names[i], np->op_type, np->attribute[k], &attrs[k]);
-            if (rc)
-                return rc;
+            if (rc) return rc;
             for (size_t j = 0; j < k; j++)
                 if (strcmp(attrs[j].name, attrs[k].name) == 0)
-                    return ib_onnx_lfail(L, IB_EFORMAT, "node '%s' (%s): attribute '%s' is set twice",
-                                         names[i], np->op_type, attrs[k].name);
+                    return ib_onnx_lfail(L, IB_EFORMAT,
+                                         "node '%s' (%s): attribute '%s' is set twice", names[i],
+                                         np->op_type, attrs[k].name);
         }
         if (np->n_input > UINT32_MAX || np->n_output > UINT32_MAX || np->n_attribute > UINT32_MAX)
             return ib_onnx_lfail(L, IB_EFORMAT, "node '%s': too many inputs", names[i]);
-        ib_node_id id = ib_graph_add_node(g, np->op_type, dom, names[i], ins,
-                                          (uint32_t)np->n_input, outs[i], (uint32_t)np->n_output,
-                                          attrs, (uint32_t)np->n_attribute);
-        if (id == IB_NODE_NONE)
-            return oom(L);
+        ib_node_id id =
+            ib_graph_add_node(g, np->op_type, dom, names[i], ins, (uint32_t)np->n_input, outs[i],
+                              (uint32_t)np->n_output, attrs, (uint32_t)np->n_attribute);
+        if (id == IB_NODE_NONE) return oom(L);
         g->nodes.data[id].opset = opset;
     }
     return IB_OK;
@@ -477,8 +456,7 @@ static int load_outputs(ib_onnx_loader *L, const Onnx__GraphProto *gp, ib_graph 
             return ib_onnx_lfail(L, IB_EFORMAT, "graph output %zu has no name", i);
         ib_value_id id;
         int rc = resolve(L, g, sc, vi->name, &id);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         if (id == IB_VALUE_NONE)
             return ib_onnx_lfail(L, IB_EFORMAT,
                                  "graph output '%s' is not produced by any node, nor a graph "
@@ -488,39 +466,34 @@ static int load_outputs(ib_onnx_loader *L, const Onnx__GraphProto *gp, ib_graph 
             return ib_onnx_lfail(L, IB_EFORMAT, "graph output '%s' is listed twice", vi->name);
         if (g->values.data[id].desc.dtype == IB_DTYPE_UNDEFINED &&
             !(g->values.data[id].flags & IB_VALUE_CONST)) {
-            if ((rc = set_type(L, g, id, vi->type, "graph output")))
-                return rc;
+            if ((rc = set_type(L, g, id, vi->type, "graph output"))) return rc;
         } else if (vi->type && vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
                    vi->type->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET) {
             return set_type(L, g, id, vi->type, "graph output"); /* the unsupported error */
         }
         g->values.data[id].flags |= IB_VALUE_OUTPUT;
-        if (IB_VEC_PUSH(&g->outputs, id))
-            return oom(L);
+        if (IB_VEC_PUSH(&g->outputs, id)) return oom(L);
     }
     return IB_OK;
 }
 
-int ib_onnx_load_graph_proto(ib_onnx_loader *L, Onnx__GraphProto *gp,
-                             const ib_onnx_scope *parent, ib_graph *g)
+int ib_onnx_load_graph_proto(ib_onnx_loader *L, Onnx__GraphProto *gp, const ib_onnx_scope *parent,
+                             ib_graph *g)
 {
-    if (gp->name && !(g->graph_name = ib_arena_strdup(&g->arena, gp->name)))
-        return oom(L);
+    if (gp->name && !(g->graph_name = ib_arena_strdup(&g->arena, gp->name))) return oom(L);
     if (gp->doc_string && !g->doc && !(g->doc = ib_arena_strdup(&g->arena, gp->doc_string)))
         return oom(L);
     size_t n = gp->n_node ? gp->n_node : 1;
     const char **names = ib_arena_alloc(&L->tmp, n * sizeof *names);
     ib_value_id **outs = ib_arena_alloc(&L->tmp, n * sizeof *outs);
-    if (!names || !outs)
-        return oom(L);
+    if (!names || !outs) return oom(L);
     int rc;
     if ((rc = load_initializers(L, gp, g)) || (rc = load_inputs(L, gp, g)) ||
         (rc = name_nodes(L, gp, names)) || (rc = load_node_outputs(L, gp, g, names, outs)) ||
-        (rc = load_nodes(L, gp, g, parent, names, outs)) ||
-        (rc = load_outputs(L, gp, g, parent)) || (rc = load_value_info(L, gp, g)))
+        (rc = load_nodes(L, gp, g, parent, names, outs)) || (rc = load_outputs(L, gp, g, parent)) ||
+        (rc = load_value_info(L, gp, g)))
         return rc;
     ib_err e2;
-    if ((rc = ib_graph_toposort(g, &e2)))
-        return ib_onnx_lfail(L, rc, "%s", e2.msg);
+    if ((rc = ib_graph_toposort(g, &e2))) return ib_onnx_lfail(L, rc, "%s", e2.msg);
     return IB_OK;
 }

@@ -24,8 +24,7 @@ int ib_onnx_fail(ib_err *err, int code, const char *src, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (src)
-        return ib_err_set(err, code, "%s: %s", src, msg);
+    if (src) return ib_err_set(err, code, "%s: %s", src, msg);
     return ib_err_set(err, code, "%s", msg);
 }
 
@@ -39,8 +38,7 @@ void ib_onnx_ext_init(ib_onnx_ext *e, const char *dir)
 
 void ib_onnx_ext_close(ib_onnx_ext *e)
 {
-    if (e->fd >= 0)
-        close(e->fd);
+    if (e->fd >= 0) close(e->fd);
     e->fd = -1;
     ib_free(e->path);
     e->path = NULL;
@@ -63,15 +61,18 @@ int ib_onnx_dtype_from_proto(int32_t t, const char *src, const char *what, enum 
     case IB_DTYPE_FLOAT64:
     case IB_DTYPE_UINT32:
     case IB_DTYPE_UINT64:
-    case IB_DTYPE_BFLOAT16: *out = (enum ib_dtype)t; return IB_OK;
+    case IB_DTYPE_BFLOAT16:
+        *out = (enum ib_dtype)t;
+        return IB_OK;
     case 14:
     case 15:
-        return ib_onnx_fail(err, IB_EUNSUPPORTED, src, "%s has type %s, which inferbench does not support",
-                            what, t == 14 ? "complex64" : "complex128");
+        return ib_onnx_fail(err, IB_EUNSUPPORTED, src,
+                            "%s has type %s, which inferbench does not support", what,
+                            t == 14 ? "complex64" : "complex128");
     default:
         return ib_onnx_fail(err, t == 0 ? IB_EFORMAT : IB_EUNSUPPORTED, src,
-                            "%s has %s element type %d", what, t == 0 ? "no (UNDEFINED)" : "unknown",
-                            (int)t);
+                            "%s has %s element type %d", what,
+                            t == 0 ? "no (UNDEFINED)" : "unknown", (int)t);
     }
 }
 
@@ -79,14 +80,11 @@ int ib_onnx_dtype_from_proto(int32_t t, const char *src, const char *what, enum 
 static int parse_u64(const char *s, uint64_t *out)
 {
     uint64_t v = 0;
-    if (!s || !*s)
-        return -1;
+    if (!s || !*s) return -1;
     for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
+        if (*s < '0' || *s > '9') return -1;
         unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
+        if (v > (UINT64_MAX - d) / 10) return -1;
         v = v * 10 + d;
     }
     *out = v;
@@ -97,25 +95,21 @@ static int parse_u64(const char *s, uint64_t *out)
  * folder: refuse absolute paths and any ".." component. */
 static bool location_ok(const char *loc)
 {
-    if (!loc[0] || loc[0] == '/')
-        return false;
+    if (!loc[0] || loc[0] == '/') return false;
     for (const char *p = loc; *p;) {
         const char *e = strchr(p, '/');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n == 2 && p[0] == '.' && p[1] == '.')
-            return false;
+        if (n == 2 && p[0] == '.' && p[1] == '.') return false;
         p += n + (e ? 1 : 0);
     }
     return true;
 }
 
-static int ext_open(ib_onnx_ext *e, const char *src, const char *what, const char *loc,
-                    ib_err *err)
+static int ext_open(ib_onnx_ext *e, const char *src, const char *what, const char *loc, ib_err *err)
 {
     size_t n = strlen(e->dir) + strlen(loc) + 2;
     char *path = ib_malloc(n);
-    if (!path)
-        return ib_onnx_fail(err, IB_ENOMEM, src, "out of memory");
+    if (!path) return ib_onnx_fail(err, IB_ENOMEM, src, "out of memory");
     snprintf(path, n, "%s/%s", e->dir, loc);
     if (e->path && strcmp(e->path, path) == 0) {
         ib_free(path);
@@ -144,15 +138,13 @@ static int ext_open(ib_onnx_ext *e, const char *src, const char *what, const cha
     return IB_OK;
 }
 
-static int read_external(Onnx__TensorProto *tp, const char *src, const char *what,
-                         ib_onnx_ext *ext, const ib_tensor_desc *desc, size_t nbytes,
-                         ib_tensor **out, ib_err *err)
+static int read_external(Onnx__TensorProto *tp, const char *src, const char *what, ib_onnx_ext *ext,
+                         const ib_tensor_desc *desc, size_t nbytes, ib_tensor **out, ib_err *err)
 {
     const char *loc = NULL, *off_s = NULL, *len_s = NULL;
     for (size_t i = 0; i < tp->n_external_data; i++) {
         const Onnx__StringStringEntryProto *kv = tp->external_data[i];
-        if (!kv->key)
-            continue;
+        if (!kv->key) continue;
         if (strcmp(kv->key, "location") == 0)
             loc = kv->value ? kv->value : "";
         else if (strcmp(kv->key, "offset") == 0)
@@ -183,27 +175,24 @@ static int read_external(Onnx__TensorProto *tp, const char *src, const char *wha
                             what, len_s);
     char dbuf[160];
     if (len != nbytes)
-        return ib_onnx_fail(err, IB_EFORMAT, src,
-                            "%s: external data length %llu does not match %s (%zu bytes)", what,
-                            (unsigned long long)len, ib_tensor_desc_str(desc, dbuf, sizeof dbuf),
-                            nbytes);
+        return ib_onnx_fail(
+            err, IB_EFORMAT, src, "%s: external data length %llu does not match %s (%zu bytes)",
+            what, (unsigned long long)len, ib_tensor_desc_str(desc, dbuf, sizeof dbuf), nbytes);
     int rc = ext_open(ext, src, what, loc, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (off > ext->size || ext->size - off < len)
         return ib_onnx_fail(err, IB_EFORMAT, src,
                             "%s: external file '%s' has %llu bytes, too short for %llu bytes at "
                             "offset %llu",
-                            what, ext->path, (unsigned long long)ext->size,
-                            (unsigned long long)len, (unsigned long long)off);
+                            what, ext->path, (unsigned long long)ext->size, (unsigned long long)len,
+                            (unsigned long long)off);
     ib_tensor *t;
     if ((rc = ib_tensor_alloc(desc, &t)))
         return ib_onnx_fail(err, rc, src, "%s: cannot allocate %zu bytes", what, nbytes);
     size_t done = 0;
     while (done < nbytes) {
         ssize_t r = pread(ext->fd, (char *)t->data + done, nbytes - done, (off_t)(off + done));
-        if (r < 0 && errno == EINTR)
-            continue;
+        if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
             rc = ib_onnx_fail(err, IB_EIO, src, "%s: reading '%s' failed: %s", what, ext->path,
                               r < 0 ? strerror(errno) : "unexpected end of file");
@@ -221,8 +210,7 @@ static int adopt(const ib_tensor_desc *desc, void **data, size_t nbytes, ib_tens
 {
     ib_tensor *t;
     int rc = ib_tensor_wrap(desc, *data, nbytes, &t);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     t->owns_data = true;
     *data = NULL;
     *out = t;
@@ -230,19 +218,30 @@ static int adopt(const ib_tensor_desc *desc, void **data, size_t nbytes, ib_tens
 }
 
 /* Narrow types (int8 .. bfloat16, bool) stored one per int32_data element. */
-static int from_int32(const Onnx__TensorProto *tp, const char *src, const char *what,
-                      ib_tensor *t, ib_err *err)
+static int from_int32(const Onnx__TensorProto *tp, const char *src, const char *what, ib_tensor *t,
+                      ib_err *err)
 {
     int64_t lo = 0, hi = 0;
     switch (t->desc.dtype) {
-    case IB_DTYPE_INT8: lo = INT8_MIN, hi = INT8_MAX; break;
-    case IB_DTYPE_UINT8: lo = 0, hi = UINT8_MAX; break;
-    case IB_DTYPE_INT16: lo = INT16_MIN, hi = INT16_MAX; break;
+    case IB_DTYPE_INT8:
+        lo = INT8_MIN, hi = INT8_MAX;
+        break;
+    case IB_DTYPE_UINT8:
+        lo = 0, hi = UINT8_MAX;
+        break;
+    case IB_DTYPE_INT16:
+        lo = INT16_MIN, hi = INT16_MAX;
+        break;
     case IB_DTYPE_UINT16:
     case IB_DTYPE_FLOAT16:
-    case IB_DTYPE_BFLOAT16: lo = 0, hi = UINT16_MAX; break;
-    case IB_DTYPE_BOOL: lo = INT32_MIN, hi = INT32_MAX; break;
-    default: return IB_EINVAL;
+    case IB_DTYPE_BFLOAT16:
+        lo = 0, hi = UINT16_MAX;
+        break;
+    case IB_DTYPE_BOOL:
+        lo = INT32_MIN, hi = INT32_MAX;
+        break;
+    default:
+        return IB_EINVAL;
     }
     size_t es = ib_dtype_size(t->desc.dtype);
     for (size_t i = 0; i < tp->n_int32_data; i++) {
@@ -251,8 +250,7 @@ static int from_int32(const Onnx__TensorProto *tp, const char *src, const char *
             return ib_onnx_fail(err, IB_EFORMAT, src,
                                 "%s: int32_data[%zu] = %d is out of range for %s", what, i, v,
                                 ib_dtype_name(t->desc.dtype));
-        if (t->desc.dtype == IB_DTYPE_BOOL)
-            v = v != 0;
+        if (t->desc.dtype == IB_DTYPE_BOOL) v = v != 0;
         if (es == 1) {
             uint8_t b = (uint8_t)(v & 0xff);
             ((uint8_t *)t->data)[i] = b;
@@ -287,8 +285,7 @@ static int from_strings(Onnx__TensorProto *tp, const char *src, const char *what
     char *p = block + numel * sizeof(char *);
     for (size_t i = 0; i < numel; i++) {
         ptrs[i] = p;
-        if (tp->string_data[i].len)
-            memcpy(p, tp->string_data[i].data, tp->string_data[i].len);
+        if (tp->string_data[i].len) memcpy(p, tp->string_data[i].data, tp->string_data[i].len);
         p[tp->string_data[i].len] = '\0';
         p += tp->string_data[i].len + 1;
     }
@@ -300,13 +297,25 @@ static int from_strings(Onnx__TensorProto *tp, const char *src, const char *what
 static size_t typed_count(const Onnx__TensorProto *tp, enum ib_dtype d, const char **field)
 {
     switch (d) {
-    case IB_DTYPE_FLOAT32: *field = "float_data"; return tp->n_float_data;
-    case IB_DTYPE_FLOAT64: *field = "double_data"; return tp->n_double_data;
-    case IB_DTYPE_INT64: *field = "int64_data"; return tp->n_int64_data;
+    case IB_DTYPE_FLOAT32:
+        *field = "float_data";
+        return tp->n_float_data;
+    case IB_DTYPE_FLOAT64:
+        *field = "double_data";
+        return tp->n_double_data;
+    case IB_DTYPE_INT64:
+        *field = "int64_data";
+        return tp->n_int64_data;
     case IB_DTYPE_UINT32:
-    case IB_DTYPE_UINT64: *field = "uint64_data"; return tp->n_uint64_data;
-    case IB_DTYPE_STRING: *field = "string_data"; return tp->n_string_data;
-    default: *field = "int32_data"; return tp->n_int32_data;
+    case IB_DTYPE_UINT64:
+        *field = "uint64_data";
+        return tp->n_uint64_data;
+    case IB_DTYPE_STRING:
+        *field = "string_data";
+        return tp->n_string_data;
+    default:
+        *field = "int32_data";
+        return tp->n_int32_data;
     }
 }
 
@@ -324,23 +333,30 @@ static int from_typed(Onnx__TensorProto *tp, const char *src, const char *what,
     size_t count = typed_count(tp, desc->dtype, &field);
     char dbuf[160];
     if (count != numel || other_fields(tp) != count)
-        return ib_onnx_fail(err, IB_EFORMAT, src,
-                            "%s: %s needs %zu elements; it has %zu in %s%s", what,
-                            ib_tensor_desc_str(desc, dbuf, sizeof dbuf), numel, count, field,
+        return ib_onnx_fail(err, IB_EFORMAT, src, "%s: %s needs %zu elements; it has %zu in %s%s",
+                            what, ib_tensor_desc_str(desc, dbuf, sizeof dbuf), numel, count, field,
                             other_fields(tp) != count ? " and data in fields of other types" : "");
-    if (desc->dtype == IB_DTYPE_STRING)
-        return from_strings(tp, src, what, desc, numel, out, err);
+    if (desc->dtype == IB_DTYPE_STRING) return from_strings(tp, src, what, desc, numel, out, err);
     int rc = IB_OK;
     switch (desc->dtype) {
-    case IB_DTYPE_FLOAT32: rc = adopt(desc, (void **)&tp->float_data, nbytes, out); break;
-    case IB_DTYPE_FLOAT64: rc = adopt(desc, (void **)&tp->double_data, nbytes, out); break;
-    case IB_DTYPE_INT64: rc = adopt(desc, (void **)&tp->int64_data, nbytes, out); break;
-    case IB_DTYPE_UINT64: rc = adopt(desc, (void **)&tp->uint64_data, nbytes, out); break;
-    case IB_DTYPE_INT32: rc = adopt(desc, (void **)&tp->int32_data, nbytes, out); break;
+    case IB_DTYPE_FLOAT32:
+        rc = adopt(desc, (void **)&tp->float_data, nbytes, out);
+        break;
+    case IB_DTYPE_FLOAT64:
+        rc = adopt(desc, (void **)&tp->double_data, nbytes, out);
+        break;
+    case IB_DTYPE_INT64:
+        rc = adopt(desc, (void **)&tp->int64_data, nbytes, out);
+        break;
+    case IB_DTYPE_UINT64:
+        rc = adopt(desc, (void **)&tp->uint64_data, nbytes, out);
+        break;
+    case IB_DTYPE_INT32:
+        rc = adopt(desc, (void **)&tp->int32_data, nbytes, out);
+        break;
     default: {
         ib_tensor *t;
-        if ((rc = ib_tensor_alloc(desc, &t)))
-            break;
+        if ((rc = ib_tensor_alloc(desc, &t))) break;
         if (desc->dtype == IB_DTYPE_UINT32) {
             for (size_t i = 0; i < numel; i++) {
                 if (tp->uint64_data[i] > UINT32_MAX) {
@@ -360,8 +376,7 @@ static int from_typed(Onnx__TensorProto *tp, const char *src, const char *what,
         return IB_OK;
     }
     }
-    if (rc)
-        return ib_onnx_fail(err, IB_ENOMEM, src, "%s: out of memory", what);
+    if (rc) return ib_onnx_fail(err, IB_ENOMEM, src, "%s: out of memory", what);
     /* adopted arrays were cleared in tp; keep its counts consistent */
     if (desc->dtype == IB_DTYPE_FLOAT32)
         tp->n_float_data = 0;
@@ -377,16 +392,14 @@ static int from_typed(Onnx__TensorProto *tp, const char *src, const char *what,
 }
 
 int ib_onnx_tensor_from_proto(Onnx__TensorProto *tp, const char *src, const char *what,
-                              ib_onnx_ext *ext, uint64_t max_bytes, ib_tensor **out,
-                              ib_err *err)
+                              ib_onnx_ext *ext, uint64_t max_bytes, ib_tensor **out, ib_err *err)
 {
     *out = NULL;
     ib_tensor_desc desc;
     memset(&desc, 0, sizeof desc);
-    int rc = ib_onnx_dtype_from_proto(tp->has_data_type ? tp->data_type : 0, src, what,
-                                      &desc.dtype, err);
-    if (rc)
-        return rc;
+    int rc = ib_onnx_dtype_from_proto(tp->has_data_type ? tp->data_type : 0, src, what, &desc.dtype,
+                                      err);
+    if (rc) return rc;
     if (tp->segment)
         return ib_onnx_fail(err, IB_EUNSUPPORTED, src,
                             "%s: segmented tensors are not supported (a .pb file that holds a "
@@ -420,8 +433,8 @@ int ib_onnx_tensor_from_proto(Onnx__TensorProto *tp, const char *src, const char
         return ib_onnx_fail(err, IB_EFORMAT, src, "%s: %s is %zu bytes, over the %llu-byte limit",
                             what, ib_tensor_desc_str(&desc, dbuf, sizeof dbuf), nbytes,
                             (unsigned long long)max_bytes);
-    bool external = tp->has_data_location &&
-                    tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    bool external =
+        tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
     if (external) {
         if (desc.dtype == IB_DTYPE_STRING)
             return ib_onnx_fail(err, IB_EFORMAT, src, "%s: STRING tensors cannot be external",
@@ -440,8 +453,7 @@ int ib_onnx_tensor_from_proto(Onnx__TensorProto *tp, const char *src, const char
             rc = ib_tensor_alloc(&desc, out);
         else if ((rc = adopt(&desc, (void **)&tp->raw_data.data, nbytes, out)) == IB_OK)
             tp->raw_data.len = 0;
-        if (rc)
-            return ib_onnx_fail(err, IB_ENOMEM, src, "%s: out of memory", what);
+        if (rc) return ib_onnx_fail(err, IB_ENOMEM, src, "%s: out of memory", what);
         return IB_OK;
     }
     if (numel == 0 && !other_fields(tp)) {

@@ -22,8 +22,7 @@ typedef struct pb_alloc_state {
 static void *pb_alloc(void *user, size_t size)
 {
     void *p = ib_malloc(size);
-    if (!p && user)
-        ((pb_alloc_state *)user)->failed = 1;
+    if (!p && user) ((pb_alloc_state *)user)->failed = 1;
     return p;
 }
 
@@ -85,8 +84,7 @@ static int read_varint(const uint8_t **pp, const uint8_t *end, int max_bytes, ui
     const uint8_t *p = *pp;
     uint64_t v = 0;
     for (int i = 0; i < max_bytes; i++) {
-        if (p >= end)
-            return -1;
+        if (p >= end) return -1;
         uint8_t b = *p++;
         v |= (uint64_t)(b & 0x7fu) << (7 * i);
         if (!(b & 0x80u)) {
@@ -108,8 +106,10 @@ static int is_varint_type(ProtobufCType t)
     case PROTOBUF_C_TYPE_UINT32:
     case PROTOBUF_C_TYPE_UINT64:
     case PROTOBUF_C_TYPE_BOOL:
-    case PROTOBUF_C_TYPE_ENUM: return 1;
-    default: return 0;
+    case PROTOBUF_C_TYPE_ENUM:
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -128,13 +128,20 @@ static int is_fixed64_type(ProtobufCType t)
 static const char *wire_name(unsigned wt)
 {
     switch (wt) {
-    case 0: return "varint (0)";
-    case 1: return "64-bit (1)";
-    case 2: return "length-delimited (2)";
-    case 3: return "start-group (3)";
-    case 4: return "end-group (4)";
-    case 5: return "32-bit (5)";
-    default: return "invalid";
+    case 0:
+        return "varint (0)";
+    case 1:
+        return "64-bit (1)";
+    case 2:
+        return "length-delimited (2)";
+    case 3:
+        return "start-group (3)";
+    case 4:
+        return "end-group (4)";
+    case 5:
+        return "32-bit (5)";
+    default:
+        return "invalid";
     }
 }
 
@@ -179,11 +186,11 @@ static int scan_message(pb_scan *s, const ProtobufCMessageDescriptor *desc, cons
 static int scan_lendelim(pb_scan *s, const ProtobufCFieldDescriptor *fd, uint32_t index,
                          const uint8_t *p, const uint8_t *end)
 {
-    if (!fd)
-        return IB_OK; /* unknown field: protobuf-c keeps its bytes */
+    if (!fd) return IB_OK; /* unknown field: protobuf-c keeps its bytes */
     switch (fd->type) {
     case PROTOBUF_C_TYPE_STRING:
-    case PROTOBUF_C_TYPE_BYTES: return IB_OK;
+    case PROTOBUF_C_TYPE_BYTES:
+        return IB_OK;
     case PROTOBUF_C_TYPE_MESSAGE: {
         if (s->depth + 1 >= IB_ONNX_PB_MAX_DEPTH)
             return scan_fail(s, p, "messages nested deeper than %d levels", IB_ONNX_PB_MAX_DEPTH);
@@ -192,13 +199,11 @@ static int scan_lendelim(pb_scan *s, const ProtobufCFieldDescriptor *fd, uint32_
         f->index = index;
         f->repeated = fd->label == PROTOBUF_C_LABEL_REPEATED;
         int rc = scan_message(s, fd->descriptor, p, end);
-        if (rc == IB_OK)
-            s->depth--;
+        if (rc == IB_OK) s->depth--;
         return rc;
     }
     default:
-        if (fd->label == PROTOBUF_C_LABEL_REPEATED)
-            return check_packed(s, fd, p, end);
+        if (fd->label == PROTOBUF_C_LABEL_REPEATED) return check_packed(s, fd, p, end);
         return scan_fail(s, p, "field '%s' (%u) has wire type %s, expected %s", fd->name, fd->id,
                          wire_name(2), expected_wire(fd));
     }
@@ -212,20 +217,17 @@ static int scan_message(pb_scan *s, const ProtobufCMessageDescriptor *desc, cons
         const uint8_t *at = p;
         uint64_t tag, v;
         int r = read_varint(&p, end, 5, &tag);
-        if (r == -1)
-            return scan_fail(s, at, "truncated field tag (the data ends inside a varint)");
+        if (r == -1) return scan_fail(s, at, "truncated field tag (the data ends inside a varint)");
         if (r == -2 || tag > UINT32_MAX)
             return scan_fail(s, at, "field tag varint longer than 5 bytes");
         uint32_t num = (uint32_t)(tag >> 3);
         unsigned wt = (unsigned)(tag & 7u);
-        if (num == 0)
-            return scan_fail(s, at, "field number 0 is invalid (corrupt data)");
+        if (num == 0) return scan_fail(s, at, "field number 0 is invalid (corrupt data)");
         const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(desc, num);
         uint32_t index = 0;
         if (fd) {
             size_t fi = (size_t)(fd - desc->fields);
-            if (fi < IB_ARRAY_LEN(counts))
-                index = counts[fi]++;
+            if (fi < IB_ARRAY_LEN(counts)) index = counts[fi]++;
         }
         const char *fname = fd ? fd->name : "?";
         switch (wt) {
@@ -235,18 +237,17 @@ static int scan_message(pb_scan *s, const ProtobufCMessageDescriptor *desc, cons
                 return scan_fail(s, at, "field '%s' (%u): %s varint", fname, num,
                                  r == -1 ? "truncated" : "over-long (more than 10 bytes)");
             if (fd && !is_varint_type(fd->type))
-                return scan_fail(s, at, "field '%s' (%u) has wire type %s, expected %s", fname,
-                                 num, wire_name(wt), expected_wire(fd));
+                return scan_fail(s, at, "field '%s' (%u) has wire type %s, expected %s", fname, num,
+                                 wire_name(wt), expected_wire(fd));
             break;
         case 1:
         case 5: {
             size_t w = wt == 1 ? 8 : 4;
             if ((size_t)(end - p) < w)
-                return scan_fail(s, at, "field '%s' (%u): truncated %zu-byte value", fname, num,
-                                 w);
+                return scan_fail(s, at, "field '%s' (%u): truncated %zu-byte value", fname, num, w);
             if (fd && !(wt == 1 ? is_fixed64_type(fd->type) : is_fixed32_type(fd->type)))
-                return scan_fail(s, at, "field '%s' (%u) has wire type %s, expected %s", fname,
-                                 num, wire_name(wt), expected_wire(fd));
+                return scan_fail(s, at, "field '%s' (%u) has wire type %s, expected %s", fname, num,
+                                 wire_name(wt), expected_wire(fd));
             p += w;
             break;
         }
@@ -264,8 +265,7 @@ static int scan_message(pb_scan *s, const ProtobufCMessageDescriptor *desc, cons
             if (v > UINT32_MAX)
                 return scan_fail(s, at, "field '%s' (%u) is longer than 4 GiB", fname, num);
             int rc = scan_lendelim(s, fd, index, p, p + v);
-            if (rc)
-                return rc;
+            if (rc) return rc;
             p += v;
             break;
         }
@@ -286,8 +286,7 @@ int ib_onnx_pb_check(const ProtobufCMessageDescriptor *desc, const uint8_t *data
     s.root = desc->short_name;
     s.err = err;
     s.depth = 0;
-    if (!data && len)
-        return ib_err_set(err, IB_EINVAL, "%s: NULL data", s.src);
+    if (!data && len) return ib_err_set(err, IB_EINVAL, "%s: NULL data", s.src);
     return scan_message(&s, desc, data, data + len);
 }
 
@@ -296,8 +295,7 @@ int ib_onnx_pb_unpack(const ProtobufCMessageDescriptor *desc, const void *data, 
 {
     *out = NULL;
     int rc = ib_onnx_pb_check(desc, data, len, src, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     pb_alloc_state st = {0};
     ProtobufCAllocator a;
     ib_onnx_pb_allocator_init(&a);
@@ -318,8 +316,7 @@ int ib_onnx_pb_unpack(const ProtobufCMessageDescriptor *desc, const void *data, 
 
 void ib_onnx_pb_free(ProtobufCMessage *m)
 {
-    if (!m)
-        return;
+    if (!m) return;
     ProtobufCAllocator a;
     ib_onnx_pb_allocator_init(&a);
     protobuf_c_message_free_unpacked(m, &a);

@@ -40,8 +40,7 @@ int ib_onnx_dtype_from_proto(int32_t t, const char *src, const char *what, enum 
  * tensor in messages ("initializer 'w'"). max_bytes 0 = no limit.
  */
 int ib_onnx_tensor_from_proto(Onnx__TensorProto *tp, const char *src, const char *what,
-                              ib_onnx_ext *ext, uint64_t max_bytes, ib_tensor **out,
-                              ib_err *err);
+                              ib_onnx_ext *ext, uint64_t max_bytes, ib_tensor **out, ib_err *err);
 
 /* Fill tp (initialised here) from t: dims, data_type and raw_data pointing at
  * t's data (borrowed), or string_data for STRING. Arrays come from arena a. */

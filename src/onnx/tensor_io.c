@@ -20,8 +20,7 @@ int ib_onnx_tensor_to_proto(const ib_tensor *t, const char *name, ib_arena *a,
 {
     onnx__tensor_proto__init(tp);
     const ib_tensor_desc *d = &t->desc;
-    if (d->ndim < 0 || d->ndim > IB_MAX_DIMS || ib_tensor_desc_numel(d) < 0)
-        return IB_EINVAL;
+    if (d->ndim < 0 || d->ndim > IB_MAX_DIMS || ib_tensor_desc_numel(d) < 0) return IB_EINVAL;
     tp->n_dims = (size_t)d->ndim;
     if (d->ndim && !(tp->dims = ib_arena_memdup(a, d->dims, (size_t)d->ndim * sizeof(int64_t))))
         return IB_ENOMEM;
@@ -30,11 +29,9 @@ int ib_onnx_tensor_to_proto(const ib_tensor *t, const char *name, ib_arena *a,
     tp->name = (char *)(uintptr_t)(name ? name : "");
     if (d->dtype == IB_DTYPE_STRING) {
         size_t n = (size_t)ib_tensor_desc_numel(d);
-        if (n > t->nbytes / sizeof(char *))
-            return IB_EINVAL;
+        if (n > t->nbytes / sizeof(char *)) return IB_EINVAL;
         ProtobufCBinaryData *sd = ib_arena_alloc(a, (n ? n : 1) * sizeof *sd);
-        if (!sd)
-            return IB_ENOMEM;
+        if (!sd) return IB_ENOMEM;
         const char *const *ptrs = t->data;
         for (size_t i = 0; i < n; i++) {
             sd[i].data = (uint8_t *)(uintptr_t)ptrs[i];
@@ -45,8 +42,7 @@ int ib_onnx_tensor_to_proto(const ib_tensor *t, const char *name, ib_arena *a,
         return IB_OK;
     }
     size_t nbytes = ib_tensor_desc_nbytes(d);
-    if (ib_dtype_size(d->dtype) == 0 || nbytes > t->nbytes)
-        return IB_EINVAL;
+    if (ib_dtype_size(d->dtype) == 0 || nbytes > t->nbytes) return IB_EINVAL;
     tp->has_raw_data = 1;
     tp->raw_data.len = nbytes;
     tp->raw_data.data = (uint8_t *)t->data;
@@ -59,14 +55,11 @@ int ib_onnx_tensor_decode(const void *data, size_t len, const char *src, ib_tens
                           char **name, ib_err *err)
 {
     *out = NULL;
-    if (name)
-        *name = NULL;
-    if (!src)
-        src = "<memory>";
+    if (name) *name = NULL;
+    if (!src) src = "<memory>";
     ProtobufCMessage *msg;
     int rc = ib_onnx_pb_unpack(&onnx__tensor_proto__descriptor, data, len, src, &msg, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     Onnx__TensorProto *tp = (Onnx__TensorProto *)msg;
     char what[300];
     snprintf(what, sizeof what, "tensor '%s'", tp->name ? tp->name : "");
@@ -103,11 +96,9 @@ int ib_onnx_tensor_load_file(const char *path, ib_tensor **out, char **name, ib_
     char *buf;
     size_t len;
     *out = NULL;
-    if (name)
-        *name = NULL;
+    if (name) *name = NULL;
     int rc = ib_file_read_all(path, 0, &buf, &len, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     rc = ib_onnx_tensor_decode(buf, len, path, out, name, err);
     ib_free(buf);
     return rc;
@@ -148,8 +139,7 @@ int ib_onnx_tensor_save_file(const char *path, const ib_tensor *t, const char *n
     void *buf;
     size_t len;
     int rc = ib_onnx_tensor_encode(t, name, &buf, &len, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     rc = ib_file_write_all(path, buf, len, err);
     ib_free(buf);
     return rc;
@@ -161,17 +151,14 @@ int ib_onnx_tensor_save_file(const char *path, const ib_tensor *t, const char *n
 static int view_from_tensor(const ib_tensor *t, const char *name, ib_tensor_view *out)
 {
     size_t nl = strlen(name) + 1, off = (nl + 63) & ~(size_t)63;
-    if (t->nbytes > SIZE_MAX - off - 64)
-        return IB_ENOMEM;
+    if (t->nbytes > SIZE_MAX - off - 64) return IB_ENOMEM;
     char *block = ib_malloc(off + t->nbytes + 64);
-    if (!block)
-        return IB_ENOMEM;
+    if (!block) return IB_ENOMEM;
     memcpy(block, name, nl);
     char *data = block + off;
     uintptr_t p = ((uintptr_t)data + 63) & ~(uintptr_t)63;
     data = block + (p - (uintptr_t)block);
-    if (t->nbytes)
-        memcpy(data, t->data, t->nbytes);
+    if (t->nbytes) memcpy(data, t->data, t->nbytes);
     out->name = block;
     out->desc = t->desc;
     out->data = data;
@@ -185,11 +172,11 @@ int ib_onnx_tensor_read_memory(const void *data, size_t len, ib_tensor_view *out
     ib_tensor *t;
     char *name;
     int rc = ib_onnx_tensor_decode(data, len, NULL, &t, &name, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (t->desc.dtype == IB_DTYPE_STRING)
-        rc = ib_err_set(err, IB_EUNSUPPORTED, "tensor '%s' is a STRING tensor; only numeric "
-                                              "tensors can be read into an ib_tensor_view",
+        rc = ib_err_set(err, IB_EUNSUPPORTED,
+                        "tensor '%s' is a STRING tensor; only numeric "
+                        "tensors can be read into an ib_tensor_view",
                         name);
     else if ((rc = view_from_tensor(t, name, out)))
         ib_err_set(err, rc, "out of memory");
@@ -204,8 +191,7 @@ int ib_onnx_tensor_read_file(const char *path, ib_tensor_view *out, ib_err *err)
     ib_tensor *t;
     char *name;
     int rc = ib_onnx_tensor_load_file(path, &t, &name, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (t->desc.dtype == IB_DTYPE_STRING)
         rc = ib_err_set(err, IB_EUNSUPPORTED,
                         "%s: tensor '%s' is a STRING tensor; only numeric tensors can be read "
@@ -220,8 +206,7 @@ int ib_onnx_tensor_read_file(const char *path, ib_tensor_view *out, ib_err *err)
 
 void ib_onnx_tensor_release(ib_tensor_view *t)
 {
-    if (!t)
-        return;
+    if (!t) return;
     ib_free((void *)(uintptr_t)t->name);
     memset(t, 0, sizeof *t);
 }
@@ -238,8 +223,8 @@ static int view_check(const ib_tensor_view *v, ib_tensor *t, ib_err *err)
     size_t nbytes = ib_tensor_desc_nbytes(&v->desc);
     if ((v->capacity && v->capacity < nbytes) || (nbytes && !v->data))
         return ib_err_set(err, IB_EINVAL, "tensor '%s' %s needs %zu bytes; the view has %zu",
-                          v->name ? v->name : "", ib_tensor_desc_str(&v->desc, d, sizeof d),
-                          nbytes, v->data ? v->capacity : 0);
+                          v->name ? v->name : "", ib_tensor_desc_str(&v->desc, d, sizeof d), nbytes,
+                          v->data ? v->capacity : 0);
     t->desc = v->desc;
     t->data = v->data;
     t->nbytes = nbytes;
@@ -247,8 +232,7 @@ static int view_check(const ib_tensor_view *v, ib_tensor *t, ib_err *err)
     return IB_OK;
 }
 
-int ib_onnx_tensor_write_memory(const ib_tensor_view *t, void **out, size_t *out_len,
-                                ib_err *err)
+int ib_onnx_tensor_write_memory(const ib_tensor_view *t, void **out, size_t *out_len, ib_err *err)
 {
     ib_tensor tmp;
     *out = NULL;

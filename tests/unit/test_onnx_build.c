@@ -12,8 +12,8 @@
 #include "test.h"
 
 /* conv-bn-relu, the ResNet unit */
-static ib_value_id cbr(ib_build *b, ib_value_id x, int64_t cin, int64_t cout, int64_t k,
-                       int64_t s, bool relu)
+static ib_value_id cbr(ib_build *b, ib_value_id x, int64_t cin, int64_t cout, int64_t k, int64_t s,
+                       bool relu)
 {
     x = ib_build_conv2d(b, x, cin, cout, k, s, k / 2, 1, false);
     x = ib_build_batchnorm(b, x, cout, 1e-5);
@@ -91,8 +91,7 @@ TEST(onnx_build_resnet_roundtrip)
     /* Conv attributes came through the attribute string */
     const ib_node *conv = NULL;
     for (size_t i = 0; i < loaded->nodes.len && !conv; i++)
-        if (strcmp(loaded->nodes.data[i].op_type, "Conv") == 0)
-            conv = &loaded->nodes.data[i];
+        if (strcmp(loaded->nodes.data[i].op_type, "Conv") == 0) conv = &loaded->nodes.data[i];
     const int64_t *ks;
     ASSERT_UINT_EQ(ib_node_attr_ints(conv, "kernel_shape", &ks), 2);
     ASSERT_INT_EQ(ks[0], 3);
@@ -279,8 +278,8 @@ TEST(onnx_build_attribute_and_shape_strings)
     ib_build_destroy(b);
 
     static const char *const bad_attrs[] = {
-        "alpha=1.0.0", "x=[1,'a']", "=3", "a=1 a=2", "s='open", "k=[1,2", "k=", "k 3", "k=abc",
-        "k=99999999999999999999"};
+        "alpha=1.0.0", "x=[1,'a']", "=3",  "a=1 a=2", "s='open",
+        "k=[1,2",      "k=",        "k 3", "k=abc",   "k=99999999999999999999"};
     for (size_t i = 0; i < IB_ARRAY_LEN(bad_attrs); i++) {
         ASSERT_OK(ib_build_create(0, 17, &b));
         ib_value_id in = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "1");

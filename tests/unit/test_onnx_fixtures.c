@@ -87,10 +87,11 @@ static void fixture(const char *dir, const char *name, const void *p, size_t n)
     size_t len;
     ASSERT_OK_ERR(ib_file_read_all(path, 0, &have, &len, &err), &err);
     if (len != n || memcmp(have, p, n) != 0)
-        ib_test_fail(__FILE__, __LINE__,
-                     "%s differs from what the writer makes now (%zu vs %zu bytes); if the "
-                     "change is intended run IB_ONNX_REGEN_FIXTURES=1 make check T='onnx_fixtures_*'",
-                     path, len, n);
+        ib_test_fail(
+            __FILE__, __LINE__,
+            "%s differs from what the writer makes now (%zu vs %zu bytes); if the "
+            "change is intended run IB_ONNX_REGEN_FIXTURES=1 make check T='onnx_fixtures_*'",
+            path, len, n);
     ib_free(have);
 }
 
@@ -105,11 +106,21 @@ static void mutated(const char *name, const void *src, size_t n, int which)
 {
     Onnx__ModelProto *m = unpack_model(src, n);
     switch (which) {
-    case 0: m->graph->initializer[0]->dims[0] = 5; break;
-    case 1: m->graph->initializer[1]->dims[0] = -3; break;
-    case 2: SET_STR(m->graph->node[0]->input[0], "z"); break;
-    case 3: SET_STR(m->graph->node[1]->input[1], "missing_value"); break;
-    default: m->opset_import[0]->version = 18; break;
+    case 0:
+        m->graph->initializer[0]->dims[0] = 5;
+        break;
+    case 1:
+        m->graph->initializer[1]->dims[0] = -3;
+        break;
+    case 2:
+        SET_STR(m->graph->node[0]->input[0], "z");
+        break;
+    case 3:
+        SET_STR(m->graph->node[1]->input[1], "missing_value");
+        break;
+    default:
+        m->opset_import[0]->version = 18;
+        break;
     }
     size_t len = onnx__model_proto__get_packed_size(m);
     uint8_t *buf = malloc(len);
@@ -207,8 +218,9 @@ TEST(onnx_fixtures_load_as_expected)
         {"tiny_attrs.onnx", IB_OK, ""},
         {"tiny_ext.onnx", IB_OK, ""},
         {"truncated.onnx", IB_EFORMAT, "offset 21 in ModelProto: field 'graph' (7) declares"},
-        {"raw_size_mismatch.onnx", IB_EFORMAT, "initializer 'W': raw_data has 48 bytes but "
-                                               "float32[5,3] needs 60"},
+        {"raw_size_mismatch.onnx", IB_EFORMAT,
+         "initializer 'W': raw_data has 48 bytes but "
+         "float32[5,3] needs 60"},
         {"negative_dim.onnx", IB_EFORMAT, "initializer 'B': dim 0 is -3 (negative)"},
         {"cycle.onnx", IB_EFORMAT, "graph has a cycle"},
         {"missing_value.onnx", IB_EFORMAT, "input 1 'missing_value' is not a graph input"},
@@ -224,8 +236,7 @@ TEST(onnx_fixtures_load_as_expected)
         if (rc != cases[i].rc || !strstr(err.msg, cases[i].needle))
             ib_test_fail(__FILE__, __LINE__, "%s: expected %s \"%s\", got %s: %s", cases[i].file,
                          ib_err_name(cases[i].rc), cases[i].needle, ib_err_name(rc), err.msg);
-        if (rc != IB_OK)
-            ASSERT_STR_CONTAINS(err.msg, path);
+        if (rc != IB_OK) ASSERT_STR_CONTAINS(err.msg, path);
         ib_graph_destroy(g);
     }
     /* the constant node's bfloat16 tensor and the string attributes came back */
@@ -236,10 +247,8 @@ TEST(onnx_fixtures_load_as_expected)
     ASSERT_OK_ERR(ib_onnx_load_graph_file(path, NULL, &g, &err), &err);
     const ib_node *c = NULL, *r = NULL;
     for (size_t i = 0; i < g->nodes.len; i++) {
-        if (strcmp(g->nodes.data[i].op_type, "Constant") == 0)
-            c = &g->nodes.data[i];
-        if (strcmp(g->nodes.data[i].op_type, "Resize") == 0)
-            r = &g->nodes.data[i];
+        if (strcmp(g->nodes.data[i].op_type, "Constant") == 0) c = &g->nodes.data[i];
+        if (strcmp(g->nodes.data[i].op_type, "Resize") == 0) r = &g->nodes.data[i];
     }
     ASSERT_NOT_NULL(c);
     ASSERT_NOT_NULL(r);

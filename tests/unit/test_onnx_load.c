@@ -129,8 +129,7 @@ static Onnx__ModelProto *tiny_proto(void)
 static Onnx__TensorProto *init_named(Onnx__ModelProto *m, const char *name)
 {
     for (size_t i = 0; i < m->graph->n_initializer; i++)
-        if (strcmp(m->graph->initializer[i]->name, name) == 0)
-            return m->graph->initializer[i];
+        if (strcmp(m->graph->initializer[i]->name, name) == 0) return m->graph->initializer[i];
     ib_test_fail(__FILE__, __LINE__, "no initializer %s", name);
 }
 
@@ -237,8 +236,7 @@ TEST(onnx_load_rejects_bad_tensors)
 static Onnx__NodeProto *node_op(Onnx__ModelProto *m, const char *op)
 {
     for (size_t i = 0; i < m->graph->n_node; i++)
-        if (strcmp(m->graph->node[i]->op_type, op) == 0)
-            return m->graph->node[i];
+        if (strcmp(m->graph->node[i]->op_type, op) == 0) return m->graph->node[i];
     ib_test_fail(__FILE__, __LINE__, "no %s node", op);
 }
 
@@ -555,13 +553,15 @@ TEST(onnx_load_wire_format_errors)
         {"\x0b", 1, "wire type start-group (3)"},
         {"\x0f", 1, "wire type invalid"},
         {"\x00", 1, "field number 0 is invalid"},
-        {"\x0a\x01x", 3, "field 'ir_version' (1) has wire type length-delimited (2), expected "
-                         "varint (0)"},
+        {"\x0a\x01x", 3,
+         "field 'ir_version' (1) has wire type length-delimited (2), expected "
+         "varint (0)"},
         {"\x3a\x07\x2a\x05\x0d\x00\x00\x00\x00", 9,
          "offset 4 in ModelProto.graph.initializer[0]: field 'dims' (1) has wire type 32-bit "
          "(5), expected varint (0) or packed (2)"},
-        {"\x3a\x06\x2a\x04\x22\x02\x00\x00", 8, "packed field 'float_data' (4) has 2 bytes, not "
-                                                "a multiple of 4"},
+        {"\x3a\x06\x2a\x04\x22\x02\x00\x00", 8,
+         "packed field 'float_data' (4) has 2 bytes, not "
+         "a multiple of 4"},
         {"\x80\x80\x80\x80\x80\x01", 6, "field tag varint longer than 5 bytes"},
     };
     for (size_t i = 0; i < IB_ARRAY_LEN(cases); i++) {
@@ -570,8 +570,7 @@ TEST(onnx_load_wire_format_errors)
             ib_test_fail(__FILE__, __LINE__, "case %zu: %s: %s", i, ib_err_name(rc), err.msg);
     }
     /* unknown fields are skipped: a model with only an unknown field has no graph */
-    ASSERT_STATUS(ib_onnx_load_graph("\x08\x08\xf8\x07\x01", 5, NULL, NULL, &g, &err),
-                  IB_EFORMAT);
+    ASSERT_STATUS(ib_onnx_load_graph("\x08\x08\xf8\x07\x01", 5, NULL, NULL, &g, &err), IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "has no graph");
     ASSERT_STATUS(ib_onnx_load_graph("\x3a\x00", 2, NULL, NULL, &g, &err), IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "has no ir_version");
@@ -593,8 +592,7 @@ static void *failing(void *user, void *ptr, size_t old, size_t n)
         return NULL;
     }
     f->calls++;
-    if (f->countdown >= 0 && f->countdown-- == 0)
-        return NULL;
+    if (f->countdown >= 0 && f->countdown-- == 0) return NULL;
     return realloc(ptr, n);
 }
 
@@ -616,8 +614,7 @@ TEST_TIMEOUT(onnx_load_out_of_memory, 300)
             for (long k = 0;; k++) {
                 f.countdown = k;
                 rc = ib_onnx_write_graph(g, NULL, &out, &out_len, &err);
-                if (rc == IB_OK)
-                    break;
+                if (rc == IB_OK) break;
                 ASSERT_STATUS(rc, IB_ENOMEM);
             }
             f.countdown = -1;

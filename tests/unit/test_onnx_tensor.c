@@ -107,8 +107,7 @@ static void ext_case(const char *key, const char *value, int code, const char *n
     Onnx__TensorProto *t = m->graph->initializer[0];
     ASSERT_STR_EQ(t->name, "w1");
     for (size_t i = 0; i < t->n_external_data; i++)
-        if (strcmp(t->external_data[i]->key, key) == 0)
-            SET_STR(t->external_data[i]->value, value);
+        if (strcmp(t->external_data[i]->key, key) == 0) SET_STR(t->external_data[i]->value, value);
     int rc = pack_and_load(m, "models", NULL, NULL, &err);
     if (rc != code || !strstr(err.msg, needle))
         ib_test_fail(__FILE__, __LINE__, "%s=%s: expected %s \"%s\", got %s: %s", key, value,
@@ -132,8 +131,9 @@ TEST(onnx_external_data_rejects_bad_fields)
     ext_case("location", "/etc/passwd", IB_EFORMAT, "must be a relative path inside");
     ext_case("location", "sub/../../x", IB_EFORMAT, "must be a relative path inside");
     ext_case("location", "nothere.bin", IB_ENOTFOUND, "cannot open external data file");
-    ext_case("length", "65535", IB_EFORMAT, "external data length 65535 does not match "
-                                            "float32[128,128] (65536 bytes)");
+    ext_case("length", "65535", IB_EFORMAT,
+             "external data length 65535 does not match "
+             "float32[128,128] (65536 bytes)");
     ext_case("length", "12x", IB_EFORMAT, "length '12x' is not a number");
     ext_case("offset", "-1", IB_EFORMAT, "offset '-1' is not a number");
     ext_case("offset", "99999999999999999999999", IB_EFORMAT, "is not a number");
@@ -155,8 +155,8 @@ TEST(onnx_external_data_rejects_bad_fields)
 
 TEST(onnx_float16_bfloat16_bits_survive)
 {
-    static const uint16_t bits[] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e01,
-                                    0x0001, 0x03ff, 0x7bff, 0x1234, 0xffff};
+    static const uint16_t bits[] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00,
+                                    0x7e01, 0x0001, 0x03ff, 0x7bff, 0x1234, 0xffff};
     size_t n = IB_ARRAY_LEN(bits);
     char shape[16];
     snprintf(shape, sizeof shape, "%zu", n);
@@ -258,7 +258,9 @@ TEST(onnx_typed_fields_every_dtype)
         {IB_DTYPE_UINT8, {0, 200, 255}, "\x00\xc8\xff", 3},
         {IB_DTYPE_INT16, {-32768, 1, 32767}, "\x00\x80\x01\x00\xff\x7f", 6},
         {IB_DTYPE_UINT16, {65535, 0, 258}, "\xff\xff\x00\x00\x02\x01", 6},
-        {IB_DTYPE_INT32, {-1, 0, 2147483647}, "\xff\xff\xff\xff\x00\x00\x00\x00\xff\xff\xff\x7f",
+        {IB_DTYPE_INT32,
+         {-1, 0, 2147483647},
+         "\xff\xff\xff\xff\x00\x00\x00\x00\xff\xff\xff\x7f",
          12},
         {IB_DTYPE_BOOL, {0, 1, 7}, "\x00\x01\x01", 3},
     };

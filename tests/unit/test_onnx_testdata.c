@@ -26,19 +26,16 @@ static void find_files(const char *dir, const char *leaf, path_vec *out, int dep
 {
     DIR *d = opendir(dir);
     if (!d || depth > 6) {
-        if (d)
-            closedir(d);
+        if (d) closedir(d);
         return;
     }
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
+        if (e->d_name[0] == '.') continue;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
         struct stat st;
-        if (stat(p, &st) != 0)
-            continue;
+        if (stat(p, &st) != 0) continue;
         if (S_ISDIR(st.st_mode))
             find_files(p, leaf, out, depth + 1);
         else if (strcmp(e->d_name, leaf) == 0)
@@ -65,12 +62,10 @@ static void check_graph(const ib_graph *g, const char *path)
     }
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
-        if (!n->name[0])
-            ib_test_fail(__FILE__, __LINE__, "%s: node %zu has no name", path, i);
+        if (!n->name[0]) ib_test_fail(__FILE__, __LINE__, "%s: node %zu has no name", path, i);
         for (uint32_t k = 0; k < n->n_inputs; k++) {
             ib_value_id in = n->inputs[k];
-            if (in == IB_VALUE_NONE)
-                continue;
+            if (in == IB_VALUE_NONE) continue;
             ASSERT_TRUE(in >= 0 && (size_t)in < g->values.len);
             ib_node_id p = g->values.data[in].producer;
             if (p != IB_NODE_NONE && (size_t)p >= i)
@@ -96,8 +91,7 @@ static size_t check_pb_inputs(const ib_graph *g, const char *model_path)
             char p[4200];
             snprintf(p, sizeof p, "%s/test_data_set_%d/input_%zu.pb", dir, set, k);
             struct stat st;
-            if (stat(p, &st) != 0)
-                continue;
+            if (stat(p, &st) != 0) continue;
             ib_tensor *t;
             char *name;
             ib_err err;
@@ -123,8 +117,7 @@ static size_t check_pb_inputs(const ib_graph *g, const char *model_path)
             }
             if (t->desc.dtype != IB_DTYPE_STRING)
                 ASSERT_UINT_EQ(t->nbytes, ib_tensor_desc_nbytes(&t->desc));
-            if (t->desc.dtype != IB_DTYPE_STRING)
-                ASSERT_INT_EQ((uintptr_t)t->data % 64, 0);
+            if (t->desc.dtype != IB_DTYPE_STRING) ASSERT_INT_EQ((uintptr_t)t->data % 64, 0);
             ib_tensor_free(t);
             ib_free(name);
             checked++;
@@ -137,8 +130,7 @@ TEST_TIMEOUT(onnx_load_testdata_models, 600)
 {
     path_vec models = {0};
     find_files(TESTDATA_DIR, "model.onnx", &models, 0);
-    if (models.len == 0)
-        TEST_SKIP("libonnx-testdata is not installed (make deps)");
+    if (models.len == 0) TEST_SKIP("libonnx-testdata is not installed (make deps)");
     size_t ok = 0, old_opset = 0, non_tensor = 0, pbs = 0;
     for (size_t i = 0; i < models.len; i++) {
         const char *path = models.data[i];
@@ -188,8 +180,7 @@ TEST_TIMEOUT(onnx_read_testdata_pb_files, 600)
 {
     path_vec dirs = {0};
     find_files(TESTDATA_DIR, "model.onnx", &dirs, 0);
-    if (dirs.len == 0)
-        TEST_SKIP("libonnx-testdata is not installed (make deps)");
+    if (dirs.len == 0) TEST_SKIP("libonnx-testdata is not installed (make deps)");
     size_t ok = 0, failed = 0;
     for (size_t i = 0; i < dirs.len; i++) {
         for (int set = 0; set < 4; set++) {
@@ -200,8 +191,7 @@ TEST_TIMEOUT(onnx_read_testdata_pb_files, 600)
                              (int)(strrchr(dirs.data[i], '/') - dirs.data[i]), dirs.data[i], set,
                              io ? "output" : "input", k);
                     struct stat st;
-                    if (stat(p, &st) != 0)
-                        continue;
+                    if (stat(p, &st) != 0) continue;
                     ib_tensor *t;
                     ib_err err;
                     int rc = ib_onnx_tensor_load_file(p, &t, NULL, &err);
@@ -218,8 +208,8 @@ TEST_TIMEOUT(onnx_read_testdata_pb_files, 600)
             }
         }
     }
-    printf("# libonnx-testdata: %zu .pb tensors read, %zu rejected (sequence/optional files)\n",
-           ok, failed);
+    printf("# libonnx-testdata: %zu .pb tensors read, %zu rejected (sequence/optional files)\n", ok,
+           failed);
     ASSERT_UINT_GE(ok, 1);
     free_paths(&dirs);
 }
@@ -230,8 +220,7 @@ TEST_TIMEOUT(onnx_roundtrip_testdata_models, 600)
 {
     path_vec models = {0};
     find_files(TESTDATA_DIR, "model.onnx", &models, 0);
-    if (models.len == 0)
-        TEST_SKIP("libonnx-testdata is not installed (make deps)");
+    if (models.len == 0) TEST_SKIP("libonnx-testdata is not installed (make deps)");
     ib_onnx_load_opts o;
     ib_onnx_load_opts_defaults(&o);
     o.min_opset = 1;
@@ -239,15 +228,13 @@ TEST_TIMEOUT(onnx_roundtrip_testdata_models, 600)
     for (size_t i = 0; i < models.len; i++) {
         ib_graph *a, *b, *c;
         ib_err err;
-        if (ib_onnx_load_graph_file(models.data[i], &o, &a, &err) != IB_OK)
-            continue;
+        if (ib_onnx_load_graph_file(models.data[i], &o, &a, &err) != IB_OK) continue;
         void *buf, *buf2;
         size_t len, len2;
         ASSERT_OK_ERR(ib_onnx_write_graph(a, NULL, &buf, &len, &err), &err);
         ASSERT_OK_ERR(ib_onnx_load_graph(buf, len, NULL, &o, &b, &err), &err);
         if (ib_onnx_graph_compare(a, b, &err) != IB_OK)
-            ib_test_fail(__FILE__, __LINE__, "%s: round trip differs: %s", models.data[i],
-                         err.msg);
+            ib_test_fail(__FILE__, __LINE__, "%s: round trip differs: %s", models.data[i], err.msg);
         ASSERT_OK_ERR(ib_onnx_write_graph(b, NULL, &buf2, &len2, &err), &err);
         ASSERT_UINT_EQ(len2, len);
         ASSERT_MEM_EQ(buf2, buf, len);
