@@ -36,8 +36,9 @@ typedef struct ib_dim_bind {
 } ib_dim_bind;
 
 /* Derived constants (folded weights) shared by all graphs compiled from one
- * model in one session, so compiling another batch size does not duplicate
- * BN-folded or transposed weights. Not thread-safe (one session). */
+ * model, so another batch size or another session does not duplicate
+ * BN-folded or transposed weights. Each ib_model owns one; entries are added,
+ * never changed or removed, until the cache is destroyed. Thread-safe. */
 typedef struct ib_compile_cache ib_compile_cache;
 int ib_compile_cache_create(ib_compile_cache **out);
 void ib_compile_cache_destroy(ib_compile_cache *c);
@@ -129,8 +130,10 @@ ib_node_id ib_graph_replace_nodes(ib_graph *g, const ib_node_id *dead, size_t n_
                                   const ib_value_id *outputs, uint32_t n_outputs,
                                   const ib_attr *attrs, uint32_t n_attrs, int64_t opset);
 
-/* Derived-constant cache: look up or store a tensor under a key. On store
- * the cache takes ownership and returns a borrowed wrapper for the graph. */
+/* Derived-constant cache: look up or store a tensor under a key. A
+ * successful store takes ownership of t and sets *stored to the entry (t, or
+ * an equal tensor another thread stored first, in which case t is freed);
+ * on failure t stays the caller's. */
 const ib_tensor *ib_compile_cache_get(ib_compile_cache *c, const char *key);
 int ib_compile_cache_put(ib_compile_cache *c, const char *key, ib_tensor *t,
                          const ib_tensor **stored);

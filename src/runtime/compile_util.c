@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/thread.h"
 #include "runtime/compile.h"
 
 /* ---- clone ------------------------------------------------------------------ */
@@ -248,6 +249,7 @@ ib_node_id ib_graph_replace_nodes(ib_graph *g, const ib_node_id *dead, size_t n_
 /* ---- derived-constant cache -------------------------------------------------- */
 
 struct ib_compile_cache {
+    ib_mutex lock; /* sessions on several threads compile from one model */
     ib_arena keys;
     ib_strmap map;
     IB_VEC(ib_tensor *) tensors;
@@ -259,6 +261,11 @@ int ib_compile_cache_create(ib_compile_cache **out)
     ib_compile_cache *c = ib_calloc(1, sizeof *c);
     if (!c)
         return IB_ENOMEM;
+    int rc = ib_mutex_init(&c->lock);
+    if (rc) {
+        ib_free(c);
+        return rc;
+    }
     ib_arena_init(&c->keys, 0);
     ib_strmap_init(&c->map);
     *out = c;
@@ -274,33 +281,59 @@ void ib_compile_cache_destroy(ib_compile_cache *c)
     IB_VEC_FREE(&c->tensors);
     ib_strmap_deinit(&c->map);
     ib_arena_deinit(&c->keys);
+    ib_mutex_destroy(&c->lock);
     ib_free(c);
 }
 
 size_t ib_compile_cache_bytes(const ib_compile_cache *c)
 {
-    return c ? c->bytes : 0;
+    if (!c)
+        return 0;
+    ib_compile_cache *m = (ib_compile_cache *)(uintptr_t)c; /* the lock only */
+    ib_mutex_lock(&m->lock);
+    size_t b = c->bytes;
+    ib_mutex_unlock(&m->lock);
+    return b;
 }
 
 const ib_tensor *ib_compile_cache_get(ib_compile_cache *c, const char *key)
 {
     int64_t i;
-    if (c && ib_strmap_get(&c->map, key, &i))
-        return c->tensors.data[i];
-    return NULL;
+    const ib_tensor *t = NULL;
+    if (!c)
+        return NULL;
+    ib_mutex_lock(&c->lock);
+    if (ib_strmap_get(&c->map, key, &i))
+        t = c->tensors.data[i];
+    ib_mutex_unlock(&c->lock);
+    return t;
 }
 
 int ib_compile_cache_put(ib_compile_cache *c, const char *key, ib_tensor *t,
                          const ib_tensor **stored)
 {
+    int64_t i;
+    int rc = IB_OK;
+    ib_mutex_lock(&c->lock);
+    if (ib_strmap_get(&c->map, key, &i)) {
+        /* another session computed the same tensor meanwhile: keep that one */
+        *stored = c->tensors.data[i];
+        ib_tensor_free(t);
+        goto out;
+    }
     char *k = ib_arena_strdup(&c->keys, key);
-    if (!k || IB_VEC_PUSH(&c->tensors, t))
-        return IB_ENOMEM;
+    if (!k || IB_VEC_PUSH(&c->tensors, t)) {
+        rc = IB_ENOMEM;
+        goto out;
+    }
     if (ib_strmap_put(&c->map, k, (int64_t)(c->tensors.len - 1))) {
         c->tensors.len--;
-        return IB_ENOMEM;
+        rc = IB_ENOMEM;
+        goto out;
     }
     c->bytes += t->nbytes;
     *stored = t;
-    return IB_OK;
+out:
+    ib_mutex_unlock(&c->lock);
+    return rc;
 }

@@ -36,7 +36,8 @@ int ib_model_from_graph(ib_graph *g, ib_model **out, ib_err *err)
         }
     }
     ib_model *m = ib_calloc(1, sizeof *m);
-    if (!m) {
+    if (!m || ib_compile_cache_create(&m->cache)) {
+        ib_free(m);
         ib_graph_destroy(g);
         return ib_err_set(err, IB_ENOMEM, "out of memory creating the model");
     }
@@ -50,10 +51,16 @@ const ib_graph *ib_model_graph(const ib_model *m)
     return m ? m->graph : NULL;
 }
 
+ib_compile_cache *ib_model_cache(const ib_model *m)
+{
+    return m ? m->cache : NULL;
+}
+
 void ib_model_destroy(ib_model *m)
 {
     if (!m)
         return;
+    ib_compile_cache_destroy(m->cache);
     ib_graph_destroy(m->graph);
     ib_free(m);
 }

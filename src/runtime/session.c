@@ -159,7 +159,8 @@ static int session_init(ib_session *s, const ib_model *m, const ib_session_optio
     const ib_graph *g = ib_model_graph(m);
     s->key = ib_calloc(g->inputs.len + 1, sizeof *s->key);
     s->in_views = ib_calloc(g->inputs.len + 1, sizeof *s->in_views);
-    if (!s->backend_name || !s->key || !s->in_views || ib_compile_cache_create(&s->cache))
+    s->cache = ib_model_cache(m); /* borrowed: folded weights are per model */
+    if (!s->backend_name || !s->key || !s->in_views)
         return ib_err_set(err, IB_ENOMEM, "out of memory creating the session");
     int rc = check_ops(g, err);
     if (!rc)
@@ -243,7 +244,6 @@ void ib_session_destroy(ib_session *s)
         ib_backend_buffer_free(s->arena[b]);
         ib_backend_destroy(s->backends[b]);
     }
-    ib_compile_cache_destroy(s->cache);
     ib_free(s->staging);
     ib_free(s->key);
     ib_free(s->in_views);

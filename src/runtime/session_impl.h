@@ -7,9 +7,10 @@
  * A session holds one variant per distinct set of input shapes it has seen
  * (the batch, and any other symbolic dim such as BERT's sequence length),
  * built on first use and then reused; all variants share the session's
- * backend instances, its activation arenas (one per backend, grown when a new
- * variant needs more, which recompiles the others against the new buffers)
- * and its derived-constant cache.
+ * backend instances and its activation arenas (one per backend, grown when a
+ * new variant needs more, which recompiles the others against the new
+ * buffers); folded weights come from the model's derived-constant cache, so
+ * every session on the model shares them.
  */
 #ifndef IB_RUNTIME_SESSION_IMPL_H
 #define IB_RUNTIME_SESSION_IMPL_H
@@ -102,7 +103,7 @@ struct ib_session {
     size_t arena_cap[IB_SESSION_MAX_BACKENDS];
     unsigned char *staging; /* host bounce buffer for copies between device arenas */
     size_t staging_cap;
-    ib_compile_cache *cache;
+    ib_compile_cache *cache; /* the model's (borrowed) */
     IB_VEC(ib_variant *) variants;
     ib_variant *primary; /* compiled at create for max_batch, when possible */
     ib_tensor_desc *key;  /* scratch: the shapes of the current run's inputs */

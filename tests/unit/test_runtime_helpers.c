@@ -272,6 +272,12 @@ void th_fail_after_begin(int64_t n)
     g_budget = n;
 }
 
+void th_fail_budget(int64_t n)
+{
+    g_hit = false;
+    g_budget = n;
+}
+
 int64_t th_fail_after_end(void)
 {
     g_budget = -1; /* stays installed: its blocks must be freed through it */

@@ -90,6 +90,8 @@ uint64_t th_count_allocs_end(void);
  * call installs the allocator for the rest of the test process: call
  * th_fail_after_begin(-1) before the test allocates anything. */
 void th_fail_after_begin(int64_t n);
+/* Change the budget without a new snapshot (n < 0: stop failing). */
+void th_fail_budget(int64_t n);
 /* Stops failing; returns the blocks allocated since the last begin and not freed. */
 int64_t th_fail_after_end(void);
 /* True once an allocation has been refused since begin. */

@@ -13,6 +13,7 @@
 #include "base/thread.h"
 #include "onnx/build.h"
 #include "runtime/model.h"
+#include "runtime/session_impl.h"
 #include "test.h"
 #include "test_runtime_helpers.h"
 
@@ -169,6 +170,25 @@ TEST(runtime_session_sessions_share_a_model)
     }
     ib_session_destroy(a);
     check_run(b, g, &d, 30, 1e-4); /* b does not depend on a */
+    /* two fused sessions share the model's BN-folded weights (one copy) */
+    a = open_session(m, "reference", 2, false);
+    ib_session *c = open_session(m, "reference", 1, false);
+    const ib_graph *ga = a->primary->g, *gc = c->primary->g;
+    int shared = 0;
+    for (size_t i = 0; i < ga->nodes.len; i++) {
+        if (ga->nodes.data[i].dead || strcmp(ga->nodes.data[i].op_type, "FusedConv"))
+            continue;
+        const char *wname = ga->values.data[ga->nodes.data[i].inputs[1]].name;
+        ib_value_id wc = ib_graph_find_value(gc, wname);
+        ASSERT_INT_NE(wc, IB_VALUE_NONE);
+        ASSERT_PTR_EQ(ga->values.data[ga->nodes.data[i].inputs[1]].constant->data,
+                      gc->values.data[wc].constant->data);
+        shared++;
+    }
+    ASSERT_INT_EQ(shared, 6);
+    check_run(c, g, &d, 31, 1e-4);
+    ib_session_destroy(a);
+    ib_session_destroy(c);
     ib_session_destroy(b);
     ib_model_destroy(m);
     ib_graph_destroy(g);
