@@ -365,3 +365,71 @@ TEST(report_calc_published_list)
     ASSERT_STR_CONTAINS(err.msg, "p2.csv:2: empty source");
     ib_report_destroy(rep);
 }
+
+/* LeakSanitizer's on-demand check (ASan builds); tests end with _exit, which skips LSan. */
+int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+/* Fail the Nth allocation (N = 0, 1, 2, ...) until the whole pipeline succeeds. */
+static long g_fail_after = -1;
+static void *failing_alloc(void *user, void *ptr, size_t old, size_t n)
+{
+    (void)user;
+    (void)old;
+    if (n == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (g_fail_after == 0) return NULL;
+    if (g_fail_after > 0) g_fail_after--;
+    return realloc(ptr, n);
+}
+
+static int pipeline(const char *tree, const char *prices, ib_err *err)
+{
+    ib_report_options o;
+    ib_report_options_defaults(&o);
+    o.generated = "2024-01-01";
+    ib_report *rep = NULL;
+    int rc = ib_report_create(&o, &rep, err);
+    if (rc == IB_OK) rc = ib_report_add_tree(rep, tree, err);
+    if (rc == IB_OK) rc = ib_report_load_prices(rep, prices, err);
+    if (rc == IB_OK) rc = ib_report_compute(rep, err);
+    char *text = NULL;
+    if (rc == IB_OK) rc = ib_report_summary_json(rep, &text, err);
+    ib_free(text);
+    text = NULL;
+    if (rc == IB_OK) rc = ib_report_compare_table(rep, 0, 1, &text, err);
+    ib_free(text);
+    ib_report_destroy(rep);
+    return rc;
+}
+
+TEST_TIMEOUT(report_calc_oom_loop, 300)
+{
+    write_run("sysA", "resnet50", "Offline", 2000, "VALID");
+    write_run("sysB", "resnet50", "Offline", 1000, "VALID");
+    write_run("sysA", "resnet50", "Server", 1500, "INVALID");
+    const char *prices = write_file("p.csv", "system,price,currency,date,source\n"
+                                             "sysA,3,USD,2024-01-01,q\nsysB,1,USD,2024-01-01,q\n");
+    char tree[4096];
+    snprintf(tree, sizeof tree, "%s/tree", ib_test_tmpdir());
+    ib_err err;
+    long n = 0;
+    for (;; n++) {
+        ib_alloc_set(failing_alloc, NULL);
+        g_fail_after = n;
+        int rc = pipeline(tree, prices, &err);
+        g_fail_after = -1;
+        ib_alloc_set(NULL, NULL);
+        if (rc == IB_OK) break;
+        /* every injected failure surfaces as an out-of-memory error with a message */
+        if (rc != IB_ENOMEM)
+            ib_test_fail(__FILE__, __LINE__, "allocation %ld: %s (%s)", n, ib_err_name(rc),
+                         err.msg);
+        ASSERT_TRUE(err.msg[0] != '\0');
+        ASSERT_TRUE(n < 100000);
+    }
+    ASSERT_TRUE(n > 20); /* the pipeline allocates; the loop really injected failures */
+    if (__lsan_do_recoverable_leak_check)
+        ASSERT_INT_EQ(__lsan_do_recoverable_leak_check(), 0); /* no failure path leaked */
+}
