@@ -473,7 +473,11 @@ TEST(loadgen_plan_refused_settings)
  * SubmissionRun logs. Hashes are FNV-1a 64 over: every loaded_qsl_set (its
  * length, then its entries); the QSL indices the SUT received in call order
  * (the first `issued` queries: SingleStream/MultiStream stop early); the
- * accuracy log's (seq_id, qsl_idx) pairs sorted by seq_id.
+ * accuracy log's (seq_id, qsl_idx) pairs sorted by seq_id. Rows starting
+ * with rules=1 come from the r1.1 LoadGen (b1452de4, same compiler) and pin
+ * the v1.1 rule set: performance_issue_same issuing the set once, the
+ * Offline same-index fill, fixed-rate MultiStream accuracy/unique, the set
+ * as the first P of a shuffle of all indices, SubmissionRun.
  */
 static const struct xcheck {
     const char *name, *args;
@@ -660,6 +664,115 @@ static const struct xcheck {
      2150021074099253783ull,
      300,
      3343682839856211115ull},
+    {"x01_ss_same",
+     "rules=1 scenario=0 same=1 same_index=7 total=500 perf=120 ss_lat=1000000 min_dur=100 "
+     "min_q=50 prob=1 qsl_seed=201 sample_seed=202",
+     1,
+     {{120, 1, 120000000ll}},
+     120,
+     6237869525205383592ull,
+     18196862860153458523ull,
+     120,
+     1334744071313566771ull},
+    {"x02_off_same",
+     "rules=1 scenario=3 same=1 same_index=3 total=300 perf=80 offline_qps=100 min_dur=1000 prob=1 "
+     "qsl_seed=211 sample_seed=212",
+     1,
+     {{1, 80, 10000000ll}},
+     1,
+     14561228378161980121ull,
+     1588425820414273923ull,
+     80,
+     14560683213001394979ull},
+    {"x04_ms_acc",
+     "rules=1 scenario=1 mode=1 total=700 perf=200 spq=4 ms_qps=100 qsl_seed=221 sample_seed=222",
+     4,
+     {{50, 4, 500000000ll}, {50, 4, 500000000ll}, {50, 4, 500000000ll}, {25, 4, 250000000ll}},
+     175,
+     9803854153650104693ull,
+     18089815758998695359ull,
+     700,
+     3607577447600665323ull},
+    {"x05_ms_unique",
+     "rules=1 scenario=1 unique=1 total=500 perf=100 spq=6 ms_qps=1000 min_dur=0 min_q=10 prob=1 "
+     "qsl_seed=231 sample_seed=232",
+     1,
+     {{17, 6, 17000000ll}},
+     10,
+     13484738682548648293ull,
+     1047325180036226326ull,
+     60,
+     11124403901070644802ull},
+    {"x06_server_submission",
+     "rules=1 scenario=2 mode=0 total=300 perf=128 server_qps=3000 min_dur=200 min_q=50 prob=0.3 "
+     "acc_seed=5 qsl_seed=241 sample_seed=242 sched_seed=243",
+     4,
+     {{128, 1, 43637358ll}, {128, 1, 43637358ll}, {44, 1, 9890355ll}, {590, 1, 201335290ll}},
+     890,
+     780648282915771190ull,
+     5095332166350930846ull,
+     494,
+     8744192014333018024ull},
+    {"x07_ss_submission_sampled",
+     "rules=1 scenario=0 mode=0 total=300 perf=100 min_dur=0 min_q=200 target=50 "
+     "acc_seed=720381539243781796 qsl_seed=251 sample_seed=252",
+     4,
+     {{100, 1, 100000000ll}, {100, 1, 100000000ll}, {100, 1, 100000000ll}, {200, 1, 200000000ll}},
+     500,
+     11150280412654499063ull,
+     16425733042085134645ull,
+     354,
+     16699721485736077316ull},
+    {"x08_server_fy_total",
+     "rules=1 scenario=2 total=100000 perf=70001 server_qps=2000 min_dur=300 min_q=10 prob=1 "
+     "qsl_seed=261 sample_seed=262 sched_seed=263",
+     1,
+     {{621, 1, 300694305ll}},
+     621,
+     11362494192446186691ull,
+     17575454926789925378ull,
+     621,
+     9841469821607561778ull},
+    {"x09_off_unique",
+     "rules=1 scenario=3 unique=1 total=2000 perf=300 offline_qps=100 min_dur=100 prob=1 "
+     "qsl_seed=271 sample_seed=272",
+     1,
+     {{1, 300, 10000000ll}},
+     1,
+     6594347332315928685ull,
+     5215899874776558983ull,
+     300,
+     899790155748701017ull},
+    {"x10_server_same",
+     "rules=1 scenario=2 same=1 same_index=5 total=1000 perf=100 server_qps=1000 min_dur=300 "
+     "prob=1 qsl_seed=281 sample_seed=282 sched_seed=283",
+     1,
+     {{100, 1, 100081315ll}},
+     100,
+     5026580764286500425ull,
+     17268164943461254387ull,
+     100,
+     2930057653203964883ull},
+    {"x11_ss_overgen",
+     "rules=1 scenario=0 total=1000 perf=100 ss_lat=1000000 min_dur=100 min_q=10 prob=1 "
+     "qsl_seed=291 sample_seed=292",
+     1,
+     {{201, 1, 201000000ll}},
+     201,
+     1470953312693941285ull,
+     14041637880213494344ull,
+     201,
+     15114594955804820900ull},
+    {"x12_ms_perf",
+     "rules=1 scenario=1 total=3000 perf=999 spq=8 ms_qps=500 min_dur=0 min_q=300 prob=1 "
+     "qsl_seed=301 sample_seed=302",
+     1,
+     {{300, 8, 600000000ll}},
+     300,
+     15960896002802507278ull,
+     5292783616302419759ull,
+     2400,
+     9608140809978423149ull},
 };
 
 static uint64_t fnv(uint64_t h, uint64_t x)
@@ -679,7 +792,11 @@ static void xcheck_settings(const char *args, ib_lg_settings *s, uint64_t *total
         const char *k = tok, *v = eq + 1;
         uint64_t u = strtoull(v, NULL, 0);
         double d = strtod(v, NULL);
-        if (!strcmp(k, "scenario"))
+        if (!strcmp(k, "rules")) {
+            enum ib_lg_scenario sc = s->scenario;
+            ib_lg_settings_defaults_rules(s, (enum ib_lg_rules)u);
+            s->scenario = sc;
+        } else if (!strcmp(k, "scenario"))
             s->scenario = (enum ib_lg_scenario)u;
         else if (!strcmp(k, "mode"))
             s->mode = (enum ib_lg_mode)u;
@@ -725,12 +842,14 @@ static void xcheck_settings(const char *args, ib_lg_settings *s, uint64_t *total
             s->performance_sample_count_override = u;
         else if (!strcmp(k, "acc_override"))
             s->accuracy_sample_count_override = u;
+        else if (!strcmp(k, "ms_qps"))
+            s->multi_stream_target_qps = d;
         else
             ib_test_fail(__FILE__, __LINE__, "unknown key %s", k);
     }
 }
 
-TEST(loadgen_plan_official_6017_cross_check)
+TEST(loadgen_plan_official_loadgen_cross_check)
 {
     for (size_t c = 0; c < sizeof k_official / sizeof k_official[0]; c++) {
         const struct xcheck *x = &k_official[c];
