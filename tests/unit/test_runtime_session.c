@@ -488,3 +488,27 @@ TEST(runtime_session_threads_share_one_model_cpu)
 {
     threads_on("cpu");
 }
+
+TEST(runtime_session_variant_cache_is_bounded)
+{
+    ib_graph *g;
+    ib_build *b;
+    ASSERT_OK(ib_build_create(1, 17, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "batch,4");
+    ib_value_id y = IB_BUILD_OP(b, "Relu", "", ib_build_linear(b, x, 4, 3, true));
+    ib_build_output(b, y, "y", IB_DTYPE_FLOAT32, "batch,3");
+    ib_model *m = write_and_load(b, "m.onnx", &g);
+    ib_session *s = open_session(m, "reference", 80, false);
+    ib_variant *first = s->primary;
+    for (int64_t bt = 1; bt <= 80; bt++) {
+        ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 2, bt, (int64_t)4);
+        check_run(s, g, &d, (uint64_t)bt, 1e-5);
+        ASSERT_UINT_LE(s->variants.len, IB_SESSION_MAX_VARIANTS);
+    }
+    ASSERT_PTR_EQ(s->primary, first); /* the max_batch variant is never evicted */
+    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 2, (int64_t)1, (int64_t)4);
+    check_run(s, g, &d, 7, 1e-5); /* evicted earlier: rebuilt */
+    ib_session_destroy(s);
+    ib_model_destroy(m);
+    ib_graph_destroy(g);
+}
