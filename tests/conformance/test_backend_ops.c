@@ -23,6 +23,14 @@
 #include "test.h"
 #include "test_backend_ops.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+/* The runner leaves with _exit(), which skips LeakSanitizer: check here. */
+#define BO_LEAK_CHECK() __lsan_do_leak_check()
+#else
+#define BO_LEAK_CHECK() ((void)0)
+#endif
+
 #define GUARD 64
 #define GUARD_BYTE 0xA5
 #define FILL_BYTE 0xFF
@@ -590,6 +598,7 @@ static void run_family(const char *family, void (*build)(bo *))
     printf("# %s: %d cases, %d failed comparisons\n", family, b.cases, b.failed);
     ASSERT_INT_GT(b.cases, 0);
     ASSERT_INT_EQ(b.failed, 0);
+    BO_LEAK_CHECK();
 }
 
 TEST_TIMEOUT(cpu_ops_conv, 300)
