@@ -89,9 +89,10 @@ static void log_logger_counters(ib_lg_test *t)
     IB_LG_LOG_UINT(d, "logger_tls_total_swap_buffers_slot_retry_count", 0);
 }
 
+/* The latency in a completed slot, -1 for not issued / pending / LOST. */
 static int64_t slot_latency(int64_t v)
 {
-    return v < 0 ? -(v + 1) : -1;
+    return v < 0 && v != IB_LG_SLOT_LOST ? -(v + 1) : -1;
 }
 
 /* MultiStream per-query latencies (time until the query's last sample) and
