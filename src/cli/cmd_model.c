@@ -29,28 +29,27 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: inferbench model info FILE.onnx [--json]\n"
-            "       inferbench model run FILE.onnx --input NAME=FILE.pb [--input ...]\n"
-            "                  [--backend cpu|reference] [--precision fp32|bf16|int8]\n"
-            "                  [--batch N] [--threads N] [--no-fusion] --output-dir DIR\n\n"
-            "info  prints the model's inputs and outputs (symbolic dims by name), its op\n"
-            "      histogram, parameter count and an estimate of the FLOPs of one sample\n"
-            "      (2 x multiply-adds at batch 1); --json prints the same as one JSON object.\n"
-            "run   runs one inference on the inputs (ONNX TensorProto files, as in the ONNX\n"
-            "      node tests; NAME= may be omitted when the file names its tensor) and\n"
-            "      writes every output to DIR/<output name>.pb (characters other than\n"
-            "      letters, digits, '.', '-' and '_' in the name become '_').\n"
-            "      --batch sets the session's max_batch (default: the inputs' batch);\n"
-            "      --precision int8 calibrates on the given inputs.\n\n"
-            "Exit codes: 0 success, 1 runtime error, 2 usage, model or input error.\n");
+    fprintf(f, "usage: inferbench model info FILE.onnx [--json]\n"
+               "       inferbench model run FILE.onnx --input NAME=FILE.pb [--input ...]\n"
+               "                  [--backend cpu|reference] [--precision fp32|bf16|int8]\n"
+               "                  [--batch N] [--threads N] [--no-fusion] --output-dir DIR\n\n"
+               "info  prints the model's inputs and outputs (symbolic dims by name), its op\n"
+               "      histogram, parameter count and an estimate of the FLOPs of one sample\n"
+               "      (2 x multiply-adds at batch 1); --json prints the same as one JSON object.\n"
+               "run   runs one inference on the inputs (ONNX TensorProto files, as in the ONNX\n"
+               "      node tests; NAME= may be omitted when the file names its tensor) and\n"
+               "      writes every output to DIR/<output name>.pb (characters other than\n"
+               "      letters, digits, '.', '-' and '_' in the name become '_').\n"
+               "      --batch sets the session's max_batch (default: the inputs' batch);\n"
+               "      --precision int8 calibrates on the given inputs.\n\n"
+               "Exit codes: 0 success, 1 runtime error, 2 usage, model or input error.\n");
 }
 
 /* ---- info ---------------------------------------------------------------------- */
 
 typedef struct hist_ctx {
-    ib_jw *jw;      /* JSON mode */
-    FILE *out;      /* text mode */
+    ib_jw *jw; /* JSON mode */
+    FILE *out; /* text mode */
 } hist_ctx;
 
 static void hist_cb(void *user, const char *op, uint64_t count)
@@ -76,8 +75,7 @@ static void shape_text(const ib_graph *g, ib_value_id id, char *buf, size_t n)
             off += (size_t)snprintf(buf + off, n - off, "%s%s", sep,
                                     v->dim_param[k] && v->dim_param[k][0] ? v->dim_param[k] : "?");
     }
-    if (off < n)
-        snprintf(buf + off, n - off, "]");
+    if (off < n) snprintf(buf + off, n - off, "]");
 }
 
 static void json_values(ib_jw *jw, const ib_graph *g, const ib_value_id *ids, size_t n)
@@ -139,8 +137,7 @@ static int info_json(const char *path, const ib_model *m, const ib_model_stats *
     ib_jw_object_end(&jw);
     ib_jw_object_end(&jw);
     int rc = ib_jw_finish(&jw);
-    if (!rc)
-        printf("%s\n", ib_strbuf_cstr(&sb));
+    if (!rc) printf("%s\n", ib_strbuf_cstr(&sb));
     ib_strbuf_deinit(&sb);
     return rc ? IB_EXIT_RUNTIME : IB_EXIT_OK;
 }
@@ -189,8 +186,7 @@ static int cmd_info(int argc, char **argv)
         } else
             return ib_cli_usage_error("model", "bad option for 'model info'");
     }
-    if (optind != argc - 1)
-        return ib_cli_usage_error("model", "'model info' takes one model file");
+    if (optind != argc - 1) return ib_cli_usage_error("model", "'model info' takes one model file");
     const char *path = argv[optind];
     ib_model *m;
     ib_err err;
@@ -247,8 +243,12 @@ static int parse_run(int argc, char **argv, run_args *a)
                 return ib_cli_usage_error("model", "more than %d --input", MAX_INPUTS);
             a->input_spec[a->n_inputs++] = optarg;
             break;
-        case 'o': a->out_dir = optarg; break;
-        case 'b': a->backend = optarg; break;
+        case 'o':
+            a->out_dir = optarg;
+            break;
+        case 'b':
+            a->backend = optarg;
+            break;
         case 'p':
             if (ib_precision_parse(optarg, &a->precision))
                 return ib_cli_usage_error("model", "unknown precision '%s'", optarg);
@@ -263,18 +263,20 @@ static int parse_run(int argc, char **argv, run_args *a)
             if (*end || a->threads < 0 || a->threads > 4096)
                 return ib_cli_usage_error("model", "--threads needs a number >= 0");
             break;
-        case 'F': a->no_fusion = true; break;
-        case 'h': usage(stdout); return -1;
-        default: return ib_cli_usage_error("model", "bad option for 'model run'");
+        case 'F':
+            a->no_fusion = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            return ib_cli_usage_error("model", "bad option for 'model run'");
         }
     }
-    if (optind != argc - 1)
-        return ib_cli_usage_error("model", "'model run' takes one model file");
+    if (optind != argc - 1) return ib_cli_usage_error("model", "'model run' takes one model file");
     a->model = argv[optind];
-    if (!a->out_dir)
-        return ib_cli_usage_error("model", "'model run' needs --output-dir");
-    if (!a->n_inputs)
-        return ib_cli_usage_error("model", "'model run' needs at least one --input");
+    if (!a->out_dir) return ib_cli_usage_error("model", "'model run' needs --output-dir");
+    if (!a->n_inputs) return ib_cli_usage_error("model", "'model run' needs at least one --input");
     return IB_EXIT_OK;
 }
 
@@ -293,8 +295,7 @@ static int read_inputs(const run_args *a, ib_tensor_view *in, char **names)
         if (eq) {
             /* the view's name is the block ib_onnx_tensor_release frees: keep it */
             char *nm = strndup(spec, (size_t)(eq - spec));
-            if (!nm)
-                return IB_EXIT_RUNTIME;
+            if (!nm) return IB_EXIT_RUNTIME;
             names[i] = (char *)(uintptr_t)in[i].name;
             in[i].name = nm;
         } else if (!in[i].name || !in[i].name[0]) {
@@ -329,8 +330,7 @@ static int output_descs(const ib_model *m, const ib_tensor_view *in, size_t n_in
     o.no_fuse = true;
     ib_graph *cg;
     int rc = ib_compile(g, &o, &cg, NULL, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     for (size_t i = 0; i < cg->outputs.len; i++)
         out[i] = cg->values.data[cg->outputs.data[i]].desc;
     ib_graph_destroy(cg);
@@ -342,8 +342,8 @@ static void safe_name(const char *name, char *buf, size_t n)
     size_t k = 0;
     for (; name[k] && k + 1 < n; k++) {
         char ch = name[k];
-        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                  ch == '.' || ch == '-' || ch == '_';
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                  (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
         buf[k] = ok ? ch : '_';
     }
     buf[k] = 0;
@@ -371,8 +371,7 @@ static int write_outputs(const run_args *a, const ib_model *m, ib_tensor_view *o
             return IB_EXIT_RUNTIME;
         }
         char d[160];
-        printf("%s %s -> %s\n", outs[i].name, ib_tensor_desc_str(&outs[i].desc, d, sizeof d),
-               path);
+        printf("%s %s -> %s\n", outs[i].name, ib_tensor_desc_str(&outs[i].desc, d, sizeof d), path);
     }
     IB_UNUSED(m);
     return IB_EXIT_OK;
@@ -392,8 +391,7 @@ static int run_session(const run_args *a, const ib_model *m, ib_tensor_view *in,
     for (size_t i = 0; !a->batch && i < a->n_inputs; i++)
         if (in[i].desc.ndim > 0 && in[i].desc.dims[0] > so.max_batch)
             so.max_batch = in[i].desc.dims[0];
-    if (so.max_batch < 1)
-        so.max_batch = 1;
+    if (so.max_batch < 1) so.max_batch = 1;
     if (a->precision == IB_PRECISION_INT8) {
         so.calib_inputs = in;
         so.calib_batches = 1;
@@ -418,8 +416,7 @@ static int cmd_run(int argc, char **argv)
 {
     run_args a;
     int ex = parse_run(argc, argv, &a);
-    if (ex)
-        return ex < 0 ? IB_EXIT_OK : ex;
+    if (ex) return ex < 0 ? IB_EXIT_OK : ex;
     ib_tensor_view in[MAX_INPUTS];
     char *names[MAX_INPUTS] = {NULL};
     memset(in, 0, sizeof in);
@@ -428,8 +425,7 @@ static int cmd_run(int argc, char **argv)
     ib_tensor_desc *descs = NULL;
     ib_err err;
     size_t n_out = 0;
-    if ((ex = read_inputs(&a, in, names)))
-        goto out;
+    if ((ex = read_inputs(&a, in, names))) goto out;
     int rc = ib_model_load_file(a.model, NULL, &m, &err);
     if (rc) {
         ib_cli_error("model", "%s", err.msg);
@@ -456,8 +452,7 @@ static int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    if (!(ex = run_session(&a, m, in, outs, n_out)))
-        ex = write_outputs(&a, m, outs, n_out);
+    if (!(ex = run_session(&a, m, in, outs, n_out))) ex = write_outputs(&a, m, outs, n_out);
 out:
     for (size_t i = 0; outs && i < n_out; i++)
         free(outs[i].data);
@@ -485,9 +480,7 @@ int ib_cmd_model(int argc, char **argv)
         usage(stdout);
         return IB_EXIT_OK;
     }
-    if (!strcmp(sub, "info"))
-        return cmd_info(argc - 1, argv + 1);
-    if (!strcmp(sub, "run"))
-        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(sub, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(sub, "run")) return cmd_run(argc - 1, argv + 1);
     return ib_cli_usage_error("model", "unknown subcommand '%s' (info, run)", sub);
 }

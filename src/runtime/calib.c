@@ -17,8 +17,7 @@
 bool ib_session_range(const ib_session *s, const char *name, float *lo, float *hi)
 {
     int64_t i;
-    if (!s->ranges.len || !ib_strmap_get(&s->range_index, name, &i))
-        return false;
+    if (!s->ranges.len || !ib_strmap_get(&s->range_index, name, &i)) return false;
     *lo = s->ranges.data[2 * i];
     *hi = s->ranges.data[2 * i + 1];
     return true;
@@ -28,15 +27,12 @@ static int note_range(ib_session *s, const char *name, float lo, float hi)
 {
     int64_t i;
     if (ib_strmap_get(&s->range_index, name, &i)) {
-        if (lo < s->ranges.data[2 * i])
-            s->ranges.data[2 * i] = lo;
-        if (hi > s->ranges.data[2 * i + 1])
-            s->ranges.data[2 * i + 1] = hi;
+        if (lo < s->ranges.data[2 * i]) s->ranges.data[2 * i] = lo;
+        if (hi > s->ranges.data[2 * i + 1]) s->ranges.data[2 * i + 1] = hi;
         return IB_OK;
     }
     char *key = ib_arena_strdup(&s->names, name);
-    if (!key || IB_VEC_PUSH(&s->ranges, lo) || IB_VEC_PUSH(&s->ranges, hi))
-        return IB_ENOMEM;
+    if (!key || IB_VEC_PUSH(&s->ranges, lo) || IB_VEC_PUSH(&s->ranges, hi)) return IB_ENOMEM;
     return ib_strmap_put(&s->range_index, key, (int64_t)(s->ranges.len / 2 - 1));
 }
 
@@ -49,8 +45,7 @@ static int collect(ib_session *s, const ib_variant *v, ib_err *err)
         for (size_t i = 0; i < ap->n; i++) {
             const ib_value *val = &v->g->values.data[ap->value[i]];
             size_t n = ib_tensor_desc_nbytes(&val->desc);
-            if (val->desc.dtype != IB_DTYPE_FLOAT32 || !n)
-                continue;
+            if (val->desc.dtype != IB_DTYPE_FLOAT32 || !n) continue;
             float *tmp = NULL;
             const float *x = host ? (const float *)(const void *)(host + ap->pv[i].offset) : NULL;
             if (!x) {
@@ -65,8 +60,7 @@ static int collect(ib_session *s, const ib_variant *v, ib_err *err)
             }
             float lo = INFINITY, hi = -INFINITY;
             for (size_t k = 0; k < n / sizeof(float); k++) {
-                if (isnan(x[k]))
-                    continue;
+                if (isnan(x[k])) continue;
                 lo = x[k] < lo ? x[k] : lo;
                 hi = x[k] > hi ? x[k] : hi;
             }
@@ -100,11 +94,9 @@ int ib_session_calibrate(ib_session *s, ib_err *err)
         if (!same) {
             ib_variant_free(s, v);
             v = NULL;
-            if ((rc = ib_variant_build(s, s->key, true, &v, err)))
-                break;
+            if ((rc = ib_variant_build(s, s->key, true, &v, err))) break;
         }
-        if (!(rc = ib_session_run_variant(s, v, s->in_views, err)))
-            rc = collect(s, v, err);
+        if (!(rc = ib_session_run_variant(s, v, s->in_views, err))) rc = collect(s, v, err);
     }
     ib_variant_free(s, v);
     /* no variant exists yet: drop the calibration-sized arenas */

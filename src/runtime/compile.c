@@ -24,10 +24,8 @@ static int run_fusions(ib_pass_ctx *c)
                                      ib_pass_fuse_conv};
     for (size_t i = 0; i < IB_ARRAY_LEN(passes); i++) {
         int rc = ib_graph_toposort(c->g, c->err);
-        if (!rc)
-            rc = passes[i](c);
-        if (rc)
-            return rc;
+        if (!rc) rc = passes[i](c);
+        if (rc) return rc;
     }
     return ib_graph_toposort(c->g, c->err);
 }
@@ -41,8 +39,7 @@ int ib_compile(const ib_graph *src, const ib_compile_options *o, ib_graph **out,
         ib_compile_options_defaults(&dflt);
         o = &dflt;
     }
-    if (!stats)
-        stats = &local;
+    if (!stats) stats = &local;
     memset(stats, 0, sizeof *stats);
     ib_pass_ctx c;
     memset(&c, 0, sizeof c);
@@ -50,8 +47,7 @@ int ib_compile(const ib_graph *src, const ib_compile_options *o, ib_graph **out,
     c.stats = stats;
     c.err = err;
     int rc = ib_graph_clone(src, &c.g);
-    if (rc)
-        return ib_err_set(err, rc, "out of memory copying the graph");
+    if (rc) return ib_err_set(err, rc, "out of memory copying the graph");
     /* the model's own constants are "pure": results derived only from them
      * can be cached across batch sizes */
     for (size_t i = 0; i < c.g->values.len; i++)
@@ -62,16 +58,12 @@ int ib_compile(const ib_graph *src, const ib_compile_options *o, ib_graph **out,
     if ((rc = ib_graph_toposort(c.g, err)) || (rc = ib_pass_bind(&c)) ||
         (rc = ib_pass_infer(&c, !o->no_fold)))
         goto fail;
-    if (!o->no_dce && ((rc = ib_pass_dce(&c)) || (rc = ib_graph_toposort(c.g, err))))
-        goto fail;
+    if (!o->no_dce && ((rc = ib_pass_dce(&c)) || (rc = ib_graph_toposort(c.g, err)))) goto fail;
     if (!o->no_fuse) {
-        if ((rc = run_fusions(&c)) || (rc = ib_pass_infer(&c, false)))
-            goto fail;
-        if (!o->no_dce && (rc = ib_pass_dce(&c)))
-            goto fail;
+        if ((rc = run_fusions(&c)) || (rc = ib_pass_infer(&c, false))) goto fail;
+        if (!o->no_dce && (rc = ib_pass_dce(&c))) goto fail;
     }
-    if ((rc = ib_graph_toposort(c.g, err)))
-        goto fail;
+    if ((rc = ib_graph_toposort(c.g, err))) goto fail;
     IB_VEC_FREE(&c.pure);
     *out = c.g;
     return IB_OK;

@@ -54,8 +54,8 @@ typedef struct ib_compile_options {
     /* optional: the concrete shape of every graph input, in graph->inputs
      * order; overrides batch/dims and must agree with the static dims */
     const ib_tensor_desc *input_shapes;
-    bool no_fold;            /* skip constant folding (Shape chains stay) */
-    bool no_fuse;            /* ib_session_options.disable_fusion */
+    bool no_fold; /* skip constant folding (Shape chains stay) */
+    bool no_fuse; /* ib_session_options.disable_fusion */
     bool no_dce;
     bool allow_dynamic;      /* leave unbound dims dynamic instead of failing (stats) */
     size_t fold_max_bytes;   /* do not fold outputs larger than this (0 = 256 MiB) */
@@ -65,15 +65,15 @@ typedef struct ib_compile_options {
 void ib_compile_options_defaults(ib_compile_options *o);
 
 typedef struct ib_compile_stats {
-    uint32_t folded;        /* nodes replaced by constants */
-    uint32_t removed;       /* dead or identity nodes dropped */
-    uint32_t fused_conv;    /* FusedConv created */
-    uint32_t fused_bn;      /* BatchNormalizations folded into them */
-    uint32_t fused_matmul;  /* FusedMatMul created */
+    uint32_t folded;       /* nodes replaced by constants */
+    uint32_t removed;      /* dead or identity nodes dropped */
+    uint32_t fused_conv;   /* FusedConv created */
+    uint32_t fused_bn;     /* BatchNormalizations folded into them */
+    uint32_t fused_matmul; /* FusedMatMul created */
     uint32_t layernorm;
     uint32_t gelu;
     uint32_t attention;
-    bool shapes_complete;   /* every value has concrete dims */
+    bool shapes_complete; /* every value has concrete dims */
 } ib_compile_stats;
 
 /*
@@ -141,14 +141,14 @@ int ib_compile_cache_put(ib_compile_cache *c, const char *key, ib_tensor *t,
 int ib_graph_set_borrowed_constant(ib_graph *g, ib_value_id v, const ib_tensor *t);
 
 /* ---- passes -------------------------------------------------------------- */
-int ib_pass_bind(ib_pass_ctx *c);                 /* compile_infer.c */
-int ib_pass_infer(ib_pass_ctx *c, bool fold);     /* compile_infer.c */
+int ib_pass_bind(ib_pass_ctx *c);                              /* compile_infer.c */
+int ib_pass_infer(ib_pass_ctx *c, bool fold);                  /* compile_infer.c */
 int ib_fold_node(ib_pass_ctx *c, ib_node_id id, bool *folded); /* compile_fold.c */
-int ib_pass_dce(ib_pass_ctx *c);                  /* compile_dce.c */
-int ib_pass_fuse_conv(ib_pass_ctx *c);            /* compile_fuse_conv.c */
-int ib_pass_fuse_matmul(ib_pass_ctx *c);          /* compile_fuse_matmul.c */
-int ib_pass_fuse_layernorm(ib_pass_ctx *c);       /* compile_fuse_norm.c */
-int ib_pass_fuse_gelu(ib_pass_ctx *c);            /* compile_fuse_gelu.c */
-int ib_pass_fuse_attention(ib_pass_ctx *c);       /* compile_fuse_attn.c */
+int ib_pass_dce(ib_pass_ctx *c);                               /* compile_dce.c */
+int ib_pass_fuse_conv(ib_pass_ctx *c);                         /* compile_fuse_conv.c */
+int ib_pass_fuse_matmul(ib_pass_ctx *c);                       /* compile_fuse_matmul.c */
+int ib_pass_fuse_layernorm(ib_pass_ctx *c);                    /* compile_fuse_norm.c */
+int ib_pass_fuse_gelu(ib_pass_ctx *c);                         /* compile_fuse_gelu.c */
+int ib_pass_fuse_attention(ib_pass_ctx *c);                    /* compile_fuse_attn.c */
 
 #endif

@@ -17,8 +17,7 @@ static bool is_passthrough(const ib_graph *g, const ib_node *n)
     if (n->domain[0] || n->n_inputs < 1 || n->inputs[0] == IB_VALUE_NONE || n->n_outputs < 1 ||
         n->outputs[0] == IB_VALUE_NONE)
         return false;
-    if (!strcmp(n->op_type, "Identity"))
-        return n->n_outputs == 1;
+    if (!strcmp(n->op_type, "Identity")) return n->n_outputs == 1;
     if (!strcmp(n->op_type, "Dropout")) {
         /* opset 12+: input 2 is training_mode; a constant false (or absent) is inference */
         if (n->n_inputs >= 3 && n->inputs[2] != IB_VALUE_NONE) {
@@ -39,14 +38,12 @@ static void bypass_passthrough(ib_pass_ctx *c)
     ib_graph *g = c->g;
     for (size_t i = 0; i < g->nodes.len; i++) {
         ib_node *n = &g->nodes.data[i];
-        if (n->dead || !is_passthrough(g, n) || ib_value_is_output(g, n->outputs[0]))
-            continue;
+        if (n->dead || !is_passthrough(g, n) || ib_value_is_output(g, n->outputs[0])) continue;
         ib_value_id in = n->inputs[0], out = n->outputs[0];
         n->dead = true; /* first, so the rewrite below does not touch its own input */
         ib_value_replace_uses(g, out, in);
         g->values.data[out].producer = IB_NODE_NONE;
-        if (c->stats)
-            c->stats->removed++;
+        if (c->stats) c->stats->removed++;
     }
 }
 
@@ -55,36 +52,29 @@ int ib_pass_dce(ib_pass_ctx *c)
     ib_graph *g = c->g;
     bypass_passthrough(c);
     uint32_t *uses = ib_calloc(g->values.len + 1, sizeof *uses);
-    if (!uses)
-        return ib_err_set(c->err, IB_ENOMEM, "out of memory removing dead nodes");
+    if (!uses) return ib_err_set(c->err, IB_ENOMEM, "out of memory removing dead nodes");
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
-        if (n->dead)
-            continue;
+        if (n->dead) continue;
         for (uint32_t k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] != IB_VALUE_NONE)
-                uses[n->inputs[k]]++;
+            if (n->inputs[k] != IB_VALUE_NONE) uses[n->inputs[k]]++;
     }
     for (size_t i = 0; i < g->outputs.len; i++)
         uses[g->outputs.data[i]]++;
     for (size_t i = g->nodes.len; i-- > 0;) {
         ib_node *n = &g->nodes.data[i];
-        if (n->dead)
-            continue;
+        if (n->dead) continue;
         bool used = false;
         for (uint32_t k = 0; k < n->n_outputs && !used; k++)
             used = n->outputs[k] != IB_VALUE_NONE && uses[n->outputs[k]] > 0;
-        if (used)
-            continue;
+        if (used) continue;
         n->dead = true;
         for (uint32_t k = 0; k < n->n_outputs; k++)
             if (n->outputs[k] != IB_VALUE_NONE)
                 g->values.data[n->outputs[k]].producer = IB_NODE_NONE;
         for (uint32_t k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] != IB_VALUE_NONE)
-                uses[n->inputs[k]]--;
-        if (c->stats)
-            c->stats->removed++;
+            if (n->inputs[k] != IB_VALUE_NONE) uses[n->inputs[k]]--;
+        if (c->stats) c->stats->removed++;
     }
     ib_free(uses);
     return IB_OK;

@@ -26,8 +26,7 @@ typedef struct attn_match {
 
 static ib_node *live_op(ib_graph *g, ib_node_id id, const char *op)
 {
-    if (id == IB_NODE_NONE)
-        return NULL;
+    if (id == IB_NODE_NONE) return NULL;
     ib_node *n = &g->nodes.data[id];
     return !n->dead && !n->domain[0] && !strcmp(n->op_type, op) ? n : NULL;
 }
@@ -35,12 +34,10 @@ static ib_node *live_op(ib_graph *g, ib_node_id id, const char *op)
 /* mask broadcasts to s (numpy rules, right-aligned). */
 static bool broadcasts_to(const ib_tensor_desc *m, const ib_tensor_desc *s)
 {
-    if (m->ndim > s->ndim)
-        return false;
+    if (m->ndim > s->ndim) return false;
     for (int32_t i = 0; i < m->ndim; i++) {
         int64_t md = m->dims[m->ndim - 1 - i], sd = s->dims[s->ndim - 1 - i];
-        if (md != 1 && md != sd)
-            return false;
+        if (md != 1 && md != sd) return false;
     }
     return true;
 }
@@ -54,8 +51,7 @@ static bool shapes_ok(const ib_graph *g, const attn_match *m)
         k->dtype != IB_DTYPE_FLOAT32 || v->dtype != IB_DTYPE_FLOAT32)
         return false;
     for (int32_t i = 0; i < r - 2; i++)
-        if (q->dims[i] != k->dims[i] || q->dims[i] != v->dims[i])
-            return false;
+        if (q->dims[i] != k->dims[i] || q->dims[i] != v->dims[i]) return false;
     /* q [.., S, D] x kt [.., D, Sk]; p [.., S, Sk] x v [.., Sk, Dv] */
     return q->dims[r - 1] == k->dims[r - 2] && k->dims[r - 1] == v->dims[r - 2];
 }
@@ -63,8 +59,7 @@ static bool shapes_ok(const ib_graph *g, const attn_match *m)
 static bool match_attn(ib_graph *g, ib_node_id id, attn_match *m)
 {
     ib_node *mm1 = live_op(g, id, "MatMul");
-    if (!mm1 || mm1->n_inputs != 2 || mm1->n_outputs != 1)
-        return false;
+    if (!mm1 || mm1->n_inputs != 2 || mm1->n_outputs != 1) return false;
     memset(m, 0, sizeof *m);
     m->q = mm1->inputs[0];
     m->kt = mm1->inputs[1];
@@ -95,17 +90,14 @@ static bool match_attn(ib_graph *g, ib_node_id id, attn_match *m)
         s = n->outputs[0];
         nid = ib_value_single_user(g, s);
     }
-    if (!(n = live_op(g, nid, "Softmax")))
-        return false;
+    if (!(n = live_op(g, nid, "Softmax"))) return false;
     int32_t rank = g->values.data[s].desc.ndim;
     int64_t axis = ib_node_attr_int(n, "axis", n->opset >= 13 ? -1 : 1);
-    if (axis != -1 && axis != rank - 1)
-        return false;
+    if (axis != -1 && axis != rank - 1) return false;
     m->parts[m->n++] = nid;
     ib_value_id p = n->outputs[0];
     nid = ib_value_single_user(g, p);
-    if (!(n = live_op(g, nid, "MatMul")) || n->inputs[0] != p)
-        return false;
+    if (!(n = live_op(g, nid, "MatMul")) || n->inputs[0] != p) return false;
     m->v = n->inputs[1];
     m->parts[m->n++] = nid;
     m->y = n->outputs[0];
@@ -118,8 +110,7 @@ int ib_pass_fuse_attention(ib_pass_ctx *c)
     size_t n = g->nodes.len;
     for (size_t i = 0; i < n; i++) {
         attn_match m;
-        if (!match_attn(g, (ib_node_id)i, &m))
-            continue;
+        if (!match_attn(g, (ib_node_id)i, &m)) continue;
         char name[512];
         snprintf(name, sizeof name, "%s", g->nodes.data[i].name);
         ib_attr a;

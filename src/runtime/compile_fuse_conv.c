@@ -33,8 +33,7 @@ static bool is_op(const ib_node *n, const char *op)
 
 static const ib_tensor *const_f32(const ib_graph *g, ib_value_id v)
 {
-    if (v == IB_VALUE_NONE)
-        return NULL;
+    if (v == IB_VALUE_NONE) return NULL;
     const ib_tensor *t = g->values.data[v].constant;
     return t && t->data && t->desc.dtype == IB_DTYPE_FLOAT32 ? t : NULL;
 }
@@ -43,32 +42,27 @@ static const ib_tensor *const_f32(const ib_graph *g, ib_value_id v)
 static ib_node *next_op(ib_graph *g, ib_value_id v, const char *op, ib_node_id *id)
 {
     ib_node_id u = ib_value_single_user(g, v);
-    if (u == IB_NODE_NONE || !is_op(&g->nodes.data[u], op))
-        return NULL;
+    if (u == IB_NODE_NONE || !is_op(&g->nodes.data[u], op)) return NULL;
     *id = u;
     return &g->nodes.data[u];
 }
 
 static bool bn_usable(const ib_graph *g, const ib_node *bn, int64_t m)
 {
-    if (bn->n_inputs != 5 || ib_node_attr_int(bn, "training_mode", 0) != 0)
-        return false;
+    if (bn->n_inputs != 5 || ib_node_attr_int(bn, "training_mode", 0) != 0) return false;
     for (uint32_t k = 1; k < 5; k++) {
         const ib_tensor *t = const_f32(g, bn->inputs[k]);
-        if (!t || ib_tensor_desc_numel(&t->desc) != m)
-            return false;
+        if (!t || ib_tensor_desc_numel(&t->desc) != m) return false;
     }
     for (uint32_t k = 1; k < bn->n_outputs; k++) /* pre-opset-9 running stats outputs */
-        if (bn->outputs[k] != IB_VALUE_NONE && ib_value_uses(g, bn->outputs[k]))
-            return false;
+        if (bn->outputs[k] != IB_VALUE_NONE && ib_value_uses(g, bn->outputs[k])) return false;
     return true;
 }
 
 static bool match_conv(ib_graph *g, ib_node_id id, conv_match *m)
 {
     const ib_node *conv = &g->nodes.data[id];
-    if (!is_op(conv, "Conv") || conv->n_inputs < 2 || conv->n_outputs != 1)
-        return false;
+    if (!is_op(conv, "Conv") || conv->n_inputs < 2 || conv->n_outputs != 1) return false;
     const ib_tensor *w = const_f32(g, conv->inputs[1]);
     if (!w || w->desc.ndim < 3 || g->values.data[conv->inputs[0]].desc.dtype != IB_DTYPE_FLOAT32)
         return false;
@@ -115,9 +109,9 @@ static int fold_bn(ib_pass_ctx *c, const conv_match *m, const ib_tensor **w_out,
     snprintf(kb, sizeof kb, "convbn.b:%s", bnout->name);
     bool cacheable = c->opts->cache != NULL;
     for (uint32_t k = 1; k < 3 && k < conv->n_inputs; k++)
-        cacheable = cacheable && (conv->inputs[k] == IB_VALUE_NONE ||
-                                  ((size_t)conv->inputs[k] < c->pure.len &&
-                                   c->pure.data[conv->inputs[k]]));
+        cacheable =
+            cacheable && (conv->inputs[k] == IB_VALUE_NONE ||
+                          ((size_t)conv->inputs[k] < c->pure.len && c->pure.data[conv->inputs[k]]));
     for (uint32_t k = 1; k < 5; k++)
         cacheable = cacheable && (size_t)bn->inputs[k] < c->pure.len && c->pure.data[bn->inputs[k]];
     if (cacheable && (*w_out = ib_compile_cache_get(c->opts->cache, kw)) &&
@@ -125,13 +119,13 @@ static int fold_bn(ib_pass_ctx *c, const conv_match *m, const ib_tensor **w_out,
         return IB_OK;
     const ib_tensor *w = const_f32(g, conv->inputs[1]);
     const ib_tensor *b = conv->n_inputs > 2 ? const_f32(g, conv->inputs[2]) : NULL;
-    const float *scale = const_f32(g, bn->inputs[1])->data, *bias = const_f32(g, bn->inputs[2])->data;
+    const float *scale = const_f32(g, bn->inputs[1])->data,
+                *bias = const_f32(g, bn->inputs[2])->data;
     const float *mean = const_f32(g, bn->inputs[3])->data, *var = const_f32(g, bn->inputs[4])->data;
-    double eps = ib_node_attr_float(bn, "epsilon", 1e-5f);
+    double eps = (double)ib_node_attr_float(bn, "epsilon", 1e-5f);
     int64_t oc = w->desc.dims[0], per = ib_tensor_desc_numel(&w->desc) / (oc ? oc : 1);
     ib_tensor_desc bd = {IB_DTYPE_FLOAT32, 1, {oc}};
-    if (ib_tensor_alloc(&w->desc, w_own) || ib_tensor_alloc(&bd, b_own))
-        return IB_ENOMEM;
+    if (ib_tensor_alloc(&w->desc, w_own) || ib_tensor_alloc(&bd, b_own)) return IB_ENOMEM;
     float *wo = (*w_own)->data, *bo = (*b_own)->data;
     const float *wi = w->data;
     for (int64_t o = 0; o < oc; o++) {
@@ -143,11 +137,9 @@ static int fold_bn(ib_pass_ctx *c, const conv_match *m, const ib_tensor **w_out,
     }
     if (cacheable) {
         int rc = ib_compile_cache_put(c->opts->cache, kw, *w_own, w_out);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         *w_own = NULL;
-        if ((rc = ib_compile_cache_put(c->opts->cache, kb, *b_own, b_out)))
-            return rc;
+        if ((rc = ib_compile_cache_put(c->opts->cache, kb, *b_own, b_out))) return rc;
         *b_own = NULL;
         return IB_OK;
     }
@@ -166,8 +158,7 @@ static ib_value_id add_folded(ib_graph *g, const char *base, const char *suffix,
         return ib_graph_new_const(g, base, suffix, t);
     }
     ib_value_id v = ib_graph_new_value(g, base, suffix, &cached->desc);
-    if (v == IB_VALUE_NONE || ib_graph_set_borrowed_constant(g, v, cached))
-        return IB_VALUE_NONE;
+    if (v == IB_VALUE_NONE || ib_graph_set_borrowed_constant(g, v, cached)) return IB_VALUE_NONE;
     return v;
 }
 
@@ -186,8 +177,7 @@ static int apply(ib_pass_ctx *c, const conv_match *m)
         if (!rc) {
             in[1] = add_folded(g, name, "/W_bn", w, &wown);
             in[2] = add_folded(g, name, "/B_bn", b, &bown);
-            if (in[1] == IB_VALUE_NONE || in[2] == IB_VALUE_NONE)
-                rc = IB_ENOMEM;
+            if (in[1] == IB_VALUE_NONE || in[2] == IB_VALUE_NONE) rc = IB_ENOMEM;
         }
         ib_tensor_free(wown);
         ib_tensor_free(bown);
@@ -212,13 +202,11 @@ static int apply(ib_pass_ctx *c, const conv_match *m)
     size_t nd = 0;
     const ib_node_id parts[4] = {m->conv, m->bn, m->add, m->relu};
     for (int k = 0; k < 4; k++)
-        if (parts[k] != IB_NODE_NONE)
-            dead[nd++] = parts[k];
+        if (parts[k] != IB_NODE_NONE) dead[nd++] = parts[k];
     uint32_t n_in = m->residual != IB_VALUE_NONE ? 4 : (in[2] != IB_VALUE_NONE ? 3 : 2);
     ib_node_id id = ib_graph_replace_nodes(g, dead, nd, "FusedConv", IB_DOMAIN_INTERNAL, name, in,
                                            n_in, &m->out, 1, attrs, na, 1);
-    if (id == IB_NODE_NONE)
-        return ib_err_set(c->err, IB_ENOMEM, "out of memory fusing '%s'", name);
+    if (id == IB_NODE_NONE) return ib_err_set(c->err, IB_ENOMEM, "out of memory fusing '%s'", name);
     c->stats->fused_conv++;
     c->stats->fused_bn += m->bn != IB_NODE_NONE;
     return IB_OK;
@@ -229,11 +217,9 @@ int ib_pass_fuse_conv(ib_pass_ctx *c)
     size_t n = c->g->nodes.len; /* nodes added by the pass are not revisited */
     for (size_t i = 0; i < n; i++) {
         conv_match m;
-        if (!match_conv(c->g, (ib_node_id)i, &m))
-            continue;
+        if (!match_conv(c->g, (ib_node_id)i, &m)) continue;
         int rc = apply(c, &m);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     return IB_OK;
 }

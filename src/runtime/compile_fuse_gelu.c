@@ -18,7 +18,7 @@
 #include "runtime/compile.h"
 
 #define MAX_PARTS 12 /* the tanh form has 8 nodes */
-#define GELU_PI 3.14159265358979323846
+#define GELU_PI   3.14159265358979323846
 
 typedef struct gelu_match {
     ib_node_id parts[MAX_PARTS];
@@ -34,8 +34,7 @@ static bool near(float a, double want)
 
 static ib_node *live_op(ib_graph *g, ib_node_id id, const char *op)
 {
-    if (id == IB_NODE_NONE)
-        return NULL;
+    if (id == IB_NODE_NONE) return NULL;
     ib_node *n = &g->nodes.data[id];
     return !n->dead && !n->domain[0] && !strcmp(n->op_type, op) ? n : NULL;
 }
@@ -50,10 +49,8 @@ static ib_node *user_op(ib_graph *g, ib_value_id v, const char *op, ib_node_id *
 /* For a binary node reading `v`, the other operand. */
 static ib_value_id other(const ib_node *n, ib_value_id v)
 {
-    if (n->n_inputs != 2)
-        return IB_VALUE_NONE;
-    if (n->inputs[0] == v)
-        return n->inputs[1];
+    if (n->n_inputs != 2) return IB_VALUE_NONE;
+    if (n->inputs[0] == v) return n->inputs[1];
     return n->inputs[1] == v ? n->inputs[0] : IB_VALUE_NONE;
 }
 
@@ -79,13 +76,11 @@ static bool match_tail(ib_graph *g, ib_value_id a, ib_value_id x, gelu_match *m)
 {
     ib_node_id id1, id2;
     ib_node *mul1 = user_op(g, a, "Mul", &id1);
-    if (!mul1 || mul1->n_outputs != 1)
-        return false;
+    if (!mul1 || mul1->n_outputs != 1) return false;
     ib_value_id p = other(mul1, a);
     if (p == x) { /* (x * a) * 0.5 */
         ib_node *mul2 = user_op(g, mul1->outputs[0], "Mul", &id2);
-        if (!mul2 || !const_is(g, other(mul2, mul1->outputs[0]), 0.5))
-            return false;
+        if (!mul2 || !const_is(g, other(mul2, mul1->outputs[0]), 0.5)) return false;
         add_part(m, id1);
         add_part(m, id2);
         m->y = mul2->outputs[0];
@@ -93,8 +88,7 @@ static bool match_tail(ib_graph *g, ib_value_id a, ib_value_id x, gelu_match *m)
     }
     if (const_is(g, p, 0.5)) { /* x * (a * 0.5) */
         ib_node *mul2 = user_op(g, mul1->outputs[0], "Mul", &id2);
-        if (!mul2 || other(mul2, mul1->outputs[0]) != x)
-            return false;
+        if (!mul2 || other(mul2, mul1->outputs[0]) != x) return false;
         add_part(m, id1);
         add_part(m, id2);
         m->y = mul2->outputs[0];
@@ -116,8 +110,7 @@ static bool match_plus_one(ib_graph *g, ib_value_id t, ib_value_id *a, gelu_matc
 {
     ib_node_id id;
     ib_node *add = user_op(g, t, "Add", &id);
-    if (!add || !const_is(g, other(add, t), 1.0))
-        return false;
+    if (!add || !const_is(g, other(add, t), 1.0)) return false;
     add_part(m, id);
     *a = add->outputs[0];
     return true;
@@ -126,8 +119,7 @@ static bool match_plus_one(ib_graph *g, ib_value_id t, ib_value_id *a, gelu_matc
 static bool match_erf(ib_graph *g, ib_node_id eid, gelu_match *m)
 {
     ib_node *erf = live_op(g, eid, "Erf");
-    if (!erf || erf->n_inputs != 1)
-        return false;
+    if (!erf || erf->n_inputs != 1) return false;
     ib_value_id d = erf->inputs[0];
     ib_node_id sid = g->values.data[d].producer;
     ib_node *sc = live_op(g, sid, "Div");
@@ -138,8 +130,7 @@ static bool match_erf(ib_graph *g, ib_node_id eid, gelu_match *m)
         m->x = const_is(g, sc->inputs[1], sqrt(0.5))   ? sc->inputs[0]
                : const_is(g, sc->inputs[0], sqrt(0.5)) ? sc->inputs[1]
                                                        : IB_VALUE_NONE;
-    if (m->x == IB_VALUE_NONE || ib_value_single_user(g, d) != eid)
-        return false;
+    if (m->x == IB_VALUE_NONE || ib_value_single_user(g, d) != eid) return false;
     m->n = 0;
     add_part(m, sid);
     add_part(m, eid);
@@ -151,34 +142,28 @@ static bool match_erf(ib_graph *g, ib_node_id eid, gelu_match *m)
 static bool match_tanh(ib_graph *g, ib_node_id tid, gelu_match *m)
 {
     ib_node *th = live_op(g, tid, "Tanh");
-    if (!th || th->n_inputs != 1)
-        return false;
+    if (!th || th->n_inputs != 1) return false;
     ib_value_id v = th->inputs[0];
     ib_node_id mid = g->values.data[v].producer;
     ib_node *mk = live_op(g, mid, "Mul");
-    if (!mk || mk->n_inputs != 2 || ib_value_single_user(g, v) != tid)
-        return false;
+    if (!mk || mk->n_inputs != 2 || ib_value_single_user(g, v) != tid) return false;
     double k = sqrt(2.0 / GELU_PI);
     ib_value_id s = const_is(g, mk->inputs[1], k)   ? mk->inputs[0]
                     : const_is(g, mk->inputs[0], k) ? mk->inputs[1]
                                                     : IB_VALUE_NONE;
-    if (s == IB_VALUE_NONE || ib_value_single_user(g, s) != mid)
-        return false;
+    if (s == IB_VALUE_NONE || ib_value_single_user(g, s) != mid) return false;
     ib_node_id aid = g->values.data[s].producer;
     ib_node *add = live_op(g, aid, "Add");
-    if (!add || add->n_inputs != 2)
-        return false;
+    if (!add || add->n_inputs != 2) return false;
     for (int side = 0; side < 2; side++) {
         ib_value_id x = add->inputs[side], c3 = add->inputs[1 - side];
         ib_node_id c3id = g->values.data[c3].producer;
         ib_node *mc = live_op(g, c3id, "Mul");
-        if (!mc || mc->n_inputs != 2 || ib_value_single_user(g, c3) != aid)
-            continue;
+        if (!mc || mc->n_inputs != 2 || ib_value_single_user(g, c3) != aid) continue;
         ib_value_id cube = const_is(g, mc->inputs[1], 0.044715)   ? mc->inputs[0]
                            : const_is(g, mc->inputs[0], 0.044715) ? mc->inputs[1]
                                                                   : IB_VALUE_NONE;
-        if (cube == IB_VALUE_NONE || ib_value_single_user(g, cube) != c3id)
-            continue;
+        if (cube == IB_VALUE_NONE || ib_value_single_user(g, cube) != c3id) continue;
         ib_node_id pid = g->values.data[cube].producer;
         ib_node *pw = live_op(g, pid, "Pow");
         if (!pw || pw->n_inputs != 2 || pw->inputs[0] != x || !const_is(g, pw->inputs[1], 3.0))
@@ -204,10 +189,8 @@ int ib_pass_fuse_gelu(ib_pass_ctx *c)
         gelu_match m;
         memset(&m, 0, sizeof m);
         bool erf = match_erf(g, (ib_node_id)i, &m);
-        if (!erf && !match_tanh(g, (ib_node_id)i, &m))
-            continue;
-        if (m.overflow || g->values.data[m.x].desc.dtype != IB_DTYPE_FLOAT32)
-            continue;
+        if (!erf && !match_tanh(g, (ib_node_id)i, &m)) continue;
+        if (m.overflow || g->values.data[m.x].desc.dtype != IB_DTYPE_FLOAT32) continue;
         char name[512];
         snprintf(name, sizeof name, "%s", g->nodes.data[m.parts[0]].name);
         ib_attr a;
@@ -216,8 +199,8 @@ int ib_pass_fuse_gelu(ib_pass_ctx *c)
         a.type = IB_ATTR_STRING;
         a.s = erf ? "none" : "tanh";
         a.s_len = strlen(a.s);
-        if (ib_graph_replace_nodes(g, m.parts, m.n, "Gelu", IB_DOMAIN_INTERNAL, name, &m.x, 1,
-                                   &m.y, 1, &a, 1, 1) == IB_NODE_NONE)
+        if (ib_graph_replace_nodes(g, m.parts, m.n, "Gelu", IB_DOMAIN_INTERNAL, name, &m.x, 1, &m.y,
+                                   1, &a, 1, 1) == IB_NODE_NONE)
             return ib_err_set(c->err, IB_ENOMEM, "out of memory fusing GELU at '%s'", name);
         c->stats->gelu++;
     }

@@ -29,8 +29,7 @@ typedef struct mm_match {
 
 static ib_node *live(ib_graph *g, ib_node_id id, const char *domain, const char *op)
 {
-    if (id == IB_NODE_NONE)
-        return NULL;
+    if (id == IB_NODE_NONE) return NULL;
     ib_node *n = &g->nodes.data[id];
     return !n->dead && !strcmp(n->domain, domain) && !strcmp(n->op_type, op) ? n : NULL;
 }
@@ -54,11 +53,9 @@ static void match_bias_add(ib_graph *g, mm_match *m, int64_t n)
 {
     ib_node_id id = ib_value_single_user(g, m->y);
     ib_node *add = live(g, id, "", "Add");
-    if (!add || add->n_inputs != 2)
-        return;
+    if (!add || add->n_inputs != 2) return;
     ib_value_id o = add->inputs[0] == m->y ? add->inputs[1] : add->inputs[0];
-    if (o == m->y || !row_bias(g, o, n, g->values.data[m->y].desc.ndim))
-        return;
+    if (o == m->y || !row_bias(g, o, n, g->values.data[m->y].desc.ndim)) return;
     m->bias = o;
     m->parts[m->n++] = id;
     m->y = add->outputs[0];
@@ -87,22 +84,18 @@ static bool match_mm(ib_graph *g, ib_node_id id, mm_match *m)
     m->alpha = m->beta = 1.0f;
     ib_node *n = &g->nodes.data[id];
     bool gemm = live(g, id, "", "Gemm") != NULL;
-    if (!gemm && !live(g, id, "", "MatMul"))
-        return false;
-    if (n->n_inputs < 2 || n->n_outputs != 1)
-        return false;
+    if (!gemm && !live(g, id, "", "MatMul")) return false;
+    if (n->n_inputs < 2 || n->n_outputs != 1) return false;
     const ib_tensor *b = const_f32(g, n->inputs[1]);
     const ib_tensor_desc *ad = &g->values.data[n->inputs[0]].desc;
-    if (!b || b->desc.ndim != 2 || ad->dtype != IB_DTYPE_FLOAT32 || ad->ndim < 2)
-        return false;
+    if (!b || b->desc.ndim != 2 || ad->dtype != IB_DTYPE_FLOAT32 || ad->ndim < 2) return false;
     m->a = n->inputs[0];
     m->b = n->inputs[1];
     m->y = n->outputs[0];
     m->parts[m->n++] = id;
     int64_t cols = b->desc.dims[1];
     if (gemm) {
-        if (ib_node_attr_int(n, "transA", 0) != 0)
-            return false;
+        if (ib_node_attr_int(n, "transA", 0) != 0) return false;
         m->trans_b = ib_node_attr_int(n, "transB", 0);
         m->alpha = ib_node_attr_float(n, "alpha", 1.0f);
         m->beta = ib_node_attr_float(n, "beta", 1.0f);
@@ -113,8 +106,7 @@ static bool match_mm(ib_graph *g, ib_node_id id, mm_match *m)
             m->bias = n->inputs[2];
         }
     }
-    if (m->bias == IB_VALUE_NONE)
-        match_bias_add(g, m, cols);
+    if (m->bias == IB_VALUE_NONE) match_bias_add(g, m, cols);
     match_act(g, m);
     /* plain MatMul without bias or activation gains nothing */
     return m->bias != IB_VALUE_NONE || m->act || (gemm && m->n > 1);
@@ -125,8 +117,7 @@ static ib_value_id scale_bias(ib_graph *g, ib_value_id c, float beta, const char
 {
     const ib_tensor *src = g->values.data[c].constant;
     ib_tensor *t;
-    if (ib_tensor_alloc(&src->desc, &t))
-        return IB_VALUE_NONE;
+    if (ib_tensor_alloc(&src->desc, &t)) return IB_VALUE_NONE;
     int64_t n = ib_tensor_desc_numel(&src->desc);
     for (int64_t i = 0; i < n; i++)
         ((float *)t->data)[i] = beta * ((const float *)src->data)[i];
@@ -184,11 +175,9 @@ int ib_pass_fuse_matmul(ib_pass_ctx *c)
     size_t n = c->g->nodes.len;
     for (size_t i = 0; i < n; i++) {
         mm_match m;
-        if (!match_mm(c->g, (ib_node_id)i, &m))
-            continue;
+        if (!match_mm(c->g, (ib_node_id)i, &m)) continue;
         int rc = apply(c, &m);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     return IB_OK;
 }

@@ -21,8 +21,7 @@
 
 static ib_node *live_op(ib_graph *g, ib_node_id id, const char *op)
 {
-    if (id == IB_NODE_NONE)
-        return NULL;
+    if (id == IB_NODE_NONE) return NULL;
     ib_node *n = &g->nodes.data[id];
     return !n->dead && !n->domain[0] && !strcmp(n->op_type, op) ? n : NULL;
 }
@@ -35,10 +34,8 @@ static ib_node *user_op(ib_graph *g, ib_value_id v, const char *op, ib_node_id *
 
 static ib_value_id other(const ib_node *n, ib_value_id v)
 {
-    if (n->n_inputs != 2)
-        return IB_VALUE_NONE;
-    if (n->inputs[0] == v)
-        return n->inputs[1];
+    if (n->n_inputs != 2) return IB_VALUE_NONE;
+    if (n->inputs[0] == v) return n->inputs[1];
     return n->inputs[1] == v ? n->inputs[0] : IB_VALUE_NONE;
 }
 
@@ -52,8 +49,7 @@ static bool reduce_last(const ib_graph *g, const ib_node *n)
     size_t na = ib_node_attr_ints(n, "axes", &axes);
     if (!na && n->n_inputs >= 2 && n->inputs[1] != IB_VALUE_NONE) {
         const ib_tensor *t = g->values.data[n->inputs[1]].constant;
-        if (!t || t->desc.dtype != IB_DTYPE_INT64)
-            return false;
+        if (!t || t->desc.dtype != IB_DTYPE_INT64) return false;
         axes = t->data;
         na = (size_t)ib_tensor_desc_numel(&t->desc);
     }
@@ -79,8 +75,7 @@ static bool match_body(ib_graph *g, ib_value_id d, ib_node_id sub_id, ln_match *
 {
     /* d has two readers: Pow (or Mul(d,d)) and Div */
     ib_node_id sq_id = IB_NODE_NONE, div_id = IB_NODE_NONE;
-    if (ib_value_is_output(g, d))
-        return false;
+    if (ib_value_is_output(g, d)) return false;
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
         if (n->dead || n->n_inputs < 1 ||
@@ -93,19 +88,16 @@ static bool match_body(ib_graph *g, ib_value_id d, ib_node_id sub_id, ln_match *
                                     n->inputs[0] == d && n->inputs[1] == d)))
             sq_id = (ib_node_id)i;
     }
-    if (sq_id == IB_NODE_NONE || div_id == IB_NODE_NONE || sq_id == sub_id)
-        return false;
+    if (sq_id == IB_NODE_NONE || div_id == IB_NODE_NONE || sq_id == sub_id) return false;
     const ib_node *sq = &g->nodes.data[sq_id];
     /* no third reader: Mul(d, d) reads d twice */
-    if (ib_value_uses(g, d) != (strcmp(sq->op_type, "Mul") ? 2u : 3u))
-        return false;
+    if (ib_value_uses(g, d) != (strcmp(sq->op_type, "Mul") ? 2u : 3u)) return false;
     float f;
     if (!strcmp(sq->op_type, "Pow") && !(ib_value_const_scalar(g, sq->inputs[1], &f) && f == 2.0f))
         return false;
     ib_node_id rid, aid, qid;
     ib_node *rm = user_op(g, sq->outputs[0], "ReduceMean", &rid);
-    if (!rm || !reduce_last(g, rm))
-        return false;
+    if (!rm || !reduce_last(g, rm)) return false;
     ib_node *add = user_op(g, rm->outputs[0], "Add", &aid);
     if (!add || !ib_value_const_scalar(g, other(add, rm->outputs[0]), &m->eps) || m->eps < 0)
         return false;
@@ -142,35 +134,29 @@ static void match_affine(ib_graph *g, int64_t c, ln_match *m)
 static bool match_ln(ib_graph *g, ib_node_id id, ln_match *m)
 {
     ib_node *rm = live_op(g, id, "ReduceMean");
-    if (!rm || !reduce_last(g, rm))
-        return false;
+    if (!rm || !reduce_last(g, rm)) return false;
     ib_value_id x = rm->inputs[0], mean = rm->outputs[0];
     const ib_tensor_desc *xd = &g->values.data[x].desc;
-    if (xd->dtype != IB_DTYPE_FLOAT32 || xd->ndim < 1 || xd->dims[xd->ndim - 1] < 1)
-        return false;
+    if (xd->dtype != IB_DTYPE_FLOAT32 || xd->ndim < 1 || xd->dims[xd->ndim - 1] < 1) return false;
     ib_node_id sid;
     ib_node *sub = user_op(g, mean, "Sub", &sid);
-    if (!sub || sub->n_inputs != 2 || sub->inputs[0] != x || sub->inputs[1] != mean)
-        return false;
+    if (!sub || sub->n_inputs != 2 || sub->inputs[0] != x || sub->inputs[1] != mean) return false;
     memset(m, 0, sizeof *m);
     m->x = x;
     m->gamma = m->beta = IB_VALUE_NONE;
     m->parts[m->n++] = id;
     m->parts[m->n++] = sid;
-    if (!match_body(g, sub->outputs[0], sid, m))
-        return false;
+    if (!match_body(g, sub->outputs[0], sid, m)) return false;
     match_affine(g, xd->dims[xd->ndim - 1], m);
     return true;
 }
 
 /* A constant [c] filled with v, for a missing gamma (1) or beta (0). */
-static ib_value_id fill_const(ib_graph *g, const char *base, const char *suffix, int64_t c,
-                              float v)
+static ib_value_id fill_const(ib_graph *g, const char *base, const char *suffix, int64_t c, float v)
 {
     ib_tensor_desc d = {IB_DTYPE_FLOAT32, 1, {c}};
     ib_tensor *t;
-    if (ib_tensor_alloc(&d, &t))
-        return IB_VALUE_NONE;
+    if (ib_tensor_alloc(&d, &t)) return IB_VALUE_NONE;
     for (int64_t i = 0; i < c; i++)
         ((float *)t->data)[i] = v;
     return ib_graph_new_const(g, base, suffix, t);
@@ -182,16 +168,13 @@ int ib_pass_fuse_layernorm(ib_pass_ctx *c)
     size_t n = g->nodes.len;
     for (size_t i = 0; i < n; i++) {
         ln_match m;
-        if (!match_ln(g, (ib_node_id)i, &m))
-            continue;
+        if (!match_ln(g, (ib_node_id)i, &m)) continue;
         char name[512];
         snprintf(name, sizeof name, "%s", g->nodes.data[i].name);
         const ib_tensor_desc *xd = &g->values.data[m.x].desc;
         int64_t ch = xd->dims[xd->ndim - 1];
-        if (m.gamma == IB_VALUE_NONE)
-            m.gamma = fill_const(g, name, "/ones", ch, 1.0f);
-        if (m.beta == IB_VALUE_NONE)
-            m.beta = fill_const(g, name, "/zeros", ch, 0.0f);
+        if (m.gamma == IB_VALUE_NONE) m.gamma = fill_const(g, name, "/ones", ch, 1.0f);
+        if (m.beta == IB_VALUE_NONE) m.beta = fill_const(g, name, "/zeros", ch, 0.0f);
         if (m.gamma == IB_VALUE_NONE || m.beta == IB_VALUE_NONE)
             return ib_err_set(c->err, IB_ENOMEM, "out of memory fusing LayerNorm at '%s'", name);
         ib_attr a[2];

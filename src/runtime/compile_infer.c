@@ -29,8 +29,8 @@ static int bind_explicit(ib_pass_ctx *c, ib_value *v, const ib_tensor_desc *want
     for (int32_t k = 0; ok && k < want->ndim; k++)
         ok = want->dims[k] >= 0 && (v->desc.dims[k] < 0 || v->desc.dims[k] == want->dims[k]);
     if (!ok)
-        return ib_err_set(c->err, IB_EINVAL, "input '%s': the model declares %s, got %s",
-                          v->name, ib_tensor_desc_str(&v->desc, a, sizeof a),
+        return ib_err_set(c->err, IB_EINVAL, "input '%s': the model declares %s, got %s", v->name,
+                          ib_tensor_desc_str(&v->desc, a, sizeof a),
                           ib_tensor_desc_str(want, b, sizeof b));
     v->desc = *want;
     v->shape_known = true;
@@ -45,15 +45,13 @@ int ib_pass_bind(ib_pass_ctx *c)
         ib_value *v = &g->values.data[g->inputs.data[i]];
         if (o->input_shapes) {
             int rc = bind_explicit(c, v, &o->input_shapes[i]);
-            if (rc)
-                return rc;
+            if (rc) return rc;
             continue;
         }
         if (!v->shape_known || v->desc.dtype == IB_DTYPE_UNDEFINED)
             return ib_err_set(c->err, IB_EFORMAT, "input '%s' has no declared type", v->name);
         for (int32_t k = 0; k < v->desc.ndim; k++) {
-            if (v->desc.dims[k] >= 0)
-                continue;
+            if (v->desc.dims[k] >= 0) continue;
             bool bound = false;
             for (size_t d = 0; d < o->n_dims && v->dim_param[k]; d++)
                 if (o->dims[d].name && strcmp(o->dims[d].name, v->dim_param[k]) == 0) {
@@ -96,8 +94,7 @@ static int bufs_fit(infer_bufs *b, uint32_t n_in, uint32_t n_out)
 static bool desc_concrete(const ib_tensor_desc *d)
 {
     for (int32_t k = 0; k < d->ndim; k++)
-        if (d->dims[k] < 0)
-            return false;
+        if (d->dims[k] < 0) return false;
     return true;
 }
 
@@ -110,8 +107,7 @@ static int infer_node(ib_pass_ctx *c, ib_node_id id, infer_bufs *b, bool *comple
     for (uint32_t k = 0; k < n->n_inputs; k++) {
         b->in.data[k] = NULL;
         b->cin.data[k] = NULL;
-        if (n->inputs[k] == IB_VALUE_NONE)
-            continue;
+        if (n->inputs[k] == IB_VALUE_NONE) continue;
         const ib_value *v = &g->values.data[n->inputs[k]];
         if (!v->shape_known)
             return ib_err_set(c->err, IB_EFORMAT,
@@ -123,19 +119,16 @@ static int infer_node(ib_pass_ctx *c, ib_node_id id, infer_bufs *b, bool *comple
     }
     memset(b->out.data, 0, (n->n_outputs + 1u) * sizeof *b->out.data);
     bool dd = false;
-    int rc = ib_op_infer(g, n, b->in.data, b->cin.data, n->n_inputs, b->out.data, n->n_outputs,
-                         &dd, c->err);
-    if (rc)
-        return rc;
+    int rc = ib_op_infer(g, n, b->in.data, b->cin.data, n->n_inputs, b->out.data, n->n_outputs, &dd,
+                         c->err);
+    if (rc) return rc;
     n = &g->nodes.data[id];
     for (uint32_t k = 0; k < n->n_outputs; k++) {
-        if (n->outputs[k] == IB_VALUE_NONE)
-            continue;
+        if (n->outputs[k] == IB_VALUE_NONE) continue;
         ib_value *v = &g->values.data[n->outputs[k]];
         v->desc = b->out.data[k];
         v->shape_known = true;
-        if (!desc_concrete(&v->desc))
-            *complete = false;
+        if (!desc_concrete(&v->desc)) *complete = false;
     }
     return IB_OK;
 }
@@ -148,23 +141,18 @@ int ib_pass_infer(ib_pass_ctx *c, bool fold)
     bool complete = true;
     int rc = IB_OK;
     for (size_t i = 0; i < g->inputs.len; i++)
-        if (!desc_concrete(&g->values.data[g->inputs.data[i]].desc))
-            complete = false;
+        if (!desc_concrete(&g->values.data[g->inputs.data[i]].desc)) complete = false;
     for (size_t i = 0; i < g->nodes.len; i++) {
-        if (g->nodes.data[i].dead)
-            continue;
+        if (g->nodes.data[i].dead) continue;
         rc = infer_node(c, (ib_node_id)i, &b, &complete);
-        if (rc)
-            break;
+        if (rc) break;
         if (fold) {
             bool folded = false;
             rc = ib_fold_node(c, (ib_node_id)i, &folded);
-            if (rc)
-                break;
+            if (rc) break;
         }
     }
-    if (c->stats)
-        c->stats->shapes_complete = complete;
+    if (c->stats) c->stats->shapes_complete = complete;
     IB_VEC_FREE(&b.in);
     IB_VEC_FREE(&b.cin);
     IB_VEC_FREE(&b.out);

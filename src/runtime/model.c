@@ -20,8 +20,7 @@ void ib_model_load_options_defaults(ib_model_load_options *o)
 int ib_model_from_graph(ib_graph *g, ib_model **out, ib_err *err)
 {
     *out = NULL;
-    if (!g)
-        return ib_err_set(err, IB_EINVAL, "model: no graph");
+    if (!g) return ib_err_set(err, IB_EINVAL, "model: no graph");
     int rc = ib_graph_toposort(g, err);
     if (rc) {
         ib_graph_destroy(g);
@@ -58,8 +57,7 @@ ib_compile_cache *ib_model_cache(const ib_model *m)
 
 void ib_model_destroy(ib_model *m)
 {
-    if (!m)
-        return;
+    if (!m) return;
     ib_compile_cache_destroy(m->cache);
     ib_graph_destroy(m->graph);
     ib_free(m);
@@ -78,24 +76,20 @@ size_t ib_model_output_count(const ib_model *m)
 static int value_info(const ib_graph *g, ib_value_id id, const char **name, ib_tensor_desc *desc)
 {
     const ib_value *v = &g->values.data[id];
-    if (name)
-        *name = v->name;
-    if (desc)
-        *desc = v->desc;
+    if (name) *name = v->name;
+    if (desc) *desc = v->desc;
     return IB_OK;
 }
 
 int ib_model_input(const ib_model *m, size_t i, const char **name, ib_tensor_desc *desc)
 {
-    if (!m || i >= m->graph->inputs.len)
-        return IB_EINVAL;
+    if (!m || i >= m->graph->inputs.len) return IB_EINVAL;
     return value_info(m->graph, m->graph->inputs.data[i], name, desc);
 }
 
 int ib_model_output(const ib_model *m, size_t i, const char **name, ib_tensor_desc *desc)
 {
-    if (!m || i >= m->graph->outputs.len)
-        return IB_EINVAL;
+    if (!m || i >= m->graph->outputs.len) return IB_EINVAL;
     return value_info(m->graph, m->graph->outputs.data[i], name, desc);
 }
 
@@ -117,18 +111,16 @@ static double model_flops(const ib_graph *src)
     ib_err err;
     if (ib_compile(src, &o, &g, &st, &err) || !st.shapes_complete) {
         ib_graph_destroy(g);
-        return NAN;
+        return (double)NAN;
     }
     double total = 0;
     const ib_tensor_desc *in[64];
     ib_tensor_desc out[16];
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
-        if (n->dead)
-            continue;
+        if (n->dead) continue;
         const ib_op_def *def = ib_op_find(n->domain, n->op_type, n->opset);
-        if (!def || !def->flops || n->n_inputs > 64 || n->n_outputs > 16)
-            continue;
+        if (!def || !def->flops || n->n_inputs > 64 || n->n_outputs > 16) continue;
         for (uint32_t k = 0; k < n->n_inputs; k++)
             in[k] = n->inputs[k] == IB_VALUE_NONE ? NULL : &g->values.data[n->inputs[k]].desc;
         for (uint32_t k = 0; k < n->n_outputs; k++)
@@ -138,8 +130,7 @@ static double model_flops(const ib_graph *src)
                 out[k] = g->values.data[n->outputs[k]].desc;
         ib_op_ctx ctx = {.graph = g, .node = n};
         double f = def->flops(&ctx, in, n->n_inputs, out, n->n_outputs);
-        if (f > 0)
-            total += f;
+        if (f > 0) total += f;
     }
     ib_graph_destroy(g);
     return total;
@@ -147,16 +138,14 @@ static double model_flops(const ib_graph *src)
 
 int ib_model_get_stats(const ib_model *m, ib_model_stats *out)
 {
-    if (!m || !out)
-        return IB_EINVAL;
+    if (!m || !out) return IB_EINVAL;
     memset(out, 0, sizeof *out);
     const ib_graph *g = m->graph;
     for (size_t i = 0; i < g->nodes.len; i++)
         out->node_count += !g->nodes.data[i].dead;
     for (size_t i = 0; i < g->values.len; i++) {
         const ib_tensor *t = g->values.data[i].constant;
-        if (!t)
-            continue;
+        if (!t) continue;
         int64_t n = ib_tensor_desc_numel(&t->desc);
         out->param_count += n > 0 ? (uint64_t)n : 0;
         out->param_bytes += t->nbytes;
@@ -170,8 +159,7 @@ int ib_model_get_stats(const ib_model *m, ib_model_stats *out)
 void ib_model_op_histogram(const ib_model *m,
                            void (*fn)(void *user, const char *op_type, uint64_t count), void *user)
 {
-    if (!m || !fn)
-        return;
+    if (!m || !fn) return;
     const ib_graph *g = m->graph;
     size_t nn = g->nodes.len;
     /* first-appearance order; a node counts for the first node with its op */
@@ -183,15 +171,13 @@ void ib_model_op_histogram(const ib_model *m,
     bool ok = first && count;
     for (size_t i = 0; ok && i < nn; i++) {
         const ib_node *n = &g->nodes.data[i];
-        if (n->dead)
-            continue;
+        if (n->dead) continue;
         int64_t k;
         if (!ib_strmap_get(&idx, n->op_type, &k)) {
             /* the map keys op_type only; ops of other domains rarely collide */
             k = (int64_t)nk;
             first[nk++] = i;
-            if (ib_strmap_put(&idx, n->op_type, k))
-                ok = false;
+            if (ib_strmap_put(&idx, n->op_type, k)) ok = false;
         }
         count[k]++;
     }

@@ -18,33 +18,27 @@ static void load_opts(const ib_model_load_options *o, ib_onnx_load_opts *lo)
 int ib_model_load_file(const char *path, const ib_model_load_options *opts, ib_model **out,
                        ib_err *err)
 {
-    if (!out)
-        return ib_err_set(err, IB_EINVAL, "ib_model_load_file: NULL output");
+    if (!out) return ib_err_set(err, IB_EINVAL, "ib_model_load_file: NULL output");
     *out = NULL;
-    if (!path)
-        return ib_err_set(err, IB_EINVAL, "ib_model_load_file: NULL path");
+    if (!path) return ib_err_set(err, IB_EINVAL, "ib_model_load_file: NULL path");
     ib_onnx_load_opts lo;
     load_opts(opts, &lo);
     ib_graph *g = NULL;
     int rc = ib_onnx_load_graph_file(path, &lo, &g, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     return ib_model_from_graph(g, out, err);
 }
 
 int ib_model_load_memory(const void *data, size_t size, const ib_model_load_options *opts,
                          ib_model **out, ib_err *err)
 {
-    if (!out)
-        return ib_err_set(err, IB_EINVAL, "ib_model_load_memory: NULL output");
+    if (!out) return ib_err_set(err, IB_EINVAL, "ib_model_load_memory: NULL output");
     *out = NULL;
-    if (!data && size)
-        return ib_err_set(err, IB_EINVAL, "ib_model_load_memory: NULL data");
+    if (!data && size) return ib_err_set(err, IB_EINVAL, "ib_model_load_memory: NULL data");
     ib_onnx_load_opts lo;
     load_opts(opts, &lo);
     ib_graph *g = NULL;
     int rc = ib_onnx_load_graph(data, size, opts ? opts->external_data_dir : NULL, &lo, &g, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     return ib_model_from_graph(g, out, err);
 }

@@ -23,8 +23,7 @@ static void heap_push(node_heap *h, ib_node_id v)
     h->a[i] = v;
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (h->a[p] <= h->a[i])
-            break;
+        if (h->a[p] <= h->a[i]) break;
         ib_node_id t = h->a[p];
         h->a[p] = h->a[i];
         h->a[i] = t;
@@ -39,12 +38,9 @@ static ib_node_id heap_pop(node_heap *h)
     uint32_t i = 0;
     for (;;) {
         uint32_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < h->n && h->a[l] < h->a[m])
-            m = l;
-        if (r < h->n && h->a[r] < h->a[m])
-            m = r;
-        if (m == i)
-            break;
+        if (l < h->n && h->a[l] < h->a[m]) m = l;
+        if (r < h->n && h->a[r] < h->a[m]) m = r;
+        if (m == i) break;
         ib_node_id t = h->a[m];
         h->a[m] = h->a[i];
         h->a[i] = t;
@@ -93,8 +89,7 @@ static int assign_backends(const ib_graph *g, ib_backend *const *backends,
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
         p->backend_of[i] = UINT8_MAX;
-        if (n->dead)
-            continue;
+        if (n->dead) continue;
         if (IB_VEC_RESERVE(&in, n->n_inputs + 1u)) {
             rc = ib_err_set(err, IB_ENOMEM, "out of memory partitioning");
             break;
@@ -116,8 +111,7 @@ static int assign_backends(const ib_graph *g, ib_backend *const *backends,
         }
     }
     IB_VEC_FREE(&in);
-    if (!rc && p->fallbacks.oom)
-        rc = ib_err_set(err, IB_ENOMEM, "out of memory partitioning");
+    if (!rc && p->fallbacks.oom) rc = ib_err_set(err, IB_ENOMEM, "out of memory partitioning");
     return rc;
 }
 
@@ -127,22 +121,18 @@ static int build_consumers(const ib_graph *g, uint32_t **start_out, ib_node_id *
 {
     size_t nv = g->values.len;
     uint32_t *start = ib_calloc(nv + 2, sizeof *start);
-    if (!start)
-        return IB_ENOMEM;
+    if (!start) return IB_ENOMEM;
     size_t edges = 0;
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
-        if (n->dead)
-            continue;
+        if (n->dead) continue;
         for (uint32_t k = 0; k < n->n_inputs; k++) {
             ib_value_id v = n->inputs[k];
-            if (v == IB_VALUE_NONE)
-                continue;
+            if (v == IB_VALUE_NONE) continue;
             start[v + 1]++;
             edges++;
             ib_node_id pr = g->values.data[v].producer;
-            if (pr != IB_NODE_NONE && !g->nodes.data[pr].dead)
-                pending[i]++;
+            if (pr != IB_NODE_NONE && !g->nodes.data[pr].dead) pending[i]++;
         }
     }
     for (size_t v = 0; v < nv; v++)
@@ -157,8 +147,7 @@ static int build_consumers(const ib_graph *g, uint32_t **start_out, ib_node_id *
     }
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
-        if (n->dead)
-            continue;
+        if (n->dead) continue;
         for (uint32_t k = 0; k < n->n_inputs; k++)
             if (n->inputs[k] != IB_VALUE_NONE)
                 list[start[n->inputs[k]] + fill[n->inputs[k]]++] = (ib_node_id)i;
@@ -173,14 +162,11 @@ static int build_consumers(const ib_graph *g, uint32_t **start_out, ib_node_id *
  * lowest-index ready node of any backend (which starts a new segment). */
 static ib_node_id next_node(node_heap *heaps, size_t nb, uint32_t *cur)
 {
-    if (*cur < nb && heaps[*cur].n)
-        return heap_pop(&heaps[*cur]);
+    if (*cur < nb && heaps[*cur].n) return heap_pop(&heaps[*cur]);
     uint32_t best = UINT32_MAX;
     for (uint32_t b = 0; b < nb; b++)
-        if (heaps[b].n && (best == UINT32_MAX || heaps[b].a[0] < heaps[best].a[0]))
-            best = b;
-    if (best == UINT32_MAX)
-        return IB_NODE_NONE;
+        if (heaps[b].n && (best == UINT32_MAX || heaps[b].a[0] < heaps[best].a[0])) best = b;
+    if (best == UINT32_MAX) return IB_NODE_NONE;
     *cur = best;
     return heap_pop(&heaps[best]);
 }
@@ -194,19 +180,15 @@ static int schedule(const ib_graph *g, size_t nb, ib_partition *p, ib_err *err)
     uint32_t *cstart = NULL;
     ib_node_id *clist = NULL;
     int rc = IB_ENOMEM;
-    if (!pending || build_consumers(g, &cstart, &clist, pending))
-        goto out;
+    if (!pending || build_consumers(g, &cstart, &clist, pending)) goto out;
     for (size_t b = 0; b < nb; b++)
-        if (!(heaps[b].a = ib_calloc(nn + 1, sizeof *heaps[b].a)))
-            goto out;
+        if (!(heaps[b].a = ib_calloc(nn + 1, sizeof *heaps[b].a))) goto out;
     uint32_t live = 0;
     for (size_t i = 0; i < nn; i++) {
         p->step_of[i] = UINT32_MAX;
-        if (g->nodes.data[i].dead)
-            continue;
+        if (g->nodes.data[i].dead) continue;
         live++;
-        if (!pending[i])
-            heap_push(&heaps[p->backend_of[i]], (ib_node_id)i);
+        if (!pending[i]) heap_push(&heaps[p->backend_of[i]], (ib_node_id)i);
     }
     uint32_t cur = UINT32_MAX;
     ib_node_id id;
@@ -220,11 +202,9 @@ static int schedule(const ib_graph *g, size_t nb, ib_partition *p, ib_err *err)
         const ib_node *n = &g->nodes.data[id];
         for (uint32_t k = 0; k < n->n_outputs; k++) {
             ib_value_id v = n->outputs[k];
-            if (v == IB_VALUE_NONE)
-                continue;
+            if (v == IB_VALUE_NONE) continue;
             for (uint32_t c = cstart[v]; c < cstart[v + 1]; c++)
-                if (--pending[clist[c]] == 0)
-                    heap_push(&heaps[p->backend_of[clist[c]]], clist[c]);
+                if (--pending[clist[c]] == 0) heap_push(&heaps[p->backend_of[clist[c]]], clist[c]);
         }
     }
     rc = p->n_order == live ? IB_OK : IB_EFORMAT;
@@ -232,8 +212,7 @@ static int schedule(const ib_graph *g, size_t nb, ib_partition *p, ib_err *err)
         ib_err_set(err, rc, "partition: the graph is not acyclic (%u of %u nodes scheduled)",
                    p->n_order, live);
 out:
-    if (rc == IB_ENOMEM)
-        ib_err_set(err, rc, "out of memory scheduling the graph");
+    if (rc == IB_ENOMEM) ib_err_set(err, rc, "out of memory scheduling the graph");
     ib_free(pending);
     ib_free(cstart);
     ib_free(clist);
@@ -257,7 +236,6 @@ int ib_partition_graph(const ib_graph *g, ib_backend *const *backends,
     if (!p->order || !p->step_of || !p->backend_of || !p->segs)
         return ib_err_set(err, IB_ENOMEM, "out of memory partitioning %zu nodes", nn);
     int rc = assign_backends(g, backends, prec, n, p, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     return schedule(g, n, p, err);
 }

@@ -29,14 +29,14 @@ typedef struct ib_segment {
 } ib_segment;
 
 typedef struct ib_partition {
-    ib_node_id *order;       /* live nodes in execution order */
+    ib_node_id *order; /* live nodes in execution order */
     uint32_t n_order;
-    uint32_t *step_of;       /* per node id: its position in order[] (UINT32_MAX when dead) */
-    uint8_t *backend_of;     /* per node id: backend index (UINT8_MAX when dead) */
+    uint32_t *step_of;   /* per node id: its position in order[] (UINT32_MAX when dead) */
+    uint8_t *backend_of; /* per node id: backend index (UINT8_MAX when dead) */
     ib_segment *segs;
     uint32_t n_segs;
-    uint32_t n_fallback;     /* nodes not on backends[0] */
-    ib_strbuf fallbacks;     /* "node 'x' (Op) -> reference: reason\n" lines */
+    uint32_t n_fallback; /* nodes not on backends[0] */
+    ib_strbuf fallbacks; /* "node 'x' (Op) -> reference: reason\n" lines */
 } ib_partition;
 
 /*

@@ -21,8 +21,7 @@ typedef struct plan_group {
 
 static int align_up(size_t x, size_t a, size_t *out)
 {
-    if (x > SIZE_MAX - (a - 1))
-        return IB_EINVAL;
+    if (x > SIZE_MAX - (a - 1)) return IB_EINVAL;
     *out = (x + a - 1) & ~(a - 1);
     return IB_OK;
 }
@@ -30,18 +29,15 @@ static int align_up(size_t x, size_t a, size_t *out)
 static int cmp_group_size(const void *pa, const void *pb)
 {
     const plan_group *a = *(plan_group *const *)pa, *b = *(plan_group *const *)pb;
-    if (a->size != b->size)
-        return a->size > b->size ? -1 : 1;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
+    if (a->size != b->size) return a->size > b->size ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
     return a->first < b->first ? -1 : (a->first > b->first);
 }
 
 static int cmp_group_offset(const void *pa, const void *pb)
 {
     const plan_group *a = *(plan_group *const *)pa, *b = *(plan_group *const *)pb;
-    if (a->offset != b->offset)
-        return a->offset < b->offset ? -1 : 1;
+    if (a->offset != b->offset) return a->offset < b->offset ? -1 : 1;
     return 0;
 }
 
@@ -59,8 +55,7 @@ typedef struct live_event {
 static int cmp_event(const void *pa, const void *pb)
 {
     const live_event *a = pa, *b = pb;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
     return a->add - b->add; /* removals before additions at the same step */
 }
 
@@ -68,12 +63,10 @@ static int cmp_event(const void *pa, const void *pb)
 static int live_peak(const plan_group *g, size_t ng, size_t *out)
 {
     live_event *ev = ib_calloc(ng ? 2 * ng : 1, sizeof *ev);
-    if (!ev)
-        return IB_ENOMEM;
+    if (!ev) return IB_ENOMEM;
     size_t ne = 0;
     for (size_t i = 0; i < ng; i++) {
-        if (!g[i].size)
-            continue;
+        if (!g[i].size) continue;
         ev[ne++] = (live_event){g[i].start, g[i].size, 1};
         ev[ne++] = (live_event){(int64_t)g[i].end + 1, g[i].size, 0};
     }
@@ -82,8 +75,7 @@ static int live_peak(const plan_group *g, size_t ng, size_t *out)
     for (size_t i = 0; i < ne; i++) {
         if (ev[i].add) {
             cur += ev[i].size;
-            if (cur > peak)
-                peak = cur;
+            if (cur > peak) peak = cur;
         } else {
             cur -= ev[i].size;
         }
@@ -104,8 +96,7 @@ static int check_values(const ib_plan_value *v, size_t n, size_t align, size_t *
             return ib_err_set(err, IB_EINVAL, "plan: value %zu shares with unknown value %d", i,
                               (int)v[i].share_with);
         if (align_up(v[i].size, align, &asz[i]))
-            return ib_err_set(err, IB_EINVAL, "plan: value %zu size %zu overflows", i,
-                              v[i].size);
+            return ib_err_set(err, IB_EINVAL, "plan: value %zu size %zu overflows", i, v[i].size);
     }
     return IB_OK;
 }
@@ -130,8 +121,7 @@ static size_t build_groups(ib_plan_value *v, size_t n, const size_t *asz, bool n
             v[j].shared = true;
             group_of[j] = group_of[i];
             plan_group *gr = &g[group_of[i]];
-            if (v[j].end > gr->end)
-                gr->end = v[j].end;
+            if (v[j].end > gr->end) gr->end = v[j].end;
             continue;
         }
         group_of[j] = (int32_t)ng;
@@ -148,8 +138,7 @@ static int place_groups(plan_group *g, size_t ng, size_t align, bool no_reuse, s
     plan_group **placed = ib_calloc(ng ? ng : 1, sizeof *placed);
     plan_group **near = ib_calloc(ng ? ng : 1, sizeof *near);
     int rc = IB_ENOMEM;
-    if (!order || !placed || !near)
-        goto out;
+    if (!order || !placed || !near) goto out;
     for (size_t i = 0; i < ng; i++)
         order[i] = &g[i];
     size_t np = 0, top = 0;
@@ -157,8 +146,7 @@ static int place_groups(plan_group *g, size_t ng, size_t align, bool no_reuse, s
     if (no_reuse) {
         for (size_t i = 0; i < ng; i++) {
             g[i].offset = top;
-            if (g[i].size > SIZE_MAX - top)
-                goto out;
+            if (g[i].size > SIZE_MAX - top) goto out;
             top += g[i].size;
         }
         *total = top;
@@ -181,19 +169,14 @@ static int place_groups(plan_group *g, size_t ng, size_t align, bool no_reuse, s
         for (size_t p = 0; p < nn; p++) {
             if (near[p]->offset >= cand && near[p]->offset - cand >= cur->size)
                 break; /* the gap before near[p] fits */
-            if (near[p]->size > SIZE_MAX - near[p]->offset)
-                goto out;
+            if (near[p]->size > SIZE_MAX - near[p]->offset) goto out;
             size_t end = near[p]->offset + near[p]->size, aend;
-            if (align_up(end, align, &aend))
-                goto out;
-            if (aend > cand)
-                cand = aend;
+            if (align_up(end, align, &aend)) goto out;
+            if (aend > cand) cand = aend;
         }
-        if (cur->size > SIZE_MAX - cand)
-            goto out;
+        if (cur->size > SIZE_MAX - cand) goto out;
         cur->offset = cand;
-        if (cand + cur->size > top)
-            top = cand + cur->size;
+        if (cand + cur->size > top) top = cand + cur->size;
         placed[np++] = cur;
     }
     *total = top;
@@ -208,8 +191,7 @@ out:
 int ib_plan_compute(ib_plan_value *v, size_t n, size_t align, bool no_reuse, ib_plan_result *res,
                     ib_err *err)
 {
-    if (!align)
-        align = IB_PLAN_ALIGN;
+    if (!align) align = IB_PLAN_ALIGN;
     if (align & (align - 1))
         return ib_err_set(err, IB_EINVAL, "plan: alignment %zu is not a power of two", align);
     memset(res, 0, sizeof *res);
@@ -223,8 +205,7 @@ int ib_plan_compute(ib_plan_value *v, size_t n, size_t align, bool no_reuse, ib_
         goto out;
     }
     rc = check_values(v, n, align, asz, err);
-    if (rc)
-        goto out;
+    if (rc) goto out;
     for (size_t i = 0; i < n; i++)
         group_of[i] = -1;
     /* Requests refer to earlier values: group_of[i] must exist when j asks. */
@@ -256,14 +237,11 @@ out:
     return rc;
 }
 
-int ib_plan_verify(const ib_plan_value *v, size_t n, size_t align, size_t total_bytes,
-                   ib_err *err)
+int ib_plan_verify(const ib_plan_value *v, size_t n, size_t align, size_t total_bytes, ib_err *err)
 {
-    if (!align)
-        align = IB_PLAN_ALIGN;
+    if (!align) align = IB_PLAN_ALIGN;
     for (size_t i = 0; i < n; i++) {
-        if (!v[i].size)
-            continue;
+        if (!v[i].size) continue;
         if (v[i].offset % align)
             return ib_err_set(err, IB_EINVAL, "plan: value %zu offset %zu is not %zu-aligned", i,
                               v[i].offset, align);
@@ -272,15 +250,12 @@ int ib_plan_verify(const ib_plan_value *v, size_t n, size_t align, size_t total_
                               i, v[i].offset, v[i].size, total_bytes);
     }
     for (size_t i = 0; i < n; i++) {
-        if (!v[i].size)
-            continue;
+        if (!v[i].size) continue;
         for (size_t j = i + 1; j < n; j++) {
-            if (!v[j].size || !intervals_meet(v[i].start, v[i].end, v[j].start, v[j].end))
-                continue;
-            bool mem = v[i].offset < v[j].offset + v[j].size &&
-                       v[j].offset < v[i].offset + v[i].size;
-            if (!mem)
-                continue;
+            if (!v[j].size || !intervals_meet(v[i].start, v[i].end, v[j].start, v[j].end)) continue;
+            bool mem =
+                v[i].offset < v[j].offset + v[j].size && v[j].offset < v[i].offset + v[i].size;
+            if (!mem) continue;
             bool ok = (v[j].shared && (size_t)v[j].share_with == i && v[i].end == v[j].start) ||
                       (v[i].shared && (size_t)v[i].share_with == j && v[j].end == v[i].start);
             if (!ok)

@@ -61,7 +61,6 @@ int ib_plan_compute(ib_plan_value *v, size_t n, size_t align, bool no_reuse, ib_
  * ranges unless one was granted the other's storage in place. Returns IB_OK
  * or IB_EINVAL naming the two values.
  */
-int ib_plan_verify(const ib_plan_value *v, size_t n, size_t align, size_t total_bytes,
-                   ib_err *err);
+int ib_plan_verify(const ib_plan_value *v, size_t n, size_t align, size_t total_bytes, ib_err *err);
 
 #endif

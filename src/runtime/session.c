@@ -29,8 +29,7 @@ static int check_ops(const ib_graph *g, ib_err *err)
 {
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
-        if (n->dead || ib_op_find(n->domain, n->op_type, n->opset))
-            continue;
+        if (n->dead || ib_op_find(n->domain, n->op_type, n->opset)) continue;
         return ib_err_set(err, IB_EUNSUPPORTED,
                           "op %s%s%s (opset %lld) of node '%s' is not supported by inferbench",
                           n->domain, n->domain[0] ? "." : "", n->op_type, (long long)n->opset,
@@ -57,8 +56,7 @@ static int create_backends(ib_session *s, const struct ib_backend_ops *ops, ib_e
     cfg.device = s->opts.device;
     int rc = ops ? ib_backend_create_from_ops(ops, &cfg, &s->backends[0], err)
                  : ib_backend_create(s->backend_name, &cfg, &s->backends[0], err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (ops) { /* the name the backend gives itself */
         ib_free(s->backend_name);
         if (!(s->backend_name = ib_strdup(ib_backend_get_name(s->backends[0]))))
@@ -70,8 +68,7 @@ static int create_backends(ib_session *s, const struct ib_backend_ops *ops, ib_e
     if (strcmp(s->backend_name, "reference") != 0) {
         /* the fallback computes in fp32 whatever the session's precision */
         cfg.precision = IB_PRECISION_FP32;
-        if ((rc = ib_backend_create("reference", &cfg, &s->backends[1], err)))
-            return rc;
+        if ((rc = ib_backend_create("reference", &cfg, &s->backends[1], err))) return rc;
         s->prec[1] = IB_PRECISION_FP32;
         s->n_backends = 2;
     }
@@ -85,10 +82,8 @@ static bool primary_shapes(ib_session *s)
     for (size_t i = 0; i < g->inputs.len; i++) {
         ib_tensor_desc d = g->values.data[g->inputs.data[i]].desc;
         for (int32_t k = 0; k < d.ndim; k++) {
-            if (d.dims[k] >= 0)
-                continue;
-            if (k != 0)
-                return false;
+            if (d.dims[k] >= 0) continue;
+            if (k != 0) return false;
             d.dims[0] = s->opts.max_batch;
         }
         s->key[i] = d;
@@ -133,8 +128,7 @@ int ib_session_update_describe(ib_session *s, const ib_variant *v)
         }
         ib_strbuf_printf(&sb, "peak activation bytes: %zu\n", total);
     }
-    if (s->ranges.len)
-        ib_strbuf_printf(&sb, "int8 calibrated values: %zu\n", s->ranges.len / 2);
+    if (s->ranges.len) ib_strbuf_printf(&sb, "int8 calibrated values: %zu\n", s->ranges.len / 2);
     if (sb.oom) {
         ib_strbuf_deinit(&sb);
         return IB_ENOMEM;
@@ -163,8 +157,7 @@ static int session_init(ib_session *s, const ib_model *m, const ib_session_optio
     if (!s->backend_name || !s->key || !s->in_views)
         return ib_err_set(err, IB_ENOMEM, "out of memory creating the session");
     int rc = check_ops(g, err);
-    if (!rc)
-        rc = create_backends(s, ops, err);
+    if (!rc) rc = create_backends(s, ops, err);
     return rc;
 }
 
@@ -172,8 +165,7 @@ int ib_session_create_with_ops(const ib_model *m, const ib_session_options *opts
                                const struct ib_backend_ops *ops, ib_session **out, ib_err *err)
 {
     ib_session_options dflt;
-    if (!out || !m)
-        return ib_err_set(err, IB_EINVAL, "ib_session_create: NULL model or output");
+    if (!out || !m) return ib_err_set(err, IB_EINVAL, "ib_session_create: NULL model or output");
     *out = NULL;
     if (!opts) {
         ib_session_options_defaults(&dflt);
@@ -187,11 +179,9 @@ int ib_session_create_with_ops(const ib_model *m, const ib_session_options *opts
     if (opts->calib_batches && (!opts->calib_inputs || !opts->calib_input_count))
         return ib_err_set(err, IB_EINVAL, "calib_batches set without calib_inputs");
     ib_session *s = ib_calloc(1, sizeof *s);
-    if (!s)
-        return ib_err_set(err, IB_ENOMEM, "out of memory creating the session");
+    if (!s) return ib_err_set(err, IB_ENOMEM, "out of memory creating the session");
     int rc = session_init(s, m, opts, ops, err);
-    if (rc)
-        goto fail;
+    if (rc) goto fail;
     if (opts->precision == IB_PRECISION_INT8) {
         if (opts->calib_batches)
             rc = ib_session_calibrate(s, err);
@@ -199,8 +189,7 @@ int ib_session_create_with_ops(const ib_model *m, const ib_session_options *opts
             rc = ib_err_set(err, IB_EINVAL,
                             "precision int8 needs calibration inputs (calib_inputs) or a model "
                             "with QuantizeLinear/DequantizeLinear");
-        if (rc)
-            goto fail;
+        if (rc) goto fail;
     }
     ib_variant *v;
     if (primary_shapes(s)) {
@@ -235,8 +224,7 @@ const char *ib_session_describe(const ib_session *s)
 
 void ib_session_destroy(ib_session *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     for (size_t i = 0; i < s->variants.len; i++)
         ib_variant_free(s, s->variants.data[i]);
     IB_VEC_FREE(&s->variants);

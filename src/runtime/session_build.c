@@ -52,16 +52,14 @@ static int live_alloc(live_info *li, size_t nv, uint32_t nb)
         li->first[b] = ib_malloc((nv + 1) * sizeof(int32_t));
         li->last[b] = ib_malloc((nv + 1) * sizeof(int32_t));
         li->slot[b] = ib_malloc((nv + 1) * sizeof(int32_t));
-        if (!li->first[b] || !li->last[b] || !li->slot[b])
-            return IB_ENOMEM;
+        if (!li->first[b] || !li->last[b] || !li->slot[b]) return IB_ENOMEM;
         for (size_t v = 0; v <= nv; v++)
             li->first[b][v] = li->last[b][v] = li->slot[b][v] = -1;
     }
     li->prod_b = ib_malloc((nv + 1) * sizeof(int32_t));
     li->prod_seg = ib_malloc((nv + 1) * sizeof(int32_t));
     li->boundary = ib_calloc(nv + 1, sizeof(bool));
-    if (!li->prod_b || !li->prod_seg || !li->boundary)
-        return IB_ENOMEM;
+    if (!li->prod_b || !li->prod_seg || !li->boundary) return IB_ENOMEM;
     for (size_t v = 0; v <= nv; v++)
         li->prod_b[v] = li->prod_seg[v] = -1;
     return IB_OK;
@@ -69,17 +67,14 @@ static int live_alloc(live_info *li, size_t nv, uint32_t nb)
 
 static void extend(int32_t *first, int32_t *last, ib_value_id v, int32_t from, int32_t to)
 {
-    if (first[v] < 0 || from < first[v])
-        first[v] = from;
-    if (to > last[v])
-        last[v] = to;
+    if (first[v] < 0 || from < first[v]) first[v] = from;
+    if (to > last[v]) last[v] = to;
 }
 
 static bool is_graph_input(const ib_graph *g, ib_value_id v)
 {
     for (size_t i = 0; i < g->inputs.len; i++)
-        if (g->inputs.data[i] == v)
-            return true;
+        if (g->inputs.data[i] == v) return true;
     return false;
 }
 
@@ -92,8 +87,7 @@ static int note_read(live_info *li, const ib_graph *g, ib_value_id x, uint32_t b
         li->boundary[x] = true;
         return IB_OK;
     }
-    if (li->prod_seg[x] != (int32_t)k)
-        li->boundary[x] = true;
+    if (li->prod_seg[x] != (int32_t)k) li->boundary[x] = true;
     if ((uint32_t)li->prod_b[x] == b) {
         extend(li->first[b], li->last[b], x, li->first[b][x], s);
         return IB_OK;
@@ -102,8 +96,7 @@ static int note_read(live_info *li, const ib_graph *g, ib_value_id x, uint32_t b
     if (li->first[b][x] < 0) {
         uint32_t pb = (uint32_t)li->prod_b[x];
         extend(li->first[pb], li->last[pb], x, li->first[pb][x], seg_first);
-        if (IB_VEC_PUSH(&li->copy_seg, k) || IB_VEC_PUSH(&li->copy_val, x))
-            return IB_ENOMEM;
+        if (IB_VEC_PUSH(&li->copy_seg, k) || IB_VEC_PUSH(&li->copy_val, x)) return IB_ENOMEM;
     }
     extend(li->first[b], li->last[b], x, seg_first, s);
     IB_UNUSED(g);
@@ -118,18 +111,14 @@ static int compute_liveness(const ib_graph *g, const ib_partition *p, live_info 
             const ib_node *n = &g->nodes.data[p->order[s]];
             for (uint32_t i = 0; i < n->n_inputs; i++) {
                 ib_value_id x = n->inputs[i];
-                if (x == IB_VALUE_NONE || g->values.data[x].constant)
-                    continue;
-                if (li->prod_b[x] < 0 && !is_graph_input(g, x))
-                    return IB_EFORMAT;
+                if (x == IB_VALUE_NONE || g->values.data[x].constant) continue;
+                if (li->prod_b[x] < 0 && !is_graph_input(g, x)) return IB_EFORMAT;
                 int rc = note_read(li, g, x, sg->backend, (int32_t)s, k, (int32_t)sg->first);
-                if (rc)
-                    return rc;
+                if (rc) return rc;
             }
             for (uint32_t o = 0; o < n->n_outputs; o++) {
                 ib_value_id y = n->outputs[o];
-                if (y == IB_VALUE_NONE)
-                    continue;
+                if (y == IB_VALUE_NONE) continue;
                 li->prod_b[y] = (int32_t)sg->backend;
                 li->prod_seg[y] = (int32_t)k;
                 extend(li->first[sg->backend], li->last[sg->backend], y, (int32_t)s, (int32_t)s);
@@ -162,20 +151,17 @@ static size_t slot_bytes(ib_session *s, uint32_t b, const ib_value *val, bool pl
 static bool inplace_op(const ib_node *n)
 {
     static const char *const unary[] = {
-        "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Neg", "Abs", "Erf",
-        "Reciprocal", "Elu", "Selu", "Softplus", "Softsign", "HardSigmoid", "HardSwish", "Clip",
-        "Floor", "Ceil", "Round", "Sin", "Cos"};
+        "Relu",  "LeakyRelu", "Sigmoid",  "Tanh",        "Exp",        "Log",
+        "Sqrt",  "Neg",       "Abs",      "Erf",         "Reciprocal", "Elu",
+        "Selu",  "Softplus",  "Softsign", "HardSigmoid", "HardSwish",  "Clip",
+        "Floor", "Ceil",      "Round",    "Sin",         "Cos"};
     static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Pow"};
-    if (!strcmp(n->domain, IB_DOMAIN_INTERNAL))
-        return !strcmp(n->op_type, "Gelu");
-    if (n->domain[0])
-        return false;
+    if (!strcmp(n->domain, IB_DOMAIN_INTERNAL)) return !strcmp(n->op_type, "Gelu");
+    if (n->domain[0]) return false;
     for (size_t i = 0; i < IB_ARRAY_LEN(unary); i++)
-        if (!strcmp(n->op_type, unary[i]))
-            return true;
+        if (!strcmp(n->op_type, unary[i])) return true;
     for (size_t i = 0; i < IB_ARRAY_LEN(binary); i++)
-        if (!strcmp(n->op_type, binary[i]) && n->n_inputs == 2)
-            return true;
+        if (!strcmp(n->op_type, binary[i]) && n->n_inputs == 2) return true;
     return false;
 }
 
@@ -187,11 +173,9 @@ static void request_inplace(const ib_graph *g, const ib_partition *p, live_info 
 {
     for (uint32_t st = 0; st < p->n_order; st++) {
         const ib_node *n = &g->nodes.data[p->order[st]];
-        if (p->backend_of[p->order[st]] != b || n->n_outputs < 1 || !inplace_op(n))
-            continue;
+        if (p->backend_of[p->order[st]] != b || n->n_outputs < 1 || !inplace_op(n)) continue;
         ib_value_id y = n->outputs[0];
-        if (y == IB_VALUE_NONE || li->slot[b][y] < 0)
-            continue;
+        if (y == IB_VALUE_NONE || li->slot[b][y] < 0) continue;
         ib_plan_value *py = &ap->pv[li->slot[b][y]];
         uint32_t cand = strcmp(n->op_type, "Clip") && n->n_inputs == 2 ? 2 : 1;
         for (uint32_t k = 0; k < cand && py->share_with < 0; k++) {
@@ -216,8 +200,7 @@ typedef struct slot_order {
 static int cmp_slot(const void *pa, const void *pb)
 {
     const slot_order *a = pa, *b = pb;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
     return (a->v > b->v) - (a->v < b->v);
 }
 
@@ -240,8 +223,7 @@ static int plan_arenas(ib_session *s, ib_variant *v, const ib_partition *p, live
         /* slots in order of birth, so an in-place donor precedes its taker */
         size_t k = 0;
         for (size_t x = 0; x < g->values.len; x++)
-            if (li->first[b][x] >= 0)
-                ord[k++] = (slot_order){li->first[b][x], (ib_value_id)x};
+            if (li->first[b][x] >= 0) ord[k++] = (slot_order){li->first[b][x], (ib_value_id)x};
         qsort(ord, n, sizeof *ord, cmp_slot);
         for (size_t i = 0; i < n; i++) {
             ib_value_id x = ord[i].v;
@@ -254,11 +236,9 @@ static int plan_arenas(ib_session *s, ib_variant *v, const ib_partition *p, live
             li->slot[b][x] = (int32_t)ap->n++;
         }
         ib_free(ord);
-        if (!v->calib && !s->no_inplace)
-            request_inplace(g, p, li, b, ap);
+        if (!v->calib && !s->no_inplace) request_inplace(g, p, li, b, ap);
         int rc = ib_plan_compute(ap->pv, ap->n, IB_BACKEND_ALIGN, v->calib, &ap->res, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     return IB_OK;
 }
@@ -320,8 +300,7 @@ static int build_segments(ib_session *s, ib_variant *v, const ib_partition *p, l
             const ib_node *n = &g->nodes.data[id];
             for (uint32_t t = 0; t < n->n_inputs + n->n_outputs; t++) {
                 ib_value_id x = t < n->n_inputs ? n->inputs[t] : n->outputs[t - n->n_inputs];
-                if (x == IB_VALUE_NONE || stamp[x] == k + 1)
-                    continue;
+                if (x == IB_VALUE_NONE || stamp[x] == k + 1) continue;
                 stamp[x] = k + 1;
                 fill_binding(s, v, li, sg->backend, x, &se->bindings[nb++]);
             }
@@ -353,8 +332,7 @@ static int build_copies(ib_session *s, ib_variant *v, live_info *li, ib_err *err
         c->src_off = v->plan[sb].pv[li->slot[sb][x]].offset;
         c->dst_off = v->plan[db].pv[li->slot[db][x]].offset;
         c->nbytes = ib_tensor_desc_nbytes(&v->g->values.data[x].desc);
-        if (c->nbytes > staging)
-            staging = c->nbytes;
+        if (c->nbytes > staging) staging = c->nbytes;
     }
     if (staging > s->staging_cap) {
         unsigned char *p = ib_realloc(s->staging, staging);
@@ -372,8 +350,7 @@ static int build_io(ib_session *s, ib_variant *v, const live_info *li, ib_err *e
     const ib_graph *g = v->g;
     v->ins = ib_calloc(g->inputs.len + 1, sizeof *v->ins);
     v->outs = ib_calloc(g->outputs.len + 1, sizeof *v->outs);
-    if (!v->ins || !v->outs)
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (!v->ins || !v->outs) return ib_err_set(err, IB_ENOMEM, "out of memory");
     for (size_t i = 0; i < g->inputs.len; i++) {
         ib_input_slot *in = &v->ins[i];
         in->value = g->inputs.data[i];
@@ -420,24 +397,20 @@ static int compile_segments(ib_session *s, ib_variant *v, ib_err *err)
     for (uint32_t k = 0; k < v->n_segs; k++) {
         ib_seg_exec *se = &v->segs[k];
         for (uint32_t i = 0; i < se->sg.n_bindings; i++)
-            if (!se->bindings[i].constant)
-                se->bindings[i].buffer = s->arena[se->backend];
+            if (!se->bindings[i].constant) se->bindings[i].buffer = s->arena[se->backend];
         ib_backend_graph_free(se->exec);
         se->exec = NULL;
         int rc = ib_backend_graph_compile(s->backends[se->backend], &se->sg, &se->exec, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     /* data-dependent outputs ask the producing segment for their actual dims */
     for (size_t i = 0; i < v->g->outputs.len; i++) {
         ib_output_slot *o = &v->outs[i];
-        if (o->kind != IB_OUT_ARENA)
-            continue;
+        if (o->kind != IB_OUT_ARENA) continue;
         ib_node_id pn = v->g->values.data[o->value].producer;
         for (uint32_t k = 0; k < v->n_segs && !o->producer; k++)
             for (uint32_t j = 0; j < v->segs[k].sg.n_nodes; j++)
-                if (v->segs[k].nodes[j] == pn)
-                    o->producer = v->segs[k].exec;
+                if (v->segs[k].nodes[j] == pn) o->producer = v->segs[k].exec;
     }
     return IB_OK;
 }
@@ -449,8 +422,7 @@ static int ensure_arenas(ib_session *s, ib_variant *v, ib_err *err)
     bool grown = false;
     for (uint32_t b = 0; b < s->n_backends; b++) {
         size_t need = v->plan[b].res.total_bytes;
-        if (need <= s->arena_cap[b])
-            continue;
+        if (need <= s->arena_cap[b]) continue;
         for (size_t i = 0; i < s->variants.len; i++)
             for (uint32_t k = 0; k < s->variants.data[i]->n_segs; k++) {
                 ib_backend_graph_free(s->variants.data[i]->segs[k].exec);
@@ -460,20 +432,17 @@ static int ensure_arenas(ib_session *s, ib_variant *v, ib_err *err)
         s->arena[b] = NULL;
         s->arena_cap[b] = 0;
         int rc = ib_backend_buffer_alloc(s->backends[b], need, &s->arena[b], err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         s->arena_cap[b] = need;
         grown = true;
     }
-    if (!grown)
-        return IB_OK;
+    if (!grown) return IB_OK;
     for (size_t i = 0; i < s->variants.len; i++) {
         ib_variant *o = s->variants.data[i];
         for (size_t k = 0; k < o->g->outputs.len; k++)
             o->outs[k].producer = NULL;
         int rc = compile_segments(s, o, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     return IB_OK;
 }
@@ -481,8 +450,7 @@ static int ensure_arenas(ib_session *s, ib_variant *v, ib_err *err)
 void ib_variant_free(ib_session *s, ib_variant *v)
 {
     IB_UNUSED(s);
-    if (!v)
-        return;
+    if (!v) return;
     for (uint32_t k = 0; v->segs && k < v->n_segs; k++) {
         ib_backend_graph_free(v->segs[k].exec);
         ib_free(v->segs[k].nodes);
@@ -508,8 +476,7 @@ static int partition_variant(ib_session *s, ib_variant *v, ib_partition *p, ib_e
     for (uint32_t b = 0; b < s->n_backends; b++)
         prec[b] = v->calib ? IB_PRECISION_FP32 : s->prec[b];
     int rc = ib_partition_graph(v->g, s->backends, prec, s->n_backends, p, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     v->n_nodes = p->n_order;
     v->n_fallback = p->n_fallback;
     if (ib_strbuf_puts(&v->fallbacks, ib_strbuf_cstr(&p->fallbacks)))
@@ -526,8 +493,7 @@ int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib
     live_info li;
     memset(&p, 0, sizeof p);
     memset(&li, 0, sizeof li);
-    if (!v)
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    if (!v) return ib_err_set(err, IB_ENOMEM, "out of memory");
     ib_strbuf_init(&v->fallbacks);
     v->calib = calib;
     int rc = IB_ENOMEM;
@@ -571,8 +537,7 @@ fail:
 static bool shapes_equal(const ib_tensor_desc *a, const ib_tensor_desc *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!ib_tensor_desc_equal(&a[i], &b[i]))
-            return false;
+        if (!ib_tensor_desc_equal(&a[i], &b[i])) return false;
     return true;
 }
 
@@ -593,8 +558,8 @@ int ib_session_variant_for(ib_session *s, const ib_tensor_desc *shapes, ib_varia
         size_t lru = SIZE_MAX;
         for (size_t i = 0; i < s->variants.len; i++)
             if (s->variants.data[i] != s->primary &&
-                (lru == SIZE_MAX || s->variants.data[i]->last_used <
-                                        s->variants.data[lru]->last_used))
+                (lru == SIZE_MAX ||
+                 s->variants.data[i]->last_used < s->variants.data[lru]->last_used))
                 lru = i;
         if (lru != SIZE_MAX) {
             ib_variant_free(s, s->variants.data[lru]);
@@ -605,8 +570,7 @@ int ib_session_variant_for(ib_session *s, const ib_tensor_desc *shapes, ib_varia
         return ib_err_set(err, IB_ENOMEM, "out of memory");
     ib_variant *v;
     int rc = ib_variant_build(s, shapes, false, &v, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     v->last_used = ++s->clock;
     s->variants.data[s->variants.len++] = v;
     if (!s->primary) {
@@ -616,8 +580,7 @@ int ib_session_variant_for(ib_session *s, const ib_tensor_desc *shapes, ib_varia
         s->peak = 0;
         for (uint32_t b = 0; b < s->n_backends; b++)
             s->peak += v->plan[b].res.total_bytes;
-        if ((rc = ib_session_update_describe(s, v)))
-            return ib_err_set(err, rc, "out of memory");
+        if ((rc = ib_session_update_describe(s, v))) return ib_err_set(err, rc, "out of memory");
     }
     *out = v;
     return IB_OK;

@@ -66,7 +66,7 @@ typedef struct ib_output_slot {
     size_t offset;
     ib_backend_graph *producer; /* for data-dependent shapes */
     const void *const_data;
-    uint32_t input_index;       /* IB_OUT_INPUT */
+    uint32_t input_index; /* IB_OUT_INPUT */
 } ib_output_slot;
 
 /* Planned storage of one backend's values in one variant. */
@@ -105,8 +105,8 @@ struct ib_session {
     size_t staging_cap;
     ib_compile_cache *cache; /* the model's (borrowed) */
     IB_VEC(ib_variant *) variants;
-    ib_variant *primary; /* compiled at create for max_batch, when possible */
-    ib_tensor_desc *key;  /* scratch: the shapes of the current run's inputs */
+    ib_variant *primary;             /* compiled at create for max_batch, when possible */
+    ib_tensor_desc *key;             /* scratch: the shapes of the current run's inputs */
     const ib_tensor_view **in_views; /* scratch: graph input -> caller view */
     uint64_t clock;
     size_t peak;

@@ -33,8 +33,7 @@ static int do_copy(ib_session *s, const ib_copy *c, ib_err *err)
         return ib_backend_tensor_get(s->arena[c->src_b], c->src_off, dp + c->dst_off, c->nbytes,
                                      err);
     int rc = ib_backend_tensor_get(s->arena[c->src_b], c->src_off, s->staging, c->nbytes, err);
-    if (!rc)
-        rc = ib_backend_tensor_set(s->arena[c->dst_b], c->dst_off, s->staging, c->nbytes, err);
+    if (!rc) rc = ib_backend_tensor_set(s->arena[c->dst_b], c->dst_off, s->staging, c->nbytes, err);
     return rc;
 }
 
@@ -46,9 +45,9 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
     for (size_t i = 0; i < g->inputs.len; i++) {
         const ib_input_slot *in = &v->ins[i];
         for (uint32_t f = 0; f < in->n_feeds; f++)
-            if (in->nbytes && (rc = ib_backend_tensor_set(s->arena[in->feeds[f].backend],
-                                                          in->feeds[f].offset,
-                                                          in_views[i]->data, in->nbytes, err)))
+            if (in->nbytes &&
+                (rc = ib_backend_tensor_set(s->arena[in->feeds[f].backend], in->feeds[f].offset,
+                                            in_views[i]->data, in->nbytes, err)))
                 return rc;
     }
     bool dirty[IB_SESSION_MAX_BACKENDS] = {false};
@@ -58,20 +57,16 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
             uint32_t sb = se->copies[c].src_b;
             /* the producer may still be running (asynchronous backends) */
             if (dirty[sb]) {
-                if ((rc = ib_backend_synchronize(s->backends[sb], err)))
-                    return rc;
+                if ((rc = ib_backend_synchronize(s->backends[sb], err))) return rc;
                 dirty[sb] = false;
             }
-            if ((rc = do_copy(s, &se->copies[c], err)))
-                return rc;
+            if ((rc = do_copy(s, &se->copies[c], err))) return rc;
         }
-        if ((rc = ib_backend_graph_run(se->exec, err)))
-            return rc;
+        if ((rc = ib_backend_graph_run(se->exec, err))) return rc;
         dirty[se->backend] = true;
     }
     for (uint32_t b = 0; b < s->n_backends; b++)
-        if (dirty[b] && (rc = ib_backend_synchronize(s->backends[b], err)))
-            return rc;
+        if (dirty[b] && (rc = ib_backend_synchronize(s->backends[b], err))) return rc;
     return IB_OK;
 }
 
@@ -100,8 +95,8 @@ static int check_input(const ib_session *s, const ib_value *decl, const ib_tenso
     }
     if (d->ndim > 0 && decl->desc.dims[0] < 0 && d->dims[0] > s->opts.max_batch)
         return ib_err_set(err, IB_EINVAL,
-                          "input '%s': batch %lld exceeds the session's max_batch %lld",
-                          decl->name, (long long)d->dims[0], (long long)s->opts.max_batch);
+                          "input '%s': batch %lld exceeds the session's max_batch %lld", decl->name,
+                          (long long)d->dims[0], (long long)s->opts.max_batch);
     if (!view->data && ib_tensor_desc_nbytes(d) > 0)
         return ib_err_set(err, IB_EINVAL, "input '%s': data is NULL", decl->name);
     return IB_OK;
@@ -120,10 +115,11 @@ int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t 
                (!name || strcmp(g->values.data[g->inputs.data[i]].name, name) != 0))
             i++;
         if (i == g->inputs.len)
-            return ib_err_set(err, IB_ENOTFOUND, "unknown input '%s' (the model has %zu inputs; "
-                              "see ib_model_input)", name ? name : "(null)", g->inputs.len);
-        if (s->in_views[i])
-            return ib_err_set(err, IB_EINVAL, "input '%s' given twice", name);
+            return ib_err_set(err, IB_ENOTFOUND,
+                              "unknown input '%s' (the model has %zu inputs; "
+                              "see ib_model_input)",
+                              name ? name : "(null)", g->inputs.len);
+        if (s->in_views[i]) return ib_err_set(err, IB_EINVAL, "input '%s' given twice", name);
         s->in_views[i] = &inputs[j];
     }
     for (size_t i = 0; i < g->inputs.len; i++) {
@@ -132,8 +128,7 @@ int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t 
             return ib_err_set(err, IB_EINVAL, "missing input '%s' (%s)", decl->name,
                               ib_dtype_name(decl->desc.dtype));
         int rc = check_input(s, decl, s->in_views[i], err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         s->key[i] = s->in_views[i]->desc;
     }
     return IB_OK;
@@ -154,20 +149,23 @@ static int fetch_output(ib_session *s, ib_variant *v, ib_tensor_view *view, ib_e
     if (o->kind == IB_OUT_ARENA && o->producer)
         ib_backend_graph_value_desc(o->producer, o->value, &d); /* data-dependent dims */
     size_t n = ib_tensor_desc_nbytes(&d);
-    if (n > o->nbytes)
-        n = o->nbytes, d = o->desc; /* a backend reporting more than it reserved */
+    if (n > o->nbytes) n = o->nbytes, d = o->desc; /* a backend reporting more than it reserved */
     if (n > view->capacity || (n && !view->data)) {
         char a[160];
         return ib_err_set(err, IB_EINVAL, "output '%s' (%s) needs %zu bytes, capacity is %zu",
                           view->name, ib_tensor_desc_str(&d, a, sizeof a), n, view->capacity);
     }
     view->desc = d;
-    if (!n)
-        return IB_OK;
+    if (!n) return IB_OK;
     switch (o->kind) {
-    case IB_OUT_CONST: memcpy(view->data, o->const_data, n); return IB_OK;
-    case IB_OUT_INPUT: memcpy(view->data, s->in_views[o->input_index]->data, n); return IB_OK;
-    default: return ib_backend_tensor_get(s->arena[o->backend], o->offset, view->data, n, err);
+    case IB_OUT_CONST:
+        memcpy(view->data, o->const_data, n);
+        return IB_OK;
+    case IB_OUT_INPUT:
+        memcpy(view->data, s->in_views[o->input_index]->data, n);
+        return IB_OK;
+    default:
+        return ib_backend_tensor_get(s->arena[o->backend], o->offset, view->data, n, err);
     }
 }
 
@@ -177,15 +175,11 @@ int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
     if (!s || (n_inputs && !inputs) || (n_outputs && !outputs))
         return ib_err_set(err, IB_EINVAL, "ib_session_run: NULL argument");
     int rc = ib_session_match_inputs(s, inputs, n_inputs, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ib_variant *v;
-    if ((rc = ib_session_variant_for(s, s->key, &v, err)))
-        return rc;
-    if ((rc = ib_session_run_variant(s, v, s->in_views, err)))
-        return rc;
+    if ((rc = ib_session_variant_for(s, s->key, &v, err))) return rc;
+    if ((rc = ib_session_run_variant(s, v, s->in_views, err))) return rc;
     for (size_t j = 0; j < n_outputs; j++)
-        if ((rc = fetch_output(s, v, &outputs[j], err)))
-            return rc;
+        if ((rc = fetch_output(s, v, &outputs[j], err))) return rc;
     return IB_OK;
 }

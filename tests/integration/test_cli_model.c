@@ -7,11 +7,11 @@
  */
 #include <string.h>
 
+#include "../unit/test_runtime_helpers.h"
 #include "base/fileio.h"
 #include "inferbench/onnx.h"
 #include "onnx/build.h"
 #include "test.h"
-#include "../unit/test_runtime_helpers.h"
 
 static char *slurp(const char *path)
 {
@@ -81,8 +81,8 @@ TEST(runtime_cli_model_info_text_and_json)
 static void run_on(const char *backend, double tol)
 {
     ib_graph *g = write_model(th_build_tiny_resnet(7), "resnet.onnx");
-    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16,
-                               (int64_t)16);
+    ib_tensor_desc d =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16, (int64_t)16);
     ib_tensor *in, *ref;
     th_random_inputs(g, &d, 42, &in);
     th_ref_run(g, &in, &ref);
@@ -100,8 +100,7 @@ static void run_on(const char *backend, double tol)
     ASSERT_STR_EQ(out.name, "logits");
     ASSERT_TRUE(ib_tensor_desc_equal(&out.desc, &ref->desc));
     double e = th_max_rel_err(out.data, ref->data, ref->nbytes / sizeof(float));
-    if (!(e <= tol))
-        ib_test_fail(__FILE__, __LINE__, "logits differ: %g", e);
+    if (!(e <= tol)) ib_test_fail(__FILE__, __LINE__, "logits differ: %g", e);
     ib_onnx_tensor_release(&out);
     /* the file names its tensor, so NAME= may be omitted */
     ASSERT_INT_EQ(ib_test_system("%s/inferbench model run resnet.onnx --input img.pb --backend %s "
@@ -124,8 +123,7 @@ TEST(runtime_cli_model_run_reference)
 TEST(runtime_cli_model_run_cpu)
 {
     const char *why;
-    if (!ib_backend_available("cpu", &why))
-        TEST_SKIP("cpu backend not available");
+    if (!ib_backend_available("cpu", &why)) TEST_SKIP("cpu backend not available");
     run_on("cpu", 1e-3);
 }
 
@@ -161,8 +159,8 @@ TEST(runtime_cli_model_run_two_inputs_and_odd_names)
 TEST(runtime_cli_model_exit_codes)
 {
     ib_graph *g = write_model(th_build_tiny_resnet(7), "resnet.onnx");
-    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3, (int64_t)16,
-                               (int64_t)16);
+    ib_tensor_desc d =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3, (int64_t)16, (int64_t)16);
     ib_tensor *in;
     th_random_inputs(g, &d, 1, &in);
     write_pb("img.pb", "image", in);

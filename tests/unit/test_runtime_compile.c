@@ -52,8 +52,8 @@ static int count(const ib_graph *g, const char *op)
 TEST(runtime_compile_tiny_resnet_fuses_and_matches)
 {
     ib_graph *src = th_finish(th_build_tiny_resnet(7));
-    ib_tensor_desc shape = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16,
-                                   (int64_t)16);
+    ib_tensor_desc shape =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16, (int64_t)16);
     ib_compile_stats st;
     ib_graph *g = compile_and_compare(src, &shape, true, &st, 1e-4);
     /* 6 convs, all with their BN folded; two residual Adds and five Relus absorbed */

@@ -154,8 +154,8 @@ TEST(runtime_fuse_matmul_and_gemm)
     ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "3,5,6");
     ib_value_id w = ib_build_weight(b, "w", IB_DTYPE_FLOAT32, "6,4", ib_fill_xavier());
     ib_value_id bias = ib_build_weight(b, "b", IB_DTYPE_FLOAT32, "4", ib_fill_uniform(-1, 1));
-    ib_value_id y = IB_BUILD_OP(b, "Relu", "", IB_BUILD_OP(b, "Add", "", bias,
-                                                           IB_BUILD_OP(b, "MatMul", "", x, w)));
+    ib_value_id y = IB_BUILD_OP(
+        b, "Relu", "", IB_BUILD_OP(b, "Add", "", bias, IB_BUILD_OP(b, "MatMul", "", x, w)));
     ib_build_output(b, y, "y", IB_DTYPE_FLOAT32, "3,5,4");
     /* Gemm with transB, alpha and beta */
     ib_value_id a = ib_build_input(b, "a", IB_DTYPE_FLOAT32, "5,6");
@@ -173,11 +173,10 @@ TEST(runtime_fuse_matmul_and_gemm)
     int relu = 0, transb = 0;
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *n = &g->nodes.data[i];
-        if (n->dead || strcmp(n->op_type, "FusedMatMul"))
-            continue;
+        if (n->dead || strcmp(n->op_type, "FusedMatMul")) continue;
         relu += !strcmp(ib_node_attr_string(n, "activation", ""), "Relu");
-        transb += ib_node_attr_int(n, "transB", 0) == 1 &&
-                  ib_node_attr_float(n, "alpha", 1.0f) == 0.5f;
+        transb +=
+            ib_node_attr_int(n, "transB", 0) == 1 && ib_node_attr_float(n, "alpha", 1.0f) == 0.5f;
     }
     ASSERT_INT_EQ(relu, 1);
     ASSERT_INT_EQ(transb, 1);
@@ -221,9 +220,9 @@ static ib_graph *gelu_graph(enum gelu_variant v)
     ib_value_id y, t;
     if (v == G_TANH || v == G_TANH_05) {
         ib_value_id cube = IB_BUILD_OP(b, "Pow", "", x, sc(b, 3.0f));
-        ib_value_id in = IB_BUILD_OP(b, "Add", "", x,
-                                     IB_BUILD_OP(b, "Mul", "", cube,
-                                                 sc(b, v == G_TANH ? 0.044715f : 0.05f)));
+        ib_value_id in =
+            IB_BUILD_OP(b, "Add", "", x,
+                        IB_BUILD_OP(b, "Mul", "", cube, sc(b, v == G_TANH ? 0.044715f : 0.05f)));
         t = IB_BUILD_OP(b, "Tanh", "", IB_BUILD_OP(b, "Mul", "", in, sc(b, 0.7978845608f)));
     } else if (v == G_ERF_MUL) {
         t = IB_BUILD_OP(b, "Erf", "", IB_BUILD_OP(b, "Mul", "", x, sc(b, 0.70710678f)));
@@ -243,8 +242,7 @@ static ib_graph *gelu_graph(enum gelu_variant v)
         y = IB_BUILD_OP(b, "Mul", "", IB_BUILD_OP(b, "Mul", "", x, a), sc(b, 0.5f));
     }
     ib_build_output(b, y, "y", IB_DTYPE_FLOAT32, "4,7");
-    if (v == G_ERF_OUT)
-        ib_build_output(b, t, "erf", IB_DTYPE_FLOAT32, "4,7");
+    if (v == G_ERF_OUT) ib_build_output(b, t, "erf", IB_DTYPE_FLOAT32, "4,7");
     return th_finish(b);
 }
 
@@ -254,8 +252,8 @@ TEST(runtime_fuse_gelu_forms_and_near_misses)
         enum gelu_variant v;
         int fused;
         const char *approx;
-    } cases[] = {{G_ERF_A, 1, "none"},  {G_ERF_B, 1, "none"},   {G_ERF_C, 1, "none"},
-                 {G_ERF_MUL, 1, "none"}, {G_TANH, 1, "tanh"},   {G_DIV2, 0, NULL},
+    } cases[] = {{G_ERF_A, 1, "none"},   {G_ERF_B, 1, "none"}, {G_ERF_C, 1, "none"},
+                 {G_ERF_MUL, 1, "none"}, {G_TANH, 1, "tanh"},  {G_DIV2, 0, NULL},
                  {G_TANH_05, 0, NULL},   {G_ERF_OUT, 0, NULL}};
     for (size_t i = 0; i < IB_ARRAY_LEN(cases); i++) {
         ib_compile_stats st;
@@ -313,8 +311,11 @@ TEST(runtime_fuse_layernorm_and_near_misses)
         enum ln_variant v;
         int fused;
         int rest; /* standard nodes left */
-    } cases[] = {{LN_FULL, 1, 0}, {LN_NO_AFFINE, 1, 0}, {LN_MUL_SQUARE, 1, 0},
-                 {LN_AXIS1, 0, 9}, {LN_THIRD_READER, 0, 10}};
+    } cases[] = {{LN_FULL, 1, 0},
+                 {LN_NO_AFFINE, 1, 0},
+                 {LN_MUL_SQUARE, 1, 0},
+                 {LN_AXIS1, 0, 9},
+                 {LN_THIRD_READER, 0, 10}};
     for (size_t i = 0; i < IB_ARRAY_LEN(cases); i++) {
         ib_compile_stats st;
         ib_graph *src = ln_graph(cases[i].v), *g = fuse(src, &st);
@@ -322,8 +323,8 @@ TEST(runtime_fuse_layernorm_and_near_misses)
         for (size_t k = 0; k < g->nodes.len; k++)
             live += !g->nodes.data[k].dead && !g->nodes.data[k].domain[0];
         if ((int)st.layernorm != cases[i].fused || live != cases[i].rest)
-            ib_test_fail(__FILE__, __LINE__, "case %zu: %u LayerNorm and %d nodes, want %d/%d",
-                         i, st.layernorm, live, cases[i].fused, cases[i].rest);
+            ib_test_fail(__FILE__, __LINE__, "case %zu: %u LayerNorm and %d nodes, want %d/%d", i,
+                         st.layernorm, live, cases[i].fused, cases[i].rest);
         if (cases[i].fused) {
             const ib_node *n = find_op(g, "LayerNorm");
             ASSERT_NOT_NULL(n);
@@ -351,15 +352,14 @@ static ib_graph *attn_graph(enum attn_variant v)
     if (v == AT_NO_MASK_MUL) {
         s = IB_BUILD_OP(b, "Mul", "", s, sc(b, 0.5f));
     } else {
-        ib_value_id c = v == AT_SCALE_INPUT ? ib_build_input(b, "c", IB_DTYPE_FLOAT32, "")
-                                            : sc(b, 2.0f);
+        ib_value_id c =
+            v == AT_SCALE_INPUT ? ib_build_input(b, "c", IB_DTYPE_FLOAT32, "") : sc(b, 2.0f);
         s = IB_BUILD_OP(b, "Add", "", IB_BUILD_OP(b, "Div", "", s, c), mask);
     }
     ib_value_id p = IB_BUILD_OP(b, "Softmax", v == AT_SOFTMAX_AXIS2 ? "axis=2" : "axis=-1", s);
     ib_value_id o = IB_BUILD_OP(b, "MatMul", "", p, val);
     ib_build_output(b, o, "o", IB_DTYPE_FLOAT32, "2,2,5,3");
-    if (v == AT_NO_MASK_MUL)
-        ib_build_output(b, mask, NULL, IB_DTYPE_FLOAT32, "2,1,1,5");
+    if (v == AT_NO_MASK_MUL) ib_build_output(b, mask, NULL, IB_DTYPE_FLOAT32, "2,1,1,5");
     return th_finish(b);
 }
 

@@ -33,19 +33,16 @@ ib_tensor_desc th_desc(enum ib_dtype t, int32_t ndim, ...)
 ib_value_id th_input(ib_graph *g, const char *name, ib_tensor_desc d)
 {
     ib_value_id v = ib_graph_add_value(g, name, &d);
-    if (v == IB_VALUE_NONE)
-        ib_test_fail(__FILE__, __LINE__, "add_value %s", name);
+    if (v == IB_VALUE_NONE) ib_test_fail(__FILE__, __LINE__, "add_value %s", name);
     g->values.data[v].flags |= IB_VALUE_INPUT;
-    if (IB_VEC_PUSH(&g->inputs, v))
-        ib_test_fail(__FILE__, __LINE__, "oom");
+    if (IB_VEC_PUSH(&g->inputs, v)) ib_test_fail(__FILE__, __LINE__, "oom");
     return v;
 }
 
 ib_value_id th_value(ib_graph *g, const char *name)
 {
     ib_value_id v = ib_graph_add_value(g, name, NULL);
-    if (v == IB_VALUE_NONE)
-        ib_test_fail(__FILE__, __LINE__, "add_value %s", name);
+    if (v == IB_VALUE_NONE) ib_test_fail(__FILE__, __LINE__, "add_value %s", name);
     return v;
 }
 
@@ -73,8 +70,7 @@ ib_value_id th_const_f32(ib_graph *g, const char *name, ib_tensor_desc d, const 
 {
     ib_tensor *t;
     d.dtype = IB_DTYPE_FLOAT32;
-    if (ib_tensor_alloc(&d, &t))
-        ib_test_fail(__FILE__, __LINE__, "tensor_alloc %s", name);
+    if (ib_tensor_alloc(&d, &t)) ib_test_fail(__FILE__, __LINE__, "tensor_alloc %s", name);
     size_t n = (size_t)ib_tensor_desc_numel(&d);
     if (data)
         memcpy(t->data, data, n * sizeof(float));
@@ -96,8 +92,7 @@ ib_value_id th_const_i64(ib_graph *g, const char *name, int32_t n, const int64_t
 {
     ib_tensor_desc d = th_desc(IB_DTYPE_INT64, 1, (int64_t)n);
     ib_tensor *t;
-    if (ib_tensor_alloc(&d, &t))
-        ib_test_fail(__FILE__, __LINE__, "tensor_alloc %s", name);
+    if (ib_tensor_alloc(&d, &t)) ib_test_fail(__FILE__, __LINE__, "tensor_alloc %s", name);
     memcpy(t->data, vals, (size_t)n * sizeof(int64_t));
     ib_value_id v = ib_graph_add_value(g, name, &d);
     if (v == IB_VALUE_NONE || ib_graph_set_constant(g, v, t))
@@ -110,8 +105,7 @@ ib_node_id th_node(ib_graph *g, const char *op, const char *name, const ib_value
                    uint32_t n_attrs)
 {
     ib_node_id id = ib_graph_add_node(g, op, "", name, in, n_in, out, n_out, attrs, n_attrs);
-    if (id == IB_NODE_NONE)
-        ib_test_fail(__FILE__, __LINE__, "add_node %s", name);
+    if (id == IB_NODE_NONE) ib_test_fail(__FILE__, __LINE__, "add_node %s", name);
     return id;
 }
 
@@ -133,8 +127,7 @@ ib_value_id th_binary(ib_graph *g, const char *op, ib_value_id a, ib_value_id b,
 void th_output(ib_graph *g, ib_value_id v)
 {
     g->values.data[v].flags |= IB_VALUE_OUTPUT;
-    if (IB_VEC_PUSH(&g->outputs, v))
-        ib_test_fail(__FILE__, __LINE__, "oom");
+    if (IB_VEC_PUSH(&g->outputs, v)) ib_test_fail(__FILE__, __LINE__, "oom");
 }
 
 ib_attr th_attr_i(const char *name, int64_t v)
@@ -211,8 +204,7 @@ static void *counting_alloc(void *user, void *ptr, size_t old_size, size_t new_s
         free(ptr);
         return NULL;
     }
-    if (g_counting)
-        __atomic_add_fetch(&g_allocs, 1, __ATOMIC_RELAXED);
+    if (g_counting) __atomic_add_fetch(&g_allocs, 1, __ATOMIC_RELAXED);
     return realloc(ptr, new_size);
 }
 
@@ -254,10 +246,8 @@ static void *failing_alloc(void *user, void *ptr, size_t old_size, size_t new_si
         return NULL;
     }
     unsigned char *p = realloc(raw, new_size + TH_HDR);
-    if (!p)
-        return NULL;
-    if (!raw)
-        __atomic_add_fetch(&g_live, 1, __ATOMIC_RELAXED);
+    if (!p) return NULL;
+    if (!raw) __atomic_add_fetch(&g_live, 1, __ATOMIC_RELAXED);
     return p + TH_HDR;
 }
 
@@ -319,8 +309,7 @@ static bool td_supports(void *ctx, const ib_graph *g, const ib_node *n,
     IB_UNUSED(g);
     IB_UNUSED(in);
     for (int i = 0; i < 8 && th_testdev.refuse[i]; i++)
-        if (!strcmp(n->op_type, th_testdev.refuse[i]))
-            return false;
+        if (!strcmp(n->op_type, th_testdev.refuse[i])) return false;
     IB_UNUSED(p);
     return ib_op_find(n->domain, n->op_type, n->opset) != NULL;
 }
@@ -343,8 +332,7 @@ static void td_free(void *ctx, void *impl)
 {
     IB_UNUSED(ctx);
     td_buf *b = impl;
-    if (b)
-        free(b->mem);
+    if (b) free(b->mem);
     free(b);
 }
 
@@ -364,8 +352,7 @@ static int td_get(void *ctx, void *impl, size_t off, void *dst, size_t n, ib_err
     return IB_OK;
 }
 
-static int td_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,
-                      ib_err *err)
+static int td_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out, ib_err *err)
 {
     IB_UNUSED(ctx);
     IB_UNUSED(err);
@@ -409,24 +396,21 @@ static int td_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, 
             }
             const ib_backend_binding *b = NULL;
             for (uint32_t j = 0; j < sg->n_bindings && !b; j++)
-                if (sg->bindings[j].value == v)
-                    b = &sg->bindings[j];
-            if (!b)
-                return ib_err_set(err, IB_EINVAL, "testdev: value %d not bound", (int)v);
+                if (sg->bindings[j].value == v) b = &sg->bindings[j];
+            if (!b) return ib_err_set(err, IB_EINVAL, "testdev: value %d not bound", (int)v);
             ib_tensor *tt = is_in ? &tin[t] : &tout[t - n->n_inputs];
             tt->desc = b->desc;
             tt->nbytes = b->nbytes;
             tt->owns_data = false;
-            tt->data = b->constant ? b->constant->data
-                                   : ((td_buf *)b->buffer->impl)->mem + b->offset;
+            tt->data =
+                b->constant ? b->constant->data : ((td_buf *)b->buffer->impl)->mem + b->offset;
             if (is_in)
                 pin[t] = tt;
             else
                 pout[t - n->n_inputs] = tt;
         }
         int rc = ib_op_run_reference(sg->graph, n, pin, n->n_inputs, pout, n->n_outputs, err);
-        if (rc)
-            return rc;
+        if (rc) return rc;
     }
     return IB_OK;
 }
@@ -453,8 +437,7 @@ void th_ref_run(const ib_graph *g, ib_tensor *const *in, ib_tensor **out)
     ib_err err;
     int rc = ib_ref_exec_run(g, (const ib_tensor *const *)in, g->inputs.len, out, g->outputs.len,
                              NULL, &err);
-    if (rc)
-        ib_test_fail(__FILE__, __LINE__, "ib_ref_exec_run: %s", err.msg);
+    if (rc) ib_test_fail(__FILE__, __LINE__, "ib_ref_exec_run: %s", err.msg);
 }
 
 void th_random_inputs(const ib_graph *g, const ib_tensor_desc *shapes, uint64_t seed,
@@ -474,7 +457,8 @@ void th_random_inputs(const ib_graph *g, const ib_tensor_desc *shapes, uint64_t 
                 p[k] = strstr(v->name, "mask") ? ((int64_t)k % row < row - 1 || row == 1)
                                                : (int64_t)(th_rand(&seed) % 50);
         } else {
-            ib_test_fail(__FILE__, __LINE__, "no random data for %s", ib_dtype_name(shapes[i].dtype));
+            ib_test_fail(__FILE__, __LINE__, "no random data for %s",
+                         ib_dtype_name(shapes[i].dtype));
         }
     }
 }
@@ -485,8 +469,7 @@ ib_graph *th_finish(struct ib_build *b)
     ib_err err;
     int rc = ib_build_finish(b, &g, &err);
     ib_build_destroy(b);
-    if (rc)
-        ib_test_fail(__FILE__, __LINE__, "ib_build_finish: %s", err.msg);
+    if (rc) ib_test_fail(__FILE__, __LINE__, "ib_build_finish: %s", err.msg);
     return g;
 }
 
@@ -503,8 +486,7 @@ static ib_value_id conv_bn(ib_build *b, ib_value_id x, int64_t cin, int64_t cout
 ib_build *th_build_tiny_resnet(uint64_t seed)
 {
     ib_build *b;
-    if (ib_build_create(seed, 17, &b))
-        ib_test_fail(__FILE__, __LINE__, "ib_build_create");
+    if (ib_build_create(seed, 17, &b)) ib_test_fail(__FILE__, __LINE__, "ib_build_create");
     ib_value_id x = ib_build_input(b, "image", IB_DTYPE_FLOAT32, "batch,3,16,16");
     ib_value_id y = conv_bn(b, x, 3, 8, 3, 1, 1, true);
     y = IB_BUILD_OP(b, "MaxPool", "kernel_shape=[2,2] strides=[2,2]", y);
@@ -520,8 +502,8 @@ ib_build *th_build_tiny_resnet(uint64_t seed)
     y = IB_BUILD_OP(b, "GlobalAveragePool", "", y);
     y = IB_BUILD_OP(b, "Flatten", "axis=1", y);
     ib_value_id w = ib_build_weight(b, "fc.weight", IB_DTYPE_FLOAT32, "10,16", ib_fill_xavier());
-    ib_value_id c = ib_build_weight(b, "fc.bias", IB_DTYPE_FLOAT32, "10",
-                                    ib_fill_uniform(-0.1, 0.1));
+    ib_value_id c =
+        ib_build_weight(b, "fc.bias", IB_DTYPE_FLOAT32, "10", ib_fill_uniform(-0.1, 0.1));
     y = IB_BUILD_OP(b, "Gemm", "transB=1", y, w, c);
     ib_build_output(b, y, "logits", IB_DTYPE_FLOAT32, "batch,10");
     return b;
@@ -555,8 +537,8 @@ static ib_value_id layernorm(ib_build *b, ib_value_id x, const char *name, int64
     snprintf(shape, sizeof shape, "%lld", (long long)c);
     ib_value_id mean = IB_BUILD_OP(b, "ReduceMean", "axes=[-1]", x);
     ib_value_id d = IB_BUILD_OP(b, "Sub", "", x, mean);
-    ib_value_id var = IB_BUILD_OP(b, "ReduceMean", "axes=[-1]",
-                                  IB_BUILD_OP(b, "Pow", "", d, scalar(b, 2.0f)));
+    ib_value_id var =
+        IB_BUILD_OP(b, "ReduceMean", "axes=[-1]", IB_BUILD_OP(b, "Pow", "", d, scalar(b, 2.0f)));
     ib_value_id sd = IB_BUILD_OP(b, "Sqrt", "", IB_BUILD_OP(b, "Add", "", var, scalar(b, 1e-12f)));
     ib_value_id n = IB_BUILD_OP(b, "Div", "", d, sd);
     n = IB_BUILD_OP(b, "Mul", "", n,
@@ -596,8 +578,7 @@ static ib_value_id heads(ib_build *b, ib_value_id x, ib_value_id ref, const char
 ib_build *th_build_tiny_bert(uint64_t seed)
 {
     ib_build *b;
-    if (ib_build_create(seed, 17, &b))
-        ib_test_fail(__FILE__, __LINE__, "ib_build_create");
+    if (ib_build_create(seed, 17, &b)) ib_test_fail(__FILE__, __LINE__, "ib_build_create");
     ib_value_id ids = ib_build_input(b, "input_ids", IB_DTYPE_INT64, "batch,seq");
     ib_value_id mask = ib_build_input(b, "input_mask", IB_DTYPE_INT64, "batch,seq");
     ib_value_id emb =
@@ -609,8 +590,8 @@ ib_build *th_build_tiny_bert(uint64_t seed)
     ib_value_id q = heads(b, linear(b, h, "q", 16, 16), h, "perm=[0,2,1,3]");
     ib_value_id kt = heads(b, linear(b, h, "k", 16, 16), h, "perm=[0,2,3,1]");
     ib_value_id v = heads(b, linear(b, h, "v", 16, 16), h, "perm=[0,2,1,3]");
-    ib_value_id s = IB_BUILD_OP(b, "Div", "", IB_BUILD_OP(b, "MatMul", "", q, kt),
-                                scalar(b, 2.8284271f));
+    ib_value_id s =
+        IB_BUILD_OP(b, "Div", "", IB_BUILD_OP(b, "MatMul", "", q, kt), scalar(b, 2.8284271f));
     ib_value_id mf = IB_BUILD_OP(b, "Cast", "to=1", mask);
     mf = IB_BUILD_OP(b, "Mul", "", IB_BUILD_OP(b, "Sub", "", scalar(b, 1.0f), mf),
                      scalar(b, -10000.0f));

@@ -100,11 +100,11 @@ bool th_fail_after_hit(void);
 /* ---- the "testdev" backend ------------------------------------------------------ */
 
 typedef struct th_testdev_state {
-    const char *refuse[8];   /* op types supports_op refuses */
-    bool hide_host;          /* buffers not host-visible: tensor_set/get only */
-    ib_backend_config cfg;   /* last config create() saw */
+    const char *refuse[8]; /* op types supports_op refuses */
+    bool hide_host;        /* buffers not host-visible: tensor_set/get only */
+    ib_backend_config cfg; /* last config create() saw */
     int creates, compiles, runs;
-    int ranged_bindings;     /* bindings seen with range_max > range_min */
+    int ranged_bindings; /* bindings seen with range_max > range_min */
     int bindings_seen;
 } th_testdev_state;
 

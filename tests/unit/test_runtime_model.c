@@ -48,8 +48,7 @@ static void hist_cb(void *user, const char *op, uint64_t count)
 static uint64_t hist_get(const hist *h, const char *op)
 {
     for (int i = 0; i < h->k; i++)
-        if (!strcmp(h->ops[i], op))
-            return h->n[i];
+        if (!strcmp(h->ops[i], op)) return h->n[i];
     return 0;
 }
 
@@ -90,7 +89,7 @@ TEST(runtime_model_tiny_resnet_io_stats_histogram)
         ASSERT_UINT_EQ(hist_get(&h, "Add"), 2);
         ASSERT_UINT_EQ(hist_get(&h, "Gemm"), 1);
         ASSERT_UINT_EQ(hist_get(&h, "MaxPool"), 1);
-        ASSERT_INT_EQ(h.k, 8); /* + GlobalAveragePool, Flatten */
+        ASSERT_INT_EQ(h.k, 8);           /* + GlobalAveragePool, Flatten */
         ASSERT_STR_EQ(h.ops[0], "Conv"); /* first-appearance order */
         ib_model_destroy(m);
     }

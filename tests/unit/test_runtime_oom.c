@@ -29,16 +29,13 @@ static int64_t oom_loop(attempt_fn fn, void *ctx, step_fn undo, bool need_msg, s
         ib_err err;
         memset(&err, 0, sizeof err);
         th_fail_after_begin(-1);
-        if (setup)
-            setup(ctx);
+        if (setup) setup(ctx);
         th_fail_budget(n);
         int rc = fn(ctx, &err);
         bool hit = th_fail_after_hit();
         th_fail_budget(-1);
-        if (rc == IB_OK)
-            undo(ctx);
-        if (teardown)
-            teardown(ctx);
+        if (rc == IB_OK) undo(ctx);
+        if (teardown) teardown(ctx);
         int64_t leaked = th_fail_after_end();
         if (rc == IB_OK) {
             if (leaked != 0)
@@ -46,8 +43,10 @@ static int64_t oom_loop(attempt_fn fn, void *ctx, step_fn undo, bool need_msg, s
             return n;
         }
         if (!hit)
-            ib_test_fail(__FILE__, __LINE__, "budget %lld: failed without an allocation "
-                         "failure: %s (%s)", (long long)n, ib_err_name(rc), err.msg);
+            ib_test_fail(__FILE__, __LINE__,
+                         "budget %lld: failed without an allocation "
+                         "failure: %s (%s)",
+                         (long long)n, ib_err_name(rc), err.msg);
         if (need_msg && !err.msg[0])
             ib_test_fail(__FILE__, __LINE__, "budget %lld: %s without a message", (long long)n,
                          ib_err_name(rc));
@@ -113,8 +112,7 @@ static int do_session(void *p, ib_err *err)
     o.backend = "reference";
     o.max_batch = 2;
     int rc = ib_session_create(c->m, &o, &c->s, err);
-    if (!rc)
-        rc = ib_session_run(c->s, c->in, c->n_in, &c->outv, 1, err);
+    if (!rc) rc = ib_session_run(c->s, c->in, c->n_in, &c->outv, 1, err);
     if (rc) {
         ib_session_destroy(c->s);
         c->s = NULL;
@@ -162,7 +160,8 @@ TEST_TIMEOUT(runtime_oom_load_compile_session, 600)
     ib_build_destroy(b);
     c.bytes = bytes;
     c.len = len;
-    int64_t n_load = oom_loop(do_load, &c, undo_load, false /* the loader's messages */, NULL, NULL);
+    int64_t n_load =
+        oom_loop(do_load, &c, undo_load, false /* the loader's messages */, NULL, NULL);
     int64_t n_compile = oom_loop(do_compile, &c, undo_compile, true, NULL, NULL);
     ib_tensor_desc d[2] = {th_desc(IB_DTYPE_INT64, 2, (int64_t)2, (int64_t)5),
                            th_desc(IB_DTYPE_INT64, 2, (int64_t)2, (int64_t)5)};
@@ -185,8 +184,8 @@ TEST_TIMEOUT(runtime_oom_load_compile_session, 600)
     memset(&r, 0, sizeof r);
     r.bytes = rbytes;
     r.len = rlen;
-    ib_tensor_desc rd = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3, (int64_t)16,
-                                (int64_t)16);
+    ib_tensor_desc rd =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3, (int64_t)16, (int64_t)16);
     ib_tensor *rin;
     th_random_inputs(rg, &rd, 1, &rin);
     r.in[0] = (ib_tensor_view){"image", rd, rin->data, rin->nbytes};

@@ -60,8 +60,10 @@ static void check(ib_session *s, const ib_graph *g, const ib_tensor_desc *shapes
         iv[i] = (ib_tensor_view){g->values.data[g->inputs.data[i]].name, in[i]->desc, in[i]->data,
                                  in[i]->nbytes};
     for (size_t i = 0; i < g->outputs.len; i++)
-        ov[i] = (ib_tensor_view){g->values.data[g->outputs.data[i]].name, {0},
-                                 calloc(1, ref[i]->nbytes + 1), ref[i]->nbytes};
+        ov[i] = (ib_tensor_view){g->values.data[g->outputs.data[i]].name,
+                                 {0},
+                                 calloc(1, ref[i]->nbytes + 1),
+                                 ref[i]->nbytes};
     ib_err err;
     ASSERT_OK_ERR(ib_session_run(s, iv, g->inputs.len, ov, g->outputs.len, &err), &err);
     for (size_t i = 0; i < g->outputs.len; i++) {
@@ -83,9 +85,8 @@ static void verify_plans(const ib_session *s)
         for (uint32_t b = 0; b < s->n_backends; b++) {
             const ib_arena_plan *ap = &s->variants.data[i]->plan[b];
             ib_err err;
-            ASSERT_OK_ERR(ib_plan_verify(ap->pv, ap->n, IB_BACKEND_ALIGN, ap->res.total_bytes,
-                                         &err),
-                          &err);
+            ASSERT_OK_ERR(
+                ib_plan_verify(ap->pv, ap->n, IB_BACKEND_ALIGN, ap->res.total_bytes, &err), &err);
             ASSERT_UINT_LE(ap->res.total_bytes, s->arena_cap[b]);
         }
 }
@@ -110,8 +111,8 @@ TEST(runtime_partition_fallbacks_are_listed_and_correct)
     ASSERT_STR_CONTAINS(d, "(GlobalAveragePool) -> reference");
     /* testdev | MaxPool | testdev | GAP | testdev */
     ASSERT_UINT_EQ(s->primary->n_segs, 5);
-    ib_tensor_desc shape = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16,
-                                   (int64_t)16);
+    ib_tensor_desc shape =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16, (int64_t)16);
     check(s, g, &shape, 1);
     shape.dims[0] = 1;
     check(s, g, &shape, 2);
@@ -164,8 +165,8 @@ TEST(runtime_partition_int8_ranges_reach_backend)
     reset_testdev();
     ib_graph *g;
     ib_model *m = model_of(th_build_tiny_resnet(3), &g);
-    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16,
-                               (int64_t)16);
+    ib_tensor_desc d =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16, (int64_t)16);
     ib_tensor *in;
     th_random_inputs(g, &d, 8, &in);
     ib_tensor_view cv = {"image", d, in->data, in->nbytes};
@@ -231,8 +232,8 @@ TEST(runtime_partition_unsupported_everywhere_names_op)
     for (int i = 0; i < 4; i++) {
         char name[8];
         snprintf(name, sizeof name, "y%d", i);
-        ib_build_output(b, IB_BUILD_OP(b, i % 2 ? "Neg" : "Relu", "", x), name,
-                        IB_DTYPE_FLOAT32, "4");
+        ib_build_output(b, IB_BUILD_OP(b, i % 2 ? "Neg" : "Relu", "", x), name, IB_DTYPE_FLOAT32,
+                        "4");
     }
     src = th_finish(b);
     ASSERT_OK_ERR(ib_compile(src, NULL, &g, NULL, &err), &err);
@@ -329,12 +330,10 @@ TEST(runtime_partition_inplace_shrinks_the_arena)
     ib_build *b;
     ASSERT_OK(ib_build_create(2, 17, &b));
     ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "4,64");
-    ib_value_id m = IB_BUILD_OP(b, "MatMul", "", x,
-                                ib_build_weight(b, "w", IB_DTYPE_FLOAT32, "64,256",
-                                                ib_fill_xavier()));
-    ib_value_id z = IB_BUILD_OP(b, "MatMul", "", x,
-                                ib_build_weight(b, "w2", IB_DTYPE_FLOAT32, "64,256",
-                                                ib_fill_xavier()));
+    ib_value_id m = IB_BUILD_OP(
+        b, "MatMul", "", x, ib_build_weight(b, "w", IB_DTYPE_FLOAT32, "64,256", ib_fill_xavier()));
+    ib_value_id z = IB_BUILD_OP(
+        b, "MatMul", "", x, ib_build_weight(b, "w2", IB_DTYPE_FLOAT32, "64,256", ib_fill_xavier()));
     ib_value_id y = IB_BUILD_OP(b, "Tanh", "", IB_BUILD_OP(b, "Relu", "", m));
     y = IB_BUILD_OP(b, "Neg", "", IB_BUILD_OP(b, "Sigmoid", "", y));
     y = IB_BUILD_OP(b, "Add", "", y, z);

@@ -124,17 +124,16 @@ static void brute_check(const ib_plan_value *v, size_t n, size_t total, int32_t 
         for (size_t b = 0; b < total; b++)
             owner[b] = -1;
         for (size_t i = 0; i < n; i++) {
-            if (!v[i].size || t < v[i].start || t > v[i].end)
-                continue;
+            if (!v[i].size || t < v[i].start || t > v[i].end) continue;
             for (size_t b = v[i].offset; b < v[i].offset + v[i].size; b++) {
                 int32_t o = owner[b];
                 if (o >= 0) {
                     /* only a granted in-place pair, at the hand-over step */
-                    bool ok = v[i].shared && v[i].share_with == o && v[o].end == t &&
-                              v[i].start == t;
+                    bool ok =
+                        v[i].shared && v[i].share_with == o && v[o].end == t && v[i].start == t;
                     if (!ok)
-                        ib_test_fail(__FILE__, __LINE__, "byte %zu step %d used by %d and %zu",
-                                     b, (int)t, (int)o, i);
+                        ib_test_fail(__FILE__, __LINE__, "byte %zu step %d used by %d and %zu", b,
+                                     (int)t, (int)o, i);
                 }
                 owner[b] = (int32_t)i;
             }
@@ -156,8 +155,7 @@ TEST(runtime_plan_random_never_overlaps)
             int32_t e = s + len < steps ? s + len : steps - 1;
             size_t size = (rng_next(&seed) % 5 == 0) ? 0 : 1 + (size_t)(rng_next(&seed) % 700);
             int32_t share = -1;
-            if (i && rng_next(&seed) % 3 == 0)
-                share = (int32_t)(rng_next(&seed) % i);
+            if (i && rng_next(&seed) % 3 == 0) share = (int32_t)(rng_next(&seed) % i);
             v[i] = pv(size, s, e, share);
         }
         ib_plan_result r;

@@ -37,8 +37,8 @@ static bool backend_usable(const char *name)
 
 /* Run s on random inputs of these shapes and compare every output with the
  * reference interpreter on g. */
-static void check_run(ib_session *s, const ib_graph *g, const ib_tensor_desc *shapes,
-                      uint64_t seed, double tol)
+static void check_run(ib_session *s, const ib_graph *g, const ib_tensor_desc *shapes, uint64_t seed,
+                      double tol)
 {
     ib_tensor *in[4] = {NULL}, *ref[4] = {NULL};
     th_random_inputs(g, shapes, seed, in);
@@ -87,23 +87,21 @@ static ib_session *open_session(const ib_model *m, const char *backend, int64_t 
 
 static void resnet_on(const char *backend, double tol)
 {
-    if (!backend_usable(backend))
-        TEST_SKIP("backend not available here");
+    if (!backend_usable(backend)) TEST_SKIP("backend not available here");
     ib_graph *g;
     ib_model *m = write_and_load(th_build_tiny_resnet(7), "resnet.onnx", &g);
     for (int fusion = 0; fusion < 2; fusion++) {
         ib_session *s = open_session(m, backend, 4, !fusion);
         ASSERT_TRUE(ib_session_peak_activation_bytes(s) > 0);
         ASSERT_STR_CONTAINS(ib_session_describe(s), "backend: ");
-        ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)4, (int64_t)3, (int64_t)16,
-                                   (int64_t)16);
+        ib_tensor_desc d =
+            th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)4, (int64_t)3, (int64_t)16, (int64_t)16);
         check_run(s, g, &d, 1, tol);
         d.dims[0] = 1; /* a smaller batch: a second variant */
         check_run(s, g, &d, 2, tol);
         d.dims[0] = 4; /* and back */
         check_run(s, g, &d, 3, tol);
-        if (fusion)
-            ASSERT_STR_CONTAINS(ib_session_describe(s), "FusedConv 6");
+        if (fusion) ASSERT_STR_CONTAINS(ib_session_describe(s), "FusedConv 6");
         ib_session_destroy(s);
     }
     ib_model_destroy(m);
@@ -122,8 +120,7 @@ TEST(runtime_session_tiny_resnet_cpu_backend)
 
 static void bert_on(const char *backend, double tol)
 {
-    if (!backend_usable(backend))
-        TEST_SKIP("backend not available here");
+    if (!backend_usable(backend)) TEST_SKIP("backend not available here");
     ib_graph *g;
     ib_model *m = write_and_load(th_build_tiny_bert(11), "bert.onnx", &g);
     for (int fusion = 0; fusion < 2; fusion++) {
@@ -134,8 +131,7 @@ static void bert_on(const char *backend, double tol)
                                th_desc(IB_DTYPE_INT64, 2, (int64_t)3, (int64_t)6)};
         check_run(s, g, d, 1, tol);
         ASSERT_TRUE(ib_session_peak_activation_bytes(s) > 0);
-        if (fusion)
-            ASSERT_STR_CONTAINS(ib_session_describe(s), "Attention 1");
+        if (fusion) ASSERT_STR_CONTAINS(ib_session_describe(s), "Attention 1");
         d[0].dims[1] = d[1].dims[1] = 11; /* another sequence length */
         check_run(s, g, d, 2, tol);
         d[0].dims[0] = d[1].dims[0] = 1;
@@ -162,8 +158,8 @@ TEST(runtime_session_sessions_share_a_model)
     ib_model *m = write_and_load(th_build_tiny_resnet(5), "resnet.onnx", &g);
     ib_session *a = open_session(m, "reference", 2, false);
     ib_session *b = open_session(m, "reference", 1, true);
-    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3, (int64_t)16,
-                               (int64_t)16);
+    ib_tensor_desc d =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3, (int64_t)16, (int64_t)16);
     for (int i = 0; i < 3; i++) {
         check_run(a, g, &d, 10 + (uint64_t)i, 1e-4);
         check_run(b, g, &d, 20 + (uint64_t)i, 1e-4);
@@ -176,8 +172,7 @@ TEST(runtime_session_sessions_share_a_model)
     const ib_graph *ga = a->primary->g, *gc = c->primary->g;
     int shared = 0;
     for (size_t i = 0; i < ga->nodes.len; i++) {
-        if (ga->nodes.data[i].dead || strcmp(ga->nodes.data[i].op_type, "FusedConv"))
-            continue;
+        if (ga->nodes.data[i].dead || strcmp(ga->nodes.data[i].op_type, "FusedConv")) continue;
         const char *wname = ga->values.data[ga->nodes.data[i].inputs[1]].name;
         ib_value_id wc = ib_graph_find_value(gc, wname);
         ASSERT_INT_NE(wc, IB_VALUE_NONE);
@@ -196,8 +191,7 @@ TEST(runtime_session_sessions_share_a_model)
 
 static void zero_alloc_on(const char *backend)
 {
-    if (!backend_usable(backend))
-        TEST_SKIP("backend not available here");
+    if (!backend_usable(backend)) TEST_SKIP("backend not available here");
     ib_graph *g;
     ib_model *m = write_and_load(th_build_tiny_bert(4), "bert.onnx", &g);
     ib_session *s = open_session(m, backend, 2, false);
@@ -251,9 +245,9 @@ TEST(runtime_session_input_and_output_errors)
     ib_model *m = write_and_load(th_build_tiny_resnet(5), "resnet.onnx", &g);
     ib_session *s = open_session(m, "reference", 2, false);
     static float img[3 * 3 * 16 * 16], logits[3 * 10];
-    ib_tensor_view in = {"image", th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3,
-                                          (int64_t)16, (int64_t)16),
-                         img, sizeof img};
+    ib_tensor_view in = {
+        "image", th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3, (int64_t)16, (int64_t)16),
+        img, sizeof img};
     ib_tensor_view out = {"logits", {0}, logits, sizeof logits};
     ib_err err;
     /* missing input */
@@ -365,12 +359,11 @@ static double rel_l2(const float *a, const float *b, size_t n)
  * calibration one. */
 static void low_precision(enum ib_precision p, double tol)
 {
-    if (!backend_usable("cpu"))
-        TEST_SKIP("cpu backend not available");
+    if (!backend_usable("cpu")) TEST_SKIP("cpu backend not available");
     ib_graph *g;
     ib_model *m = write_and_load(th_build_tiny_resnet(7), "resnet.onnx", &g);
-    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)4, (int64_t)3, (int64_t)16,
-                               (int64_t)16);
+    ib_tensor_desc d =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)4, (int64_t)3, (int64_t)16, (int64_t)16);
     ib_tensor *cal, *in, *ref;
     th_random_inputs(g, &d, 100, &cal);
     th_random_inputs(g, &d, 200, &in);
@@ -440,8 +433,8 @@ static void *worker_main(void *arg)
         w->failures++;
         return NULL;
     }
-    ib_tensor_desc d = th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16,
-                               (int64_t)16);
+    ib_tensor_desc d =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16, (int64_t)16);
     for (int it = 0; it < 10; it++) {
         ib_tensor *in, *ref;
         th_random_inputs(w->g, &d, 1000 + (uint64_t)it, &in);
@@ -449,8 +442,7 @@ static void *worker_main(void *arg)
         float out[20];
         ib_tensor_view iv = {"image", d, in->data, in->nbytes};
         ib_tensor_view ov = {"logits", {0}, out, sizeof out};
-        if (ib_session_run(s, &iv, 1, &ov, 1, &err) ||
-            th_max_rel_err(out, ref->data, 20) > 1e-3)
+        if (ib_session_run(s, &iv, 1, &ov, 1, &err) || th_max_rel_err(out, ref->data, 20) > 1e-3)
             w->failures++;
         ib_tensor_free(in);
         ib_tensor_free(ref);
@@ -461,8 +453,7 @@ static void *worker_main(void *arg)
 
 static void threads_on(const char *backend)
 {
-    if (!backend_usable(backend))
-        TEST_SKIP("backend not available here");
+    if (!backend_usable(backend)) TEST_SKIP("backend not available here");
     ib_graph *g;
     ib_model *m = write_and_load(th_build_tiny_resnet(5), "resnet.onnx", &g);
     worker w[4];
