@@ -12,6 +12,9 @@
  * (h(t) + t is strictly increasing), so the cost is O(log N) h evaluations,
  * each O(log h) series of O(sqrt(t)) terms.
  */
+/* lgamma_r (lgamma writes the global signgam: a data race when two tests
+ * post-process at once); same values as lgamma. */
+#define _DEFAULT_SOURCE
 #include <math.h>
 
 #include "loadgen/early_stopping.h"
@@ -19,7 +22,8 @@
 /* lbeta(x, y) = lgamma(x) + lgamma(y) - lgamma(x + y), integer arguments. */
 static double lbeta(int64_t x, int64_t y)
 {
-    return lgamma((double)x) + lgamma((double)y) - lgamma((double)(x + y));
+    int sx, sy, sxy;
+    return lgamma_r((double)x, &sx) + lgamma_r((double)y, &sy) - lgamma_r((double)(x + y), &sxy);
 }
 
 /* 2F1(1, b; c; x) by the series of DLMF 15.2.E1, stopped when a term falls

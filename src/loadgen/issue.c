@@ -234,6 +234,7 @@ static int issue_offline(ib_lg_issue_ctx *c, ib_lg_issue_out *o)
             o->start_wall_ns = ib_wall_ns();
             o->start_ns = ib_lg_clock_now(&t->clock);
             c->s->start_ns = o->start_ns;
+            atomic_store(&t->prog_start_ns, o->start_ns);
             first = false;
         }
         int64_t now = ib_lg_clock_now(&t->clock);
@@ -431,6 +432,7 @@ int ib_lg_issue_series(ib_lg_test *t, ib_lg_series *series, ib_lg_srt *s, bool a
     o->start_wall_ns = ib_wall_ns();
     o->start_ns = ib_lg_clock_now(&t->clock);
     s->start_ns = o->start_ns;
+    atomic_store(&t->prog_start_ns, o->start_ns);
     int rc;
     if (e->scenario == IB_LG_SCENARIO_SERVER && e->requested.server_num_issue_query_threads > 0)
         rc = ib_lg_issue_server_threads(&c, bound_abort, o);

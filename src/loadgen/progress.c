@@ -55,7 +55,7 @@ static void tick(ib_lg_progress_thread *p, scan_state *st)
     if (s != st->series) {
         memset(st, 0, sizeof *st);
         st->series = s;
-        st->last_ns = s->start_ns;
+        st->last_ns = atomic_load(&t->prog_start_ns);
     }
     scan(s, st);
     ib_lg_clock_refresh(&t->clock);
@@ -63,7 +63,8 @@ static void tick(ib_lg_progress_thread *p, scan_state *st)
     uint64_t completed = atomic_load_explicit(&s->completed, memory_order_relaxed);
     ib_lg_progress pr;
     memset(&pr, 0, sizeof pr);
-    pr.elapsed_ns = s->start_ns ? now - s->start_ns : 0;
+    int64_t start = atomic_load(&t->prog_start_ns);
+    pr.elapsed_ns = start ? now - start : 0;
     pr.expected_total_ns = atomic_load(&t->prog_expected_ns);
     pr.issued_queries = atomic_load(&t->prog_issued_queries);
     pr.completed_samples = completed;

@@ -167,6 +167,7 @@ struct ib_lg_test {
     bool phase_ok;
 
     /* progress (read by the progress thread) */
+    _Atomic int64_t prog_start_ns; /* the running series' start */
     _Atomic uint64_t prog_issued_queries;
     _Atomic uint64_t prog_issued_samples;
     _Atomic int64_t prog_expected_ns;

@@ -626,19 +626,47 @@ TEST_TIMEOUT(loadgen_engine_accuracy_payloads, 60)
     ib_free(sm);
 }
 
+/* issue_query is called from several issue threads at once: thread-safe SUT */
+static _Atomic uint64_t g_thr_samples;
+
+static void thr_issue(void *user, ib_lg_test *t, const ib_lg_sample *s, size_t n)
+{
+    (void)user;
+    ib_lg_response r[64];
+    for (size_t i = 0; i < n && i < 64; i++)
+        r[i] = (ib_lg_response){s[i].id, NULL, 0, 0};
+    atomic_fetch_add(&g_thr_samples, n);
+    ib_lg_samples_complete(t, r, n < 64 ? n : 64);
+}
+
+static int run_thr(const ib_lg_settings *s, const char *dir, ib_lg_result *r)
+{
+    ib_lg_log_settings log;
+    ib_lg_log_settings_defaults(&log);
+    log.outdir = dir;
+    ib_lg_sut sut = {NULL, "ThreadSafeSUT", thr_issue, NULL};
+    ib_lg_qsl qsl = {NULL, "QSL", 256, 256, e_load, e_load};
+    ib_lg_test *t = NULL;
+    ib_err err;
+    int rc = ib_lg_test_create(s, &log, NULL, &t, &err);
+    if (rc == IB_OK)
+        rc = ib_lg_test_run(t, &sut, &qsl, r, &err);
+    ib_lg_test_destroy(t);
+    return rc;
+}
+
 TEST_TIMEOUT(loadgen_engine_server_issue_threads, 60)
 {
     /* k issue threads issue the same queries (same seq -> qsl_idx) as one */
-    esut e = {0};
     ib_lg_result r1, r3;
     ib_lg_settings s = server(5000, 300);
     s.accuracy_log_probability = 1.0;
-    ASSERT_OK(run(&s, &e, &(run_cfg){.outdir = "thr1"}, &r1));
-    esut f = {0};
+    ASSERT_OK(run_thr(&s, "thr1", &r1));
+    atomic_store(&g_thr_samples, 0);
     s.server_num_issue_query_threads = 3;
-    ASSERT_OK(run(&s, &f, &(run_cfg){.outdir = "thr3"}, &r3));
+    ASSERT_OK(run_thr(&s, "thr3", &r3));
     ASSERT_INT_EQ(r3.query_count, r1.query_count);
-    ASSERT_INT_EQ(f.samples, r1.sample_count);
+    ASSERT_INT_EQ(atomic_load(&g_thr_samples), r1.sample_count);
     ASSERT_INT_EQ(r3.duplicate_responses + r3.unknown_responses + r3.lost_responses, 0);
     char *a = file("thr1", "mlperf_log_accuracy.json"), *b = file("thr3", "mlperf_log_accuracy.json");
     ASSERT_STR_EQ(a, b);
@@ -647,8 +675,7 @@ TEST_TIMEOUT(loadgen_engine_server_issue_threads, 60)
     /* a stop condition ends every thread, with the official message */
     s.max_query_count = 40;
     s.accuracy_log_probability = 0;
-    esut g = {0};
-    ASSERT_OK(run(&s, &g, &(run_cfg){.outdir = "thrmax"}, &r3));
+    ASSERT_OK(run_thr(&s, "thrmax", &r3));
     ASSERT_TRUE(r3.query_count >= 40 && r3.query_count < 40 + 3 * 64);
     ASSERT_INT_EQ(r3.lost_responses, 0);
     char *d = file("thrmax", "mlperf_log_detail.txt");
