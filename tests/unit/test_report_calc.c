@@ -15,6 +15,9 @@
 #include "report/power.h"
 #include "test.h"
 
+/* LeakSanitizer's on-demand check (ASan builds); tests end with _exit, which skips LSan. */
+int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
 /* A minimal v1.1 detail log for one run. */
 static void write_run(const char *sys, const char *bench, const char *scen, double metric,
                       const char *validity)
@@ -159,6 +162,9 @@ TEST(report_calc_relative_and_prices)
     ASSERT_STATUS(ib_report_compute(rep, &err), IB_ENOTFOUND);
     ASSERT_STR_CONTAINS(err.msg, "sysA, sysB");
     ib_report_destroy(rep);
+    /* charts and HTML were written: nothing may be left behind but cairo/fontconfig caches */
+    ib_report_shutdown();
+    if (__lsan_do_recoverable_leak_check) ASSERT_INT_EQ(__lsan_do_recoverable_leak_check(), 0);
 }
 
 TEST(report_calc_tco)
@@ -365,9 +371,6 @@ TEST(report_calc_published_list)
     ASSERT_STR_CONTAINS(err.msg, "p2.csv:2: empty source");
     ib_report_destroy(rep);
 }
-
-/* LeakSanitizer's on-demand check (ASan builds); tests end with _exit, which skips LSan. */
-int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
 
 /* Fail the Nth allocation (N = 0, 1, 2, ...) until the whole pipeline succeeds. */
 static long g_fail_after = -1;
