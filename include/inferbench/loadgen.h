@@ -19,6 +19,10 @@
  *  - ib_lg_settings_origin keys are ib_lg_settings field names
  *    ("server_target_qps", "min_duration_ms"), not config key names, since
  *    one config key can set different fields (target_qps, target_latency).
+ *  - (lg2) ib_lg_test_destroy: only after every thread has returned from
+ *    ib_lg_samples_complete for that test; completions after
+ *    ib_lg_test_run returned (and before destroy) are counted, never written.
+ *    use_token_latencies is rejected with IB_EUNSUPPORTED (no TTFT/TPOT yet).
  *
  * Differences from the C++ API, on purpose:
  *  - no global state: every call takes the ib_lg_test it acts on, so two
@@ -432,6 +436,8 @@ IB_API void ib_lg_test_abort(ib_lg_test *test);
 /* The effective settings, after create (borrowed, valid until destroy). */
 IB_API const ib_lg_settings *ib_lg_test_settings(const ib_lg_test *test);
 
+/* Free the test (NULL allowed). Call it only after every thread has returned
+ * from ib_lg_samples_complete / ib_lg_first_token_complete for this test. */
 IB_API void ib_lg_test_destroy(ib_lg_test *test);
 
 IB_EXTERN_C_END

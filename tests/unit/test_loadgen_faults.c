@@ -334,6 +334,9 @@ TEST_TIMEOUT(loadgen_faults_completions_from_many_threads, 120)
     ib_lg_result res;
     ASSERT_OK_ERR(ib_lg_test_create(&s, &log, NULL, &t, &err), &err);
     ASSERT_OK_ERR(ib_lg_test_run(t, &sut, &qsl, &res, &err), &err);
+    /* a test is destroyed only once every completion call has returned */
+    while (atomic_load(&m.done) < 50000)
+        sleep_us(100);
     ib_lg_test_destroy(t);
     ASSERT_INT_EQ(res.sample_count, 50000);
     ASSERT_INT_EQ(res.duplicate_responses + res.unknown_responses + res.lost_responses, 0);
@@ -343,6 +346,8 @@ TEST_TIMEOUT(loadgen_faults_completions_from_many_threads, 120)
     log.outdir = "mt2";
     ASSERT_OK_ERR(ib_lg_test_create(&s, &log, NULL, &t, &err), &err);
     ASSERT_OK_ERR(ib_lg_test_run(t, &sut, &qsl, &res, &err), &err);
+    while (atomic_load(&m.done) < 50000 + res.sample_count)
+        sleep_us(100);
     ib_lg_test_destroy(t);
     ASSERT_INT_EQ(res.duplicate_responses + res.unknown_responses + res.lost_responses, 0);
     ASSERT_TRUE(res.sample_count > 1000);
