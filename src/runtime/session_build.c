@@ -177,7 +177,7 @@ static void request_inplace(const ib_graph *g, const ib_partition *p, live_info 
         ib_value_id y = n->outputs[0];
         if (y == IB_VALUE_NONE || li->slot[b][y] < 0) continue;
         ib_plan_value *py = &ap->pv[li->slot[b][y]];
-        uint32_t cand = strcmp(n->op_type, "Clip") && n->n_inputs == 2 ? 2 : 1;
+        uint32_t cand = strcmp(n->op_type, "Clip") != 0 && n->n_inputs == 2 ? 2 : 1;
         for (uint32_t k = 0; k < cand && py->share_with < 0; k++) {
             ib_value_id x = n->inputs[k];
             if (x == IB_VALUE_NONE || g->values.data[x].constant || li->slot[b][x] < 0 ||

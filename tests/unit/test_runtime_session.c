@@ -503,3 +503,33 @@ TEST(runtime_session_variant_cache_is_bounded)
     ib_model_destroy(m);
     ib_graph_destroy(g);
 }
+
+TEST(runtime_session_outputs_that_are_inputs_or_constants)
+{
+    ib_build *b;
+    ASSERT_OK(ib_build_create(1, 17, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "batch,3");
+    ib_build_output(b, IB_BUILD_OP(b, "Relu", "", x), "y", IB_DTYPE_FLOAT32, "batch,3");
+    ib_build_output(b, x, NULL, IB_DTYPE_FLOAT32, "batch,3"); /* passthrough */
+    ib_build_output(b, IB_BUILD_OP(b, "Shape", "", x), "shape", IB_DTYPE_INT64, "2"); /* folds */
+    ib_graph *g;
+    ib_model *m = write_and_load(b, "m.onnx", &g);
+    ib_session *s = open_session(m, "reference", 4, false);
+    float xin[6] = {-1, 2, -3, 4, -5, 6}, y[6], xo[6];
+    int64_t shp[2] = {0, 0};
+    ib_tensor_view iv = {"x", th_desc(IB_DTYPE_FLOAT32, 2, (int64_t)2, (int64_t)3), xin,
+                         sizeof xin};
+    ib_tensor_view ov[3] = {
+        {"shape", {0}, shp, sizeof shp}, {"x", {0}, xo, sizeof xo}, {"y", {0}, y, sizeof y}};
+    ib_err err;
+    ASSERT_OK_ERR(ib_session_run(s, &iv, 1, ov, 3, &err), &err);
+    ASSERT_INT_EQ(shp[0], 2);
+    ASSERT_INT_EQ(shp[1], 3);
+    ASSERT_INT_EQ(ov[0].desc.dtype, IB_DTYPE_INT64);
+    ASSERT_MEM_EQ(xo, xin, sizeof xin);
+    ASSERT_DBL_EQ(y[0], 0.0);
+    ASSERT_DBL_EQ(y[5], 6.0);
+    ib_session_destroy(s);
+    ib_model_destroy(m);
+    ib_graph_destroy(g);
+}
