@@ -145,6 +145,65 @@ static int check_value(const entry *en, lg_cfg_table t, const char *origin, ib_e
     return IB_OK;
 }
 
+/* A number as the official parser validates it: strtoul (base 0) or strtod
+ * consumes the whole token. */
+static bool official_number(const char *t, size_t n)
+{
+    char buf[128];
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, t, n);
+    buf[n] = 0;
+    char *end;
+    errno = 0;
+    (void)strtoul(buf, &end, 0);
+    if (*end == 0) return true;
+    (void)strtod(buf, &end);
+    return *end == 0;
+}
+
+/*
+ * A line whose first word starts with '#'. The official parser skips a lone
+ * "#" and a single "#word", and stores "#key = <numbers>" under a key no
+ * lookup ever matches (a commented-out setting); anything else there, such
+ * as "#some words", makes it reject the whole file. Accept exactly what it
+ * accepts, so a file valid here is valid for the official LoadGen too.
+ */
+static int check_comment(const char *s, size_t n, const char *origin, int line, ib_err *err)
+{
+    size_t i = 0, k = 0;
+    const char *first = NULL;
+    size_t flen = 0;
+    while (i < n) {
+        while (i < n && is_ws(s[i]))
+            i++;
+        if (i >= n) break;
+        size_t b = i;
+        while (i < n && !is_ws(s[i]))
+            i++;
+        if (k == 0) {
+            first = s + b;
+            flen = i - b;
+            if (flen == 1) return IB_OK; /* "# ..." */
+        } else if (k == 1) {
+            if (i - b == 1 && s[b] == '#') return IB_OK;
+            if (i - b != 1 || s[b] != '=') {
+                char b1[80];
+                return ib_err_set(err, IB_EFORMAT,
+                                  "%s:%d: '%s ...': write '# ' with a space to start a "
+                                  "comment (the official LoadGen rejects the whole file)",
+                                  origin, line, shown(b1, sizeof b1, first, flen));
+            }
+        } else if (!official_number(s + b, i - b)) {
+            return ib_err_set(err, IB_EFORMAT,
+                              "%s:%d: commented-out setting with a non-numeric value: write "
+                              "'# ' with a space (the official LoadGen rejects the whole file)",
+                              origin, line);
+        }
+        k++;
+    }
+    return IB_OK;
+}
+
 /* Diagnose a line that is not `key = value` (tok[0..ntok-1]). */
 static int bad_shape(const char *origin, int line, const char *const *tok, const size_t *tlen,
                      size_t ntok, ib_err *err)
@@ -279,10 +338,16 @@ static int parse_text(parsed *p, const char *text, size_t len, const char *origi
             tlen[ntok] = i - s;
             ntok++;
         }
+        const char *lstart = text + pos;
+        size_t llen = end - pos;
         pos = end + 1;
-        /* A line whose first word starts with '#' is a comment (the official
-         * treats a lone '#' so and never matches "#word" keys). */
-        if (ntok == 0 || tok[0][0] == '#') continue;
+        if (ntok == 0) continue;
+        if (tok[0][0] == '#') {
+            /* A comment line, or a commented-out setting ("#key = 5"). */
+            int rc = check_comment(lstart, llen, origin, line, err);
+            if (rc) return rc;
+            continue;
+        }
         if (ntok != 3 || tlen[1] != 1 || tok[1][0] != '=')
             return bad_shape(origin, line, tok, tlen, ntok, err);
         int rc = add_entry(p, t, rules, origin, line, tok[0], tlen[0], tok[2], tlen[2], err);

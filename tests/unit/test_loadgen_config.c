@@ -86,7 +86,9 @@ TEST(loadgen_config_units_and_values)
     apply_ok(&s,
              "# comment\n"
              "   \n"
-             "#a comment without a space after the hash\n"
+             "#lone_word\n"
+             "#*.*.min_query_count = 7\n"
+             "# a comment # with more hashes\n"
              "*.SingleStream.target_latency = 0.5\r\n"
              "*.SingleStream.target_latency_percentile = 90\n"
              "*.MultiStream.target_latency = 2\n"
@@ -243,6 +245,9 @@ TEST(loadgen_config_rejects_quirks_with_line)
     expect_reject("*.*.min_query_count =\n", 1, "has no value");
     expect_reject("*.*.min_query_count # = 5\n", 1, "followed by a comment");
     expect_reject("*.*.min_query_count : 5\n", 1, "expected '='");
+    /* the official rejects these comment forms: so do we */
+    expect_reject("#a comment without a space\n", 1, "write '# '");
+    expect_reject("#*.*.min_query_count = five\n", 1, "non-numeric");
 }
 
 TEST(loadgen_config_nul_and_binary_input)
