@@ -341,6 +341,27 @@ static ib_backend_graph *compile_tiny(ib_backend *b, tiny *t, const char *op, in
     return gr;
 }
 
+/* The CPU of the (single) other thread pinned to exactly one CPU, or -1. */
+static int worker_cpu(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int cpu = -1, self = (int)ib_thread_os_id();
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        cpu_set_t s;
+        int tid = atoi(de->d_name);
+        if (de->d_name[0] == '.' || tid == self)
+            continue;
+        if (sched_getaffinity(tid, sizeof s, &s) == 0 && CPU_COUNT(&s) == 1)
+            for (int c = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &s))
+                    cpu = c;
+    }
+    if (d)
+        closedir(d);
+    return cpu;
+}
+
 /* Threads of this process whose affinity is exactly one CPU. */
 static int pinned_threads(void)
 {
@@ -380,6 +401,23 @@ TEST(cpu_pins_pool_and_restores_caller_mask)
     ASSERT_INT_EQ(sched_getaffinity(0, sizeof after, &after), 0);
     ASSERT_TRUE(CPU_EQUAL(&before, &after)); /* the caller is left as it was */
     ASSERT_INT_GE(pinned_threads(), 1);      /* the pool's other thread stays pinned */
+    ASSERT_INT_EQ(worker_cpu(), ib_cpu_nth(1));
+    /* a second session on this thread with another CPU list moves the worker,
+     * and the first one moves it back */
+    cfg.first_cpu = 1;
+    ib_backend *b2;
+    ASSERT_OK(ib_backend_create("cpu", &cfg, &b2, &err));
+    tiny t2;
+    ib_backend_buffer *buf2;
+    ib_backend_graph *gr2 = compile_tiny(b2, &t2, "Relu", 1 << 16, &buf2, false);
+    ASSERT_OK(ib_backend_graph_run(gr2, &err));
+    ASSERT_INT_EQ(worker_cpu(), ib_cpu_nth(0));
+    ASSERT_OK(ib_backend_graph_run(gr, &err));
+    ASSERT_INT_EQ(worker_cpu(), ib_cpu_nth(1));
+    ib_backend_graph_free(gr2);
+    ib_backend_buffer_free(buf2);
+    ib_backend_destroy(b2);
+    ib_graph_destroy(t2.g);
     ib_backend_graph_free(gr);
     ib_backend_buffer_free(buf);
     ib_backend_destroy(b);

@@ -3,13 +3,17 @@
  * oneDNN (built with the OpenMP runtime on Debian) and our own kernels share.
  *
  * Sizing: `threads` (0 = every CPU of the affinity mask from first_cpu on).
- * Pinning (first_cpu >= 0): at the start of every graph_run a parallel
- * region pins team thread i to the i-th CPU of the mask (wrapping), and the
- * caller's own mask is restored when the run ends, so a caller thread is
- * left as it was found. Pinning every run (one region, ~2 syscalls per thread)
- * keeps several sessions driven from one thread correct without any global
- * state. Spinning: libgomp's default bounded spin is kept (see
- * docs/cpu_backend.md §Threads); nothing here sets OMP_WAIT_POLICY.
+ * Pinning (first_cpu >= 0): team thread i runs on the i-th CPU of the mask
+ * from first_cpu (wrapping). The pool's workers are pinned in one parallel
+ * region the first time a thread runs with a given CPU list; the caller
+ * itself is pinned for the duration of each run (one sched_setaffinity on
+ * itself) and its own mask is restored afterwards, so the caller is left as
+ * it was found. libgomp keeps one pool per calling thread; the only state we
+ * keep outside the context is one thread-local word mirroring that pool's
+ * pinning (which CPU list it was last pinned to), so several sessions
+ * driven from one thread with different CPU lists re-pin correctly.
+ * Spinning: libgomp's default bounded spin is kept (docs/cpu_backend.md
+ * §Threads); nothing here sets OMP_WAIT_POLICY.
  */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -50,25 +54,45 @@ int cpu_threads_resolve(const ib_backend_config *cfg, int *threads, int **cpus, 
 
 _Static_assert(sizeof(cpu_set_t) <= sizeof(((cpu_pin *)0)->mask), "cpu_pin too small");
 
+/* Signature of a CPU list (never 0). */
+static uint64_t pin_sig(const cpu_ctx *c)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)c->threads;
+    for (int i = 0; i < c->threads; i++)
+        h = (h ^ (uint64_t)(unsigned)c->cpus[i]) * 1099511628211ull;
+    return h | 1u;
+}
+
+/* The CPU list this thread's OpenMP pool was last pinned to (see the header). */
+static _Thread_local uint64_t tl_pool_sig;
+
 void cpu_threads_enter(const cpu_ctx *c, cpu_pin *p)
 {
     p->saved = 0;
     omp_set_num_threads(c->threads);
     if (!c->cpus)
         return;
-    cpu_set_t saved;
+    cpu_set_t saved, one;
     if (sched_getaffinity(0, sizeof saved, &saved) != 0)
         return;
     memcpy(p->mask, &saved, sizeof saved);
     p->saved = 1;
+    uint64_t sig = pin_sig(c);
+    if (tl_pool_sig == sig) { /* workers already in place: pin only ourselves */
+        CPU_ZERO(&one);
+        CPU_SET(c->cpus[0], &one);
+        (void)sched_setaffinity(0, sizeof one, &one);
+        return;
+    }
     const int *cpus = c->cpus;
 #pragma omp parallel num_threads(c->threads)
     {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpus[omp_get_thread_num()], &one);
-        (void)sched_setaffinity(0, sizeof one, &one);
+        cpu_set_t mine;
+        CPU_ZERO(&mine);
+        CPU_SET(cpus[omp_get_thread_num()], &mine);
+        (void)sched_setaffinity(0, sizeof mine, &mine);
     }
+    tl_pool_sig = sig;
 }
 
 void cpu_threads_leave(const cpu_ctx *c, const cpu_pin *p)
