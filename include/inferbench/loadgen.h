@@ -212,9 +212,16 @@ enum ib_lg_conf_type {
  * Strictness: lines the official LoadGen silently ignores or misreads are
  * rejected with IB_EFORMAT and "<origin>:<line>: ..." in err: key=value without
  * spaces, a trailing comment after the value, octal-looking integers (leading
- * 0), a fraction where an integer is expected (1e3), unknown keys. Keys the
+ * 0), a fraction or exponent where an integer is read (1e3), negative or
+ * overflowing integers, flags other than 0/1, mode outside 0..3, percentages
+ * outside their range, non-finite numbers, unknown settings or scenarios,
+ * keys without model.scenario.setting, a key set twice in one file, and the
+ * '#' lines the official rejects ("#some words"). Everything the official
+ * accepts with a single meaning is accepted with that meaning (0x10 hex,
+ * 100.0 as an integer, "#key = 5" as a commented-out line). Keys the
  * official ignores by rule (seeds outside mlperf.conf under the current
- * rules) are accepted, not applied, and reported through `warnings`.
+ * rules, *.Server.target_duration) are accepted, not applied, and reported
+ * through `warnings` (user.conf and audit.config only).
  *
  * text/len: the file contents; origin: the name used in messages and origins
  * (e.g. "user.conf"); model: e.g. "resnet50"; scenario: the official name
