@@ -245,15 +245,22 @@ loadgen-lib: $(LOADGEN_A)
 bench: all $(BENCH_BINS)
 	@echo "bench programs in $(O)/bench/ (see docs/bench.md)"
 
-# libFuzzer builds (clang): build/fuzz/fuzz_<name>
+# libFuzzer builds (clang): the library is built with clang into build/fuzz-lib
+# (ASan + UBSan + fuzzer coverage), then each target links -fsanitize=fuzzer into
+# build/fuzz/fuzz_<name>. Run: build/fuzz/fuzz_<name> tests/fuzz/corpus/<name>
 FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined
 fuzz:
+	$(MAKE) O=build/fuzz-lib BUILD=asan CC=$(FUZZ_CC) CUDA=0 \
+	  CFLAGS="$(FUZZ_SAN) -Wno-unknown-warning-option" LDFLAGS="-fsanitize=address,undefined" \
+	  build/fuzz-lib/lib/libinferbench.a
 	@mkdir -p build/fuzz
 	@for n in $(FUZZ_NAMES); do \
-	  echo "building build/fuzz/fuzz_$$n"; \
-	  $(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined $(BASE_CFLAGS:-fvisibility=hidden=) \
-	    -fvisibility=default $(PKG_CFLAGS) tests/fuzz/targets/fuzz_$$n.c \
-	    $(LIB_SRCS) $(GEN_SRCS) $(EMBED_SRCS) -o build/fuzz/fuzz_$$n $(LDLIBS_ALL) || exit 1; \
+	  echo "  FUZZ   build/fuzz/fuzz_$$n"; \
+	  $(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_POSIX_C_SOURCE=200809L \
+	    -Iinclude -Isrc -Itests/harness $(PKG_CFLAGS) tests/fuzz/targets/fuzz_$$n.c \
+	    build/fuzz-lib/lib/libinferbench.a -o build/fuzz/fuzz_$$n \
+	    $(filter-out -lcudnn -lcublasLt -lcublas -lcudart,$(LDLIBS_ALL)) -fopenmp || exit 1; \
 	done
 
 valgrind: all $(TESTS)
