@@ -2,7 +2,8 @@
  * cmd_run.c - `inferbench run`: option parsing (getopt_long), the settings
  * procedure shared by every back end (rules file, user.conf, audit.config,
  * command-line overrides), progress display and exit codes. The back ends
- * live in their own files: run_null.c for `--sut null`.
+ * live in their own files: run_null.c for `--sut null`, run_bench.c for
+ * `--benchmark ID` (the default: resnet50 when no --sut is given).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,25 +19,49 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: inferbench run --sut null [--model NAME] --scenario S [--mode M]\n"
-            "                      [--mlperf-conf F] [--user-conf F] [--audit-conf F]\n"
-            "                      [--total-samples N] [--performance-samples N]\n"
-            "                      [--rules current|v1.1] [--rng-compat libstdc++11|libstdc++10]\n"
-            "                      [--target-qps Q] [--min-duration-ms N] [--trace] [--quiet]\n"
-            "                      [--json] --output-dir D\n\n"
-            "Run the MLPerf load generator against a system under test.\n\n"
+            "usage: inferbench run [--benchmark ID] [--scenario S] [--mode M] [--quick]\n"
+            "                      [--backend cpu] [--model FILE.onnx] [--data DIR]\n"
+            "                      [--precision fp32|bf16|int8] [--threads N] [--batch N]\n"
+            "                      [--system NAME] [--json] --output-dir D\n"
+            "       inferbench run --sut null --scenario S [--model NAME] ... --output-dir D\n\n"
+            "Run an MLPerf benchmark (the runtime as the system under test) or the null SUT\n"
+            "under the load generator, and write the MLPerf results tree.\n\n"
+            "Benchmark runs (--benchmark, the default when --sut is not given):\n"
+            "  --benchmark ID           resnet50 (default); ids as in results trees\n"
+            "  --scenario S             Offline (default), Server, SingleStream, MultiStream\n"
+            "  --mode M                 performance (default), accuracy, submission\n"
+            "                           (accuracy + performance), find-peak\n"
+            "  --quick                  short run (1 s, 64 queries): not submittable\n"
+            "  --backend B              cpu (default) or reference\n"
+            "  --model FILE.onnx        the benchmark's model (default: built with seeded\n"
+            "                           random weights; resnet50 accepts the MLPerf\n"
+            "                           resnet50_v1.onnx: input_tensor:0 -> ArgMax:0)\n"
+            "  --data DIR               the dataset in its official layout (default: a\n"
+            "                           synthetic one written in that layout)\n"
+            "  --precision P            fp32 (default), bf16, int8 (calibrated on the data)\n"
+            "  --threads N              compute threads in all (default: every CPU)\n"
+            "  --workers N              worker threads, one session each (default threads/4)\n"
+            "  --batch N                max batch per inference (default per benchmark)\n"
+            "  --max-wait-us N          Server dynamic batching window\n"
+            "  --no-pin                 do not pin worker threads to CPUs\n"
+            "  --system NAME            results-tree system folder (default <host>-<backend>)\n"
+            "  --tiny                   the tiny stand-in model (tests)\n"
+            "  --seed N                 weights and synthetic data seed (default 1)\n"
+            "  --synth-samples N        synthetic dataset size\n"
+            "  --payload-dtype T        accuracy payload dtype (resnet50: float32, int32,\n"
+            "                           int64)\n\n"
+            "Null SUT runs (--sut null):\n"
             "  --sut null               a SUT that completes every query at once (payload =\n"
             "                           the sample's QSL index as uint32 LE)\n"
             "  --model NAME             model name for config lookups (default nullmodel)\n"
-            "  --scenario S             SingleStream, MultiStream, Server, Offline (any case)\n"
-            "  --mode M                 PerformanceOnly (default), AccuracyOnly, SubmissionRun,\n"
-            "                           FindPeakPerformance, or performance/accuracy/...\n"
+            "  --total-samples N        QSL total sample count (default 1024)\n"
+            "  --performance-samples N  QSL performance sample count (default: total)\n"
+            "  --record-issued          write sut_issued.txt (one line per issue call)\n\n"
+            "Both:\n"
             "  --mlperf-conf F          rules file (default: the embedded mlperf.conf of --rules)\n"
             "  --user-conf F            user settings\n"
             "  --audit-conf F           audit.config (default: ./audit.config when present)\n"
             "  --no-audit               ignore ./audit.config\n"
-            "  --total-samples N        QSL total sample count (default 1024)\n"
-            "  --performance-samples N  QSL performance sample count (default: total)\n"
             "  --rules current|v1.1     rule set (default current)\n"
             "  --rng-compat C           libstdc++11 (default) or libstdc++10 sample draws\n"
             "  --target-qps Q           Server/Offline target QPS (SingleStream/MultiStream:\n"
@@ -45,13 +70,13 @@ static void usage(FILE *f)
             "  --max-duration-ms N      override max_duration\n"
             "  --min-query-count N      override min_query_count\n"
             "  --sut-timeout-ms N       end the test when the SUT stops answering (default 60000)\n"
-            "  --record-issued          write sut_issued.txt (one line per issue call)\n"
             "  --trace                  also write mlperf_log_trace.json\n"
             "  --quiet, -q              no progress line\n"
             "  --no-progress            no progress line\n"
-            "  --json                   print result.json instead of the summary\n"
-            "  --output-dir D           where the log files go (created)\n\n"
-            "Exit status: 0 VALID, 3 INVALID, 2 usage or config error, 1 runtime error.\n");
+            "  --json                   print result.json (null SUT) or run.json (benchmark)\n"
+            "  --output-dir D           where the results go (created)\n\n"
+            "Exit status: 0 VALID, 3 INVALID (or accuracy below target with a real model),\n"
+            "2 usage, config or input-data error, 1 runtime error.\n");
 }
 
 static int parse_u64(const char *cmd, const char *opt, const char *v, uint64_t *out)
@@ -83,7 +108,9 @@ enum {
     OPT_SUT = 256, OPT_MODEL, OPT_SCENARIO, OPT_MODE, OPT_MLPERF_CONF, OPT_USER_CONF,
     OPT_AUDIT_CONF, OPT_NO_AUDIT, OPT_TOTAL, OPT_PERF, OPT_RULES, OPT_RNG, OPT_QPS, OPT_MIN_DUR,
     OPT_MAX_DUR, OPT_MIN_Q, OPT_TIMEOUT, OPT_RECORD, OPT_TRACE, OPT_JSON, OPT_NO_PROGRESS,
-    OPT_OUT,
+    OPT_OUT, OPT_BENCH, OPT_BACKEND, OPT_DATA, OPT_PRECISION, OPT_THREADS, OPT_WORKERS,
+    OPT_BATCH, OPT_MAX_WAIT, OPT_QUICK, OPT_SYSTEM, OPT_TINY, OPT_SEED, OPT_SYNTH, OPT_PAYLOAD,
+    OPT_NO_PIN,
 };
 
 int ib_cmd_run(int argc, char **argv)
@@ -112,6 +139,21 @@ int ib_cmd_run(int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"output-dir", required_argument, NULL, OPT_OUT},
+        {"benchmark", required_argument, NULL, OPT_BENCH},
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"data", required_argument, NULL, OPT_DATA},
+        {"precision", required_argument, NULL, OPT_PRECISION},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"workers", required_argument, NULL, OPT_WORKERS},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"max-wait-us", required_argument, NULL, OPT_MAX_WAIT},
+        {"quick", no_argument, NULL, OPT_QUICK},
+        {"system", required_argument, NULL, OPT_SYSTEM},
+        {"tiny", no_argument, NULL, OPT_TINY},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"synth-samples", required_argument, NULL, OPT_SYNTH},
+        {"payload-dtype", required_argument, NULL, OPT_PAYLOAD},
+        {"no-pin", no_argument, NULL, OPT_NO_PIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -122,14 +164,20 @@ int ib_cmd_run(int argc, char **argv)
     o.scenario = IB_LG_SCENARIO_SERVER;
     o.mode = IB_LG_MODE_PERFORMANCE;
     o.min_duration_ms = o.max_duration_ms = o.min_query_count = -1;
-    bool have_scenario = false;
+    o.max_wait_us = -1;
+    o.seed = 1;
+    bool have_scenario = false, have_model = false;
+    uint64_t u = 0;
     optind = 1;
     opterr = 0;
     int c, rc;
     while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_SUT: o.sut = optarg; break;
-        case OPT_MODEL: o.model = optarg; break;
+        case OPT_MODEL:
+            o.model = o.model_file = optarg;
+            have_model = true;
+            break;
         case OPT_SCENARIO:
             if (ib_lg_scenario_parse(optarg, &o.scenario) != IB_OK)
                 return ib_cli_usage_error(cmd, "unknown scenario '%s' (SingleStream, MultiStream, "
@@ -193,6 +241,49 @@ int ib_cmd_run(int argc, char **argv)
         case OPT_JSON: o.json = true; break;
         case OPT_NO_PROGRESS: o.no_progress = true; break;
         case OPT_OUT: o.output_dir = optarg; break;
+        case OPT_BENCH: o.benchmark = optarg; break;
+        case OPT_BACKEND: o.backend = optarg; break;
+        case OPT_DATA: o.data_dir = optarg; break;
+        case OPT_PRECISION: o.precision = optarg; break;
+        case OPT_PAYLOAD: o.payload_dtype = optarg; break;
+        case OPT_SYSTEM: o.system = optarg; break;
+        case OPT_QUICK: o.quick = true; break;
+        case OPT_TINY: o.tiny = true; break;
+        case OPT_NO_PIN: o.no_pin = true; break;
+        case OPT_THREADS:
+        case OPT_WORKERS:
+            if ((rc = parse_u64(cmd, c == OPT_THREADS ? "--threads" : "--workers", optarg, &u)))
+                return rc;
+            if (u < 1 || u > 4096)
+                return ib_cli_usage_error(cmd, "%s: '%s' is not in 1..4096",
+                                          c == OPT_THREADS ? "--threads" : "--workers", optarg);
+            *(c == OPT_THREADS ? &o.threads : &o.workers) = (int)u;
+            break;
+        case OPT_BATCH:
+            if ((rc = parse_u64(cmd, "--batch", optarg, &u)))
+                return rc;
+            if (u < 1 || u > 65536)
+                return ib_cli_usage_error(cmd, "--batch: '%s' is not in 1..65536", optarg);
+            o.batch = (int64_t)u;
+            break;
+        case OPT_MAX_WAIT:
+            if ((rc = parse_u64(cmd, "--max-wait-us", optarg, &u)))
+                return rc;
+            if (u > 10000000)
+                return ib_cli_usage_error(cmd, "--max-wait-us: '%s' is over 10 s", optarg);
+            o.max_wait_us = (int64_t)u;
+            break;
+        case OPT_SEED:
+            if ((rc = parse_u64(cmd, "--seed", optarg, &o.seed)))
+                return rc;
+            break;
+        case OPT_SYNTH:
+            if ((rc = parse_u64(cmd, "--synth-samples", optarg, &o.synth_samples)))
+                return rc;
+            if (o.synth_samples < 1 || o.synth_samples > 10000000)
+                return ib_cli_usage_error(cmd, "--synth-samples: '%s' is not in 1..10000000",
+                                          optarg);
+            break;
         case 'h': usage(stdout); return IB_EXIT_OK;
         case ':': return ib_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default: return ib_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -200,15 +291,32 @@ int ib_cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return ib_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (!o.sut)
-        return ib_cli_usage_error(cmd, "--sut is required (only 'null' is built in)");
-    if (!have_scenario)
-        return ib_cli_usage_error(cmd, "--scenario is required");
+    if (o.sut && o.benchmark)
+        return ib_cli_usage_error(cmd, "--sut and --benchmark exclude each other");
     if (!o.output_dir)
         return ib_cli_usage_error(cmd, "--output-dir is required");
+    if (!o.sut) {
+        /* the benchmark back end; resnet50 Offline unless told otherwise */
+        if (!o.benchmark)
+            o.benchmark = "resnet50";
+        if (!have_scenario)
+            o.scenario = IB_LG_SCENARIO_OFFLINE;
+        if (!have_model)
+            o.model_file = NULL;
+        return ib_run_benchmark(&o);
+    }
+    if (o.data_dir || o.backend || o.precision || o.quick || o.tiny || o.system || o.threads ||
+        o.workers || o.batch || o.payload_dtype)
+        return ib_cli_usage_error(cmd, "--data, --backend, --precision, --quick, --tiny, "
+                                       "--system, --threads, --workers, --batch and "
+                                       "--payload-dtype need --benchmark, not --sut");
+    if (!have_scenario)
+        return ib_cli_usage_error(cmd, "--scenario is required");
     if (strcmp(o.sut, "null") == 0)
         return ib_run_null(&o);
-    return ib_cli_usage_error(cmd, "unknown SUT '%s' (only 'null' is built in)", o.sut);
+    return ib_cli_usage_error(cmd, "unknown SUT '%s' (only 'null' is built in; use --benchmark "
+                                   "for the runtime)",
+                              o.sut);
 }
 
 int ib_run_build_settings(const ib_run_opts *o, ib_lg_settings *s, ib_lg_settings_origin *origins,

@@ -37,6 +37,20 @@ typedef struct ib_run_opts {
     bool no_progress;
     bool record_issued; /* null SUT: write sut_issued.txt */
     const char *output_dir;
+    /* --benchmark back end (run_bench.c); `model` is then the entry's config name */
+    const char *benchmark;
+    const char *backend;       /* "cpu" */
+    const char *model_file;    /* --model FILE.onnx (NULL: build) */
+    const char *data_dir;      /* --data DIR (NULL: synthesize) */
+    const char *precision;     /* fp32 (default), bf16, int8 */
+    const char *payload_dtype; /* NULL: the benchmark's official one */
+    const char *system;
+    int threads, workers;      /* 0 = auto */
+    int64_t batch;             /* 0 = the benchmark's default */
+    int64_t max_wait_us;       /* -1 = the benchmark's default */
+    uint64_t seed;             /* weights and synthetic data (1) */
+    uint64_t synth_samples;    /* 0 = the benchmark's default */
+    bool quick, tiny, no_pin;
 } ib_run_opts;
 
 /*
@@ -57,5 +71,8 @@ int ib_run_exit_code(int rc, const ib_lg_result *res);
 
 /* The null-SUT back end. */
 int ib_run_null(const ib_run_opts *o);
+
+/* The benchmark back end (`--benchmark ID`): the harness over the runtime. */
+int ib_run_benchmark(const ib_run_opts *o);
 
 #endif

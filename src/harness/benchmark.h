@@ -100,6 +100,7 @@ typedef struct ib_bench_io {
     size_t n_outputs;
     ib_bench_output outputs[IB_BENCH_MAX_TENSORS];
     int64_t max_batch;  /* largest batch the model takes (1 for a fixed batch-1 graph; 0 = any) */
+    int64_t params[4];  /* the entry's own findings at bind time, read back by open */
     char note[256];     /* e.g. "official resnet50_v1.onnx layout (input_tensor:0, ArgMax:0)" */
 } ib_bench_io;
 
@@ -232,8 +233,8 @@ size_t ib_benchmark_count(void);
 const ib_benchmark *ib_benchmark_at(size_t i);
 /* By id ("resnet50"), case-sensitive; NULL when unknown. */
 const ib_benchmark *ib_benchmark_find(const char *id);
-/* Comma-separated list of the ids, for messages (static storage). */
-const char *ib_benchmark_ids(void);
+/* Comma-separated list of the ids into buf (n bytes), for messages. */
+void ib_benchmark_ids(char *buf, size_t n);
 /* True when the entry lists the scenario. */
 bool ib_benchmark_has_scenario(const ib_benchmark *b, enum ib_lg_scenario s);
 /* The payload dtype a config selects (its own, or the entry's default) and whether the

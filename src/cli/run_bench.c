@@ -1,0 +1,168 @@
+/*
+ * run_bench.c - `inferbench run --benchmark ID`: maps the options onto the harness
+ * (src/harness/harness.h), builds the settings with the shared procedure (rules file,
+ * user.conf, audit.config, flags; the benchmark's mlperf.conf model name), prints stage
+ * messages and the progress line on stderr, then the summary (or run.json with --json) on
+ * stdout and where the files went, and maps the outcome to the exit code.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/fileio.h"
+#include "cli/cli.h"
+#include "cli/run.h"
+#include "harness/harness.h"
+
+static void on_stage(void *user, const char *msg)
+{
+    (void)user;
+    ib_run_progress_done();
+    fprintf(stderr, "inferbench run: %s\n", msg);
+}
+
+static void print_file(const char *dir, const char *name, FILE *to)
+{
+    char path[4096];
+    if (ib_path_join(path, sizeof path, dir, name))
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    if (ib_file_read_all(path, 0, &text, &len, NULL) == IB_OK) {
+        fwrite(text, 1, len, to);
+        ib_free(text);
+    }
+}
+
+static int parse_dtype(const char *s, enum ib_dtype *out)
+{
+    static const struct {
+        const char *name;
+        enum ib_dtype t;
+    } map[] = {{"float32", IB_DTYPE_FLOAT32}, {"fp32", IB_DTYPE_FLOAT32},
+               {"float16", IB_DTYPE_FLOAT16}, {"fp16", IB_DTYPE_FLOAT16},
+               {"int32", IB_DTYPE_INT32},     {"int64", IB_DTYPE_INT64},
+               {"int8", IB_DTYPE_INT8},       {"int16", IB_DTYPE_INT16}};
+    for (size_t i = 0; i < IB_ARRAY_LEN(map); i++)
+        if (strcmp(s, map[i].name) == 0) {
+            *out = map[i].t;
+            return IB_OK;
+        }
+    return IB_EINVAL;
+}
+
+static void print_outcome(const ib_run_opts *o, const ib_harness_opts *h,
+                          const ib_harness_result *r)
+{
+    if (o->json) {
+        print_file(r->scenario_dir, "run.json", stdout);
+        return;
+    }
+    if (r->ran_performance)
+        print_file(r->perf_dir, "mlperf_log_summary.txt", stdout);
+    if (r->ran_accuracy) {
+        printf("\nAccuracy (%s): %s\n", h->bench->id, r->accuracy_line);
+        double target = h->bench->accuracy_reference * h->bench->accuracy_target_fraction;
+        if (r->synthetic_model)
+            printf("  target %.5g: not applicable (random weights)\n", target);
+        else
+            printf("  target %.5g: %s\n", target, r->accuracy_met ? "met" : "NOT met");
+    }
+    printf("\nResults tree: %s\n", r->scenario_dir);
+    if (r->ran_performance)
+        printf("  performance/run_1/  mlperf_log_summary.txt, mlperf_log_detail.txt, "
+               "mlperf_log_accuracy.json, result.json\n");
+    if (r->ran_accuracy)
+        printf("  accuracy/           accuracy.txt, mlperf_log_summary.txt, mlperf_log_detail.txt, "
+               "mlperf_log_accuracy.json\n");
+    printf("  run.json            what ran and on what (model, data, threads, batching)\n");
+    printf("Model: %s%s\nData:  %s%s\n", r->model_path,
+           r->synthetic_model ? " (synthetic: random weights)" : "", r->data_dir,
+           r->synthetic_data ? " (synthetic)" : "");
+    if (h->quick || r->synthetic_model || r->synthetic_data)
+        printf("Not submittable: %s%s%s\n", h->quick ? "--quick " : "",
+               r->synthetic_model ? "synthetic model " : "", r->synthetic_data ? "synthetic data" : "");
+}
+
+int ib_run_benchmark(const ib_run_opts *o)
+{
+    const char *cmd = "run";
+    ib_harness_opts h;
+    ib_harness_opts_defaults(&h);
+    h.bench = ib_benchmark_find(o->benchmark);
+    if (!h.bench) {
+        char ids[512];
+        ib_benchmark_ids(ids, sizeof ids);
+        return ib_cli_usage_error(cmd, "unknown benchmark '%s' (built in: %s)", o->benchmark,
+                                  ids);
+    }
+    if (o->precision && ib_precision_parse(o->precision, &h.cfg.precision) != IB_OK)
+        return ib_cli_usage_error(cmd, "--precision: '%s' is not fp32, bf16 or int8",
+                                  o->precision);
+    if (o->payload_dtype && parse_dtype(o->payload_dtype, &h.cfg.payload_dtype) != IB_OK)
+        return ib_cli_usage_error(cmd, "--payload-dtype: unknown dtype '%s'", o->payload_dtype);
+    if (o->backend) {
+        const char *why = NULL;
+        if (!ib_backend_available(o->backend, &why))
+            return ib_cli_usage_error(cmd, "--backend %s: %s", o->backend,
+                                      why ? why : "not available");
+        h.backend = o->backend;
+    }
+    ib_run_opts so = *o;
+    so.model = h.bench->model_name; /* the mlperf.conf/user.conf lookup name */
+    ib_err err;
+    ib_err_clear(&err);
+    ib_lg_settings_origin *origins = NULL;
+    if (ib_lg_settings_origin_create(&origins) != IB_OK) {
+        ib_cli_error(cmd, "out of memory");
+        return IB_EXIT_RUNTIME;
+    }
+    const char *audit = NULL;
+    int rc = ib_run_build_settings(&so, &h.settings, origins, &audit, &err);
+    if (rc) {
+        ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : ib_strerror(rc));
+        ib_lg_settings_origin_destroy(origins);
+        return IB_EXIT_USAGE;
+    }
+    h.origins = origins;
+    h.rules_origin = o->mlperf_conf ? o->mlperf_conf
+                     : o->rules == IB_LG_RULES_V1_1 ? "mlperf.conf (embedded v1.1)"
+                                                    : "mlperf.conf (embedded v6.1)";
+    h.audit_config_applied = audit;
+    h.cfg.tiny = o->tiny;
+    h.cfg.seed = o->seed;
+    h.cfg.synth_samples = (size_t)o->synth_samples;
+    h.scenario = o->scenario;
+    h.mode = o->mode;
+    h.model_path = o->model_file;
+    h.data_dir = o->data_dir;
+    h.threads = o->threads;
+    h.workers = o->workers;
+    h.batch = o->batch;
+    h.max_wait_us = o->max_wait_us;
+    h.pin = !o->no_pin;
+    h.quick = o->quick;
+    h.system = o->system;
+    h.output_dir = o->output_dir;
+    h.trace = o->trace;
+    h.sut_timeout_ms = o->sut_timeout_ms;
+    if (!o->quiet) {
+        h.stage = on_stage;
+        if (!o->no_progress && !o->json && ib_cli_progress_enabled())
+            h.progress = ib_run_progress_print;
+    }
+    ib_harness_result res;
+    rc = ib_harness_run(&h, &res, &err);
+    ib_run_progress_done();
+    ib_lg_settings_origin_destroy(origins);
+    if (rc != IB_OK) {
+        ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : ib_strerror(rc));
+        return ib_cli_exit_for_status(rc);
+    }
+    print_outcome(o, &h, &res);
+    bool invalid = res.ran_performance && !res.perf.valid;
+    bool acc_fail = res.ran_accuracy && !res.synthetic_model && !res.accuracy_met;
+    if (invalid && !o->quiet && !o->json && res.perf.suggestion[0])
+        fprintf(stderr, "inferbench run: INVALID; suggestion:\n%s", res.perf.suggestion);
+    return invalid || acc_fail ? IB_EXIT_INVALID : IB_EXIT_OK;
+}

@@ -1,0 +1,114 @@
+/*
+ * benchmarks.c - the benchmark table (one line per entry; an entry lives in its own
+ * bench_<id>.c), config defaults, payload dtype selection, and the per-worker scratch
+ * buffers entries use in their timed path (benchmark.h).
+ */
+#include <string.h>
+
+#include "base/common.h"
+#include "harness/benchmark.h"
+#include "harness/scratch.h"
+
+/* Add new entries here (and declare them in benchmark.h). */
+static const ib_benchmark *const g_table[] = {
+    &ib_bench_resnet50,
+};
+
+void ib_bench_config_defaults(ib_bench_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->seed = 1;
+    c->precision = IB_PRECISION_FP32;
+    c->payload_dtype = IB_DTYPE_UNDEFINED;
+}
+
+size_t ib_benchmark_count(void)
+{
+    return IB_ARRAY_LEN(g_table);
+}
+
+const ib_benchmark *ib_benchmark_at(size_t i)
+{
+    return i < IB_ARRAY_LEN(g_table) ? g_table[i] : NULL;
+}
+
+const ib_benchmark *ib_benchmark_find(const char *id)
+{
+    for (size_t i = 0; id && i < IB_ARRAY_LEN(g_table); i++)
+        if (strcmp(g_table[i]->id, id) == 0)
+            return g_table[i];
+    return NULL;
+}
+
+void ib_benchmark_ids(char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < IB_ARRAY_LEN(g_table); i++) {
+        size_t l = strlen(g_table[i]->id);
+        if (used + l + 3 > n)
+            break;
+        if (i) {
+            memcpy(buf + used, ", ", 2);
+            used += 2;
+        }
+        memcpy(buf + used, g_table[i]->id, l + 1);
+        used += l;
+    }
+}
+
+bool ib_benchmark_has_scenario(const ib_benchmark *b, enum ib_lg_scenario s)
+{
+    return (b->scenarios >> (unsigned)s) & 1u;
+}
+
+enum ib_dtype ib_benchmark_payload_dtype(const ib_benchmark *b, const ib_bench_config *c)
+{
+    return c && c->payload_dtype != IB_DTYPE_UNDEFINED ? c->payload_dtype : b->payload_dtypes[0];
+}
+
+bool ib_benchmark_accepts_payload(const ib_benchmark *b, enum ib_dtype t)
+{
+    for (size_t i = 0; i < IB_ARRAY_LEN(b->payload_dtypes); i++) {
+        if (b->payload_dtypes[i] == IB_DTYPE_UNDEFINED)
+            break;
+        if (b->payload_dtypes[i] == t)
+            return true;
+    }
+    return false;
+}
+
+/* ---- scratch --------------------------------------------------------------------------------- */
+
+void *ib_bench_scratch_get(ib_bench_scratch *s, unsigned slot, size_t bytes)
+{
+    if (!s || slot >= IB_SCRATCH_SLOTS)
+        return NULL;
+    if (bytes == 0)
+        bytes = 1;
+    if (s->size[slot] >= bytes)
+        return s->aligned[slot];
+    ib_free(s->raw[slot]);
+    s->raw[slot] = s->aligned[slot] = NULL;
+    s->size[slot] = 0;
+    if (bytes > SIZE_MAX - 64)
+        return NULL;
+    uint8_t *raw = ib_malloc(bytes + 64);
+    if (!raw)
+        return NULL;
+    s->raw[slot] = raw;
+    s->aligned[slot] = raw + (64 - ((uintptr_t)raw & 63));
+    s->size[slot] = bytes;
+    return s->aligned[slot];
+}
+
+void ib_bench_scratch_free(ib_bench_scratch *s)
+{
+    if (!s)
+        return;
+    for (unsigned i = 0; i < IB_SCRATCH_SLOTS; i++)
+        ib_free(s->raw[i]);
+    memset(s, 0, sizeof *s);
+}

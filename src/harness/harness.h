@@ -1,0 +1,92 @@
+/*
+ * harness.h - run one benchmark (an ib_benchmark entry) in one scenario and mode through the
+ * load generator and the runtime, and write the MLPerf results tree:
+ *
+ *   <output_dir>/<system>/<benchmark>/<Scenario>/performance/run_1/  mlperf_log_{summary,
+ *                                                  detail}.txt, mlperf_log_accuracy.json,
+ *                                                  result.json
+ *   <output_dir>/<system>/<benchmark>/<Scenario>/accuracy/           the same + accuracy.txt
+ *   <output_dir>/<system>/<benchmark>/<Scenario>/run.json            what ran, on what, results
+ *   <output_dir>/.inferbench/<benchmark>/                            built model, synthetic data
+ *
+ * The steps (run.c): model (build with seeded random weights and write a real .onnx, or load
+ * the user's), bind, dataset (open, or synthesize in the real format and open), QSL (qsl.c),
+ * SUT with worker threads (sut.c), warm-up, settings adjustments (--quick, the performance
+ * sample count of a small dataset, targets measured in warm-up), then one loadgen test per
+ * mode (submission = accuracy + performance), then accuracy.txt with the entry's metric.
+ *
+ * This is the CLI's back end; it never prints: stage messages go to a callback.
+ * Thread-safety: one run at a time per ib_harness_opts; runs share nothing.
+ */
+#ifndef IB_HARNESS_HARNESS_H
+#define IB_HARNESS_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "harness/benchmark.h"
+#include "inferbench/loadgen.h"
+
+typedef struct ib_harness_opts {
+    const ib_benchmark *bench;
+    ib_bench_config cfg;
+    enum ib_lg_scenario scenario;
+    enum ib_lg_mode mode;
+    /* Settings after mlperf.conf/user.conf/audit.config/CLI (the CLI's procedure) and
+     * where each came from; the harness adjusts fields whose origin is not user.conf,
+     * audit.config or the command line (--quick, small datasets, warm-up targets). */
+    ib_lg_settings settings;
+    ib_lg_settings_origin *origins; /* borrowed, updated */
+    const char *rules_origin;       /* the origin name the rules file was applied under */
+    const char *audit_config_applied;
+    const char *backend;       /* "cpu" (default), "reference" */
+    const char *model_path;    /* NULL: build the entry's model */
+    const char *data_dir;      /* NULL: synthesize */
+    int threads;               /* compute threads in all (0 = every CPU of the mask) */
+    int workers;               /* worker threads, one session each (0 = auto) */
+    int64_t batch;             /* max batch per session run (0 = the entry's default) */
+    int64_t max_wait_us;       /* Server batching window (-1 = the entry's default) */
+    bool pin;                  /* pin each worker's threads to its own CPUs (default true) */
+    bool quick;                /* short run, labelled not submittable */
+    const char *system;        /* results-tree system name (NULL: "<host>-<backend>") */
+    const char *output_dir;
+    bool trace;                /* mlperf_log_trace.json */
+    uint64_t sut_timeout_ms;   /* 0 = loadgen default */
+    /* progress of the loadgen (periodic) and stage messages (model built, data loaded...) */
+    ib_lg_progress_fn progress;
+    void *progress_user;
+    void (*stage)(void *user, const char *msg);
+    void *stage_user;
+} ib_harness_opts;
+
+void ib_harness_opts_defaults(ib_harness_opts *o);
+
+/* What one run produced. Paths are absolute or relative as output_dir was given. */
+typedef struct ib_harness_result {
+    bool ran_performance, ran_accuracy;
+    ib_lg_result perf;          /* the performance (or find-peak) test */
+    ib_lg_result acc;           /* the accuracy test (loadgen side) */
+    bool accuracy_valid;        /* metric computed */
+    double accuracy;            /* headline value in the entry's unit (76.46 = 76.46 %) */
+    bool accuracy_met;          /* >= target (meaningless with random weights: see labels) */
+    bool synthetic_model, synthetic_data;
+    char accuracy_line[256];    /* first line of accuracy.txt */
+    char scenario_dir[4096];    /* <output>/<system>/<benchmark>/<Scenario> */
+    char perf_dir[4096], acc_dir[4096];
+    char model_path[4096], data_dir[4096];
+    char system[128];
+    char model_note[256];       /* the bind note */
+    double warmup_samples_per_sec;
+    int workers, threads_per_worker;
+    int64_t batch;
+} ib_harness_result;
+
+/*
+ * ib_harness_run - everything described above. Returns IB_OK when every requested test ran
+ * to the end (valid or not: see result), or the first error (model, data, settings,
+ * runtime, loadgen) with its message in err; a failure inside a worker aborts the test and
+ * is returned here.
+ */
+int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err);
+
+#endif

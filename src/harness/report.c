@@ -1,0 +1,238 @@
+/*
+ * report.c - the harness's own files of the results tree:
+ *   accuracy/accuracy.txt   the entry's accuracy script output computed from the accuracy
+ *                           run's mlperf_log_accuracy.json, then "hash=<sha256 of that log>"
+ *                           (what truncate_accuracy_log.py appends and the checker requires);
+ *   <Scenario>/run.json     what ran (benchmark, model, data, what was synthetic, backend,
+ *                           threads, batching, settings changed and why), the results, and
+ *                           whether the run could be submitted.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/fileio.h"
+#include "base/json_writer.h"
+#include "compliance/acclog.h"
+#include "compliance/sha256.h"
+#include "harness/run_internal.h"
+#include "inferbench/version.h"
+
+int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    ib_harness_result *res = c->res;
+    char path[4096], out[4096];
+    if (ib_path_join(path, sizeof path, res->acc_dir, "mlperf_log_accuracy.json") ||
+        ib_path_join(out, sizeof out, res->acc_dir, "accuracy.txt"))
+        return ib_err_set(err, IB_EINVAL, "%s: path too long", res->acc_dir);
+    ib_acclog *log = NULL;
+    int rc = ib_acclog_load(path, &log, err);
+    if (rc)
+        return rc;
+    size_t n = ib_acclog_count(log), bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        bytes += ib_acclog_at(log, i)->data_len / 2;
+    ib_bench_acc_entry *e = ib_malloc(sizeof *e * (n ? n : 1));
+    uint8_t *buf = ib_malloc(bytes ? bytes : 1);
+    ib_strbuf text;
+    ib_strbuf_init(&text);
+    if (!e || !buf) {
+        rc = ib_err_set(err, IB_ENOMEM, "accuracy: out of memory");
+        goto done;
+    }
+    if (ib_acclog_truncated(log)) {
+        rc = ib_err_set(err, IB_EFORMAT, "%s: truncated log; accuracy needs the full one", path);
+        goto done;
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ib_acclog_entry *a = ib_acclog_at(log, i);
+        size_t nb = a->data_len / 2;
+        for (size_t k = 0; k < nb; k++) {
+            int hi = ib_hexval(a->data[2 * k]), lo = ib_hexval(a->data[2 * k + 1]);
+            if (hi < 0 || lo < 0) {
+                rc = ib_err_set(err, IB_EFORMAT, "%s:%zu: bad hex in \"data\"", path, a->line);
+                goto done;
+            }
+            buf[off + k] = (uint8_t)(hi << 4 | lo);
+        }
+        e[i] = (ib_bench_acc_entry){a->qsl_idx, buf + off, nb};
+        off += nb;
+    }
+    double value = 0;
+    rc = o->bench->accuracy(c->state, &o->cfg, e, n, &text, &value, err);
+    if (rc)
+        goto done;
+    char hash[65];
+    if ((rc = ib_sha256_file_hex(path, hash, err)))
+        goto done;
+    if (ib_strbuf_printf(&text, "hash=%s\n", hash)) {
+        rc = ib_err_set(err, IB_ENOMEM, "accuracy: out of memory");
+        goto done;
+    }
+    if ((rc = ib_file_write_all(out, ib_strbuf_cstr(&text), text.len, err)))
+        goto done;
+    const char *t = ib_strbuf_cstr(&text);
+    size_t l1 = strcspn(t, "\n");
+    snprintf(res->accuracy_line, sizeof res->accuracy_line, "%.*s", (int)l1, t);
+    res->accuracy = value;
+    res->accuracy_valid = true;
+    res->accuracy_met =
+        value >= o->bench->accuracy_reference * o->bench->accuracy_target_fraction;
+done:
+    ib_strbuf_deinit(&text);
+    ib_free(e);
+    ib_free(buf);
+    ib_acclog_destroy(log);
+    return rc;
+}
+
+static void perf_json(ib_jw *jw, const ib_lg_result *r, const char *dir)
+{
+    ib_jw_object_begin(jw);
+    ib_jw_key(jw, "dir");
+    ib_jw_string(jw, dir);
+    ib_jw_key(jw, "valid");
+    ib_jw_bool(jw, r->valid);
+    ib_jw_key(jw, "samples_per_second");
+    ib_jw_double(jw, r->samples_per_second);
+    ib_jw_key(jw, "scheduled_samples_per_second");
+    ib_jw_double(jw, r->scheduled_samples_per_sec);
+    ib_jw_key(jw, "completed_samples_per_second");
+    ib_jw_double(jw, r->completed_samples_per_sec);
+    ib_jw_key(jw, "sample_count");
+    ib_jw_uint(jw, r->sample_count);
+    ib_jw_key(jw, "target_latency_percentile");
+    ib_jw_double(jw, r->target_latency_percentile);
+    ib_jw_key(jw, "target_percentile_latency_ns");
+    ib_jw_int(jw, r->target_percentile_latency_ns);
+    ib_jw_key(jw, "early_stopping_latency_ns");
+    ib_jw_int(jw, r->early_stopping_latency_ns);
+    ib_jw_key(jw, "mean_latency_ns");
+    ib_jw_int(jw, r->mean_latency_ns);
+    ib_jw_key(jw, "reasons");
+    ib_jw_string(jw, r->reasons);
+    ib_jw_object_end(jw);
+}
+
+int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    const ib_harness_result *res = c->res;
+    char path[4096];
+    if (ib_path_join(path, sizeof path, res->scenario_dir, "run.json"))
+        return ib_err_set(err, IB_EINVAL, "%s: path too long", res->scenario_dir);
+    ib_strbuf sb;
+    ib_strbuf_init(&sb);
+    ib_jw jw;
+    ib_jw_init(&jw, &sb, true);
+    ib_jw_object_begin(&jw);
+    ib_jw_key(&jw, "inferbench_version");
+    ib_jw_string(&jw, ib_version_string());
+    ib_jw_key(&jw, "git");
+    ib_jw_string(&jw, ib_version_git());
+    ib_jw_key(&jw, "benchmark");
+    ib_jw_string(&jw, o->bench->id);
+    ib_jw_key(&jw, "model_name");
+    ib_jw_string(&jw, o->bench->model_name);
+    ib_jw_key(&jw, "scenario");
+    ib_jw_string(&jw, ib_lg_scenario_name(o->scenario));
+    ib_jw_key(&jw, "mode");
+    ib_jw_string(&jw, ib_lg_mode_name(o->mode));
+    ib_jw_key(&jw, "rules");
+    ib_jw_string(&jw, ib_lg_rules_name(c->settings.rules));
+    ib_jw_key(&jw, "system");
+    ib_jw_string(&jw, res->system);
+    bool small = c->settings.performance_sample_count_override &&
+                 c->settings.performance_sample_count_override <
+                     o->bench->performance_sample_count;
+    ib_jw_key(&jw, "submittable");
+    ib_jw_bool(&jw, !o->quick && !res->synthetic_model && !res->synthetic_data && !small);
+    ib_jw_key(&jw, "labels");
+    ib_jw_array_begin(&jw);
+    for (size_t i = 0; i < c->n_labels; i++)
+        ib_jw_string(&jw, c->labels[i]);
+    ib_jw_array_end(&jw);
+    ib_jw_key(&jw, "model");
+    ib_jw_object_begin(&jw);
+    ib_jw_key(&jw, "path");
+    ib_jw_string(&jw, res->model_path);
+    ib_jw_key(&jw, "synthetic");
+    ib_jw_bool(&jw, res->synthetic_model);
+    ib_jw_key(&jw, "tiny");
+    ib_jw_bool(&jw, res->synthetic_model && o->cfg.tiny);
+    ib_jw_key(&jw, "seed");
+    ib_jw_uint(&jw, o->cfg.seed);
+    ib_jw_key(&jw, "binding");
+    ib_jw_string(&jw, res->model_note);
+    ib_jw_key(&jw, "session");
+    ib_jw_string(&jw, ib_hsut_describe(c->sut));
+    ib_jw_object_end(&jw);
+    ib_jw_key(&jw, "data");
+    ib_jw_object_begin(&jw);
+    ib_jw_key(&jw, "path");
+    ib_jw_string(&jw, res->data_dir);
+    ib_jw_key(&jw, "synthetic");
+    ib_jw_bool(&jw, res->synthetic_data);
+    ib_jw_key(&jw, "samples");
+    ib_jw_uint(&jw, c->total);
+    ib_jw_object_end(&jw);
+    ib_jw_key(&jw, "backend");
+    ib_jw_string(&jw, o->backend);
+    ib_jw_key(&jw, "precision");
+    ib_jw_string(&jw, ib_precision_name(o->cfg.precision));
+    ib_jw_key(&jw, "payload_dtype");
+    ib_jw_string(&jw, ib_dtype_name(ib_benchmark_payload_dtype(o->bench, &o->cfg)));
+    ib_jw_key(&jw, "workers");
+    ib_jw_int(&jw, c->workers);
+    ib_jw_key(&jw, "threads_per_worker");
+    ib_jw_int(&jw, c->tpw);
+    ib_jw_key(&jw, "pinned");
+    ib_jw_bool(&jw, o->pin);
+    ib_jw_key(&jw, "max_batch");
+    ib_jw_int(&jw, c->batch);
+    ib_jw_key(&jw, "max_wait_us");
+    ib_jw_int(&jw, c->max_wait_ns / 1000);
+    ib_jw_key(&jw, "warmup_samples_per_second");
+    ib_jw_double(&jw, res->warmup_samples_per_sec);
+    ib_jw_key(&jw, "warmup_batch1_latency_ns");
+    ib_jw_int(&jw, ib_hsut_warmup_latency_ns(c->sut));
+    ib_jw_key(&jw, "settings_changed");
+    ib_jw_array_begin(&jw);
+    for (const char *l = c->adjustments; *l;) {
+        size_t n = strcspn(l, "\n");
+        ib_jw_string_n(&jw, l, n);
+        l += n + (l[n] == '\n');
+    }
+    ib_jw_array_end(&jw);
+    if (res->ran_performance) {
+        ib_jw_key(&jw, "performance");
+        perf_json(&jw, &res->perf, res->perf_dir);
+    }
+    if (res->ran_accuracy) {
+        ib_jw_key(&jw, "accuracy");
+        ib_jw_object_begin(&jw);
+        ib_jw_key(&jw, "dir");
+        ib_jw_string(&jw, res->acc_dir);
+        ib_jw_key(&jw, "metric");
+        ib_jw_string(&jw, o->bench->accuracy_metric);
+        ib_jw_key(&jw, "value");
+        ib_jw_double(&jw, res->accuracy);
+        ib_jw_key(&jw, "target");
+        ib_jw_double(&jw, o->bench->accuracy_reference * o->bench->accuracy_target_fraction);
+        ib_jw_key(&jw, "met");
+        ib_jw_bool(&jw, res->accuracy_met);
+        ib_jw_key(&jw, "line");
+        ib_jw_string(&jw, res->accuracy_line);
+        ib_jw_object_end(&jw);
+    }
+    ib_jw_object_end(&jw);
+    int rc = ib_jw_finish(&jw);
+    if (rc == IB_OK)
+        rc = ib_strbuf_putc(&sb, '\n');
+    if (rc)
+        rc = ib_err_set(err, rc, "run.json: out of memory");
+    else
+        rc = ib_file_write_all(path, ib_strbuf_cstr(&sb), sb.len, err);
+    ib_strbuf_deinit(&sb);
+    return rc;
+}

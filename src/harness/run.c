@@ -1,0 +1,366 @@
+/*
+ * run.c - ib_harness_run (harness.h): model, dataset, QSL, SUT, settings, the loadgen tests
+ * of the requested mode and the results tree. The accuracy computation and run.json are in
+ * report.c; settings adjustments in settings.c.
+ *
+ * The synthetic paths take the real ones: a built model is written as an .onnx file and
+ * loaded back through ib_model_load_file; synthetic data is written as real JPEGs and
+ * val_map.txt and read through the real loader. Every output says what was synthetic.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/common.h"
+#include "base/fileio.h"
+#include "base/thread.h"
+#include "harness/harness.h"
+#include "harness/qsl.h"
+#include "harness/run_internal.h"
+#include "harness/sut.h"
+
+void ib_harness_opts_defaults(ib_harness_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    ib_bench_config_defaults(&o->cfg);
+    o->scenario = IB_LG_SCENARIO_OFFLINE;
+    o->mode = IB_LG_MODE_PERFORMANCE;
+    ib_lg_settings_defaults(&o->settings);
+    o->backend = "cpu";
+    o->max_wait_us = -1;
+    o->pin = true;
+}
+
+static void stage(const ib_harness_opts *o, const char *fmt, ...) IB_PRINTF(2, 3);
+
+static void stage(const ib_harness_opts *o, const char *fmt, ...)
+{
+    if (!o->stage)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    o->stage(o->stage_user, msg);
+}
+
+/* "<hostname>-<backend>" with characters outside [A-Za-z0-9._-] replaced by '_'. */
+static void default_system(const char *backend, char *out, size_t n)
+{
+    char host[128] = "localhost";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    snprintf(out, n, "%s-%s", host, backend);
+    for (char *p = out; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '_' || *p == '-'))
+            *p = '_';
+}
+
+static bool valid_name(const char *s)
+{
+    if (!s || !*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 || strlen(s) >= 128)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '_' || *p == '-'))
+            return false;
+    return true;
+}
+
+static int path2(char *out, size_t n, const char *a, const char *b, const char *c)
+{
+    int k = snprintf(out, n, "%s/%s/%s", a, b, c);
+    return (k < 0 || (size_t)k >= n) ? IB_EINVAL : IB_OK;
+}
+
+/* ---- model --------------------------------------------------------------------------------- */
+
+static int prepare_model(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    const ib_benchmark *b = o->bench;
+    if (b->n_models != 1 && o->model_path)
+        return ib_err_set(err, IB_EUNSUPPORTED,
+                          "%s: --model takes one file, but this benchmark has %zu models",
+                          b->id, b->n_models);
+    for (size_t k = 0; k < b->n_models; k++) {
+        char path[4096];
+        if (o->model_path) {
+            snprintf(path, sizeof path, "%s", o->model_path);
+        } else {
+            char part[32] = "";
+            if (b->n_models > 1)
+                snprintf(part, sizeof part, "-part%zu", k);
+            int n = snprintf(path, sizeof path, "%s/%s%s-seed%llu%s.onnx", c->work_dir, b->id,
+                             o->cfg.tiny ? "-tiny" : "", (unsigned long long)o->cfg.seed, part);
+            if (n < 0 || (size_t)n >= sizeof path)
+                return ib_err_set(err, IB_EINVAL, "%s: path too long", c->work_dir);
+            stage(o, "building the %s%s model with seeded random weights (seed %llu) -> %s",
+                  b->id, o->cfg.tiny ? " (tiny)" : "", (unsigned long long)o->cfg.seed, path);
+            int rc = b->build_model(&o->cfg, k, path, err);
+            if (rc)
+                return rc;
+        }
+        if (k == 0)
+            snprintf(c->res->model_path, sizeof c->res->model_path, "%s", path);
+        int rc = ib_model_load_file(path, NULL, &c->models[k], err);
+        if (rc)
+            return rc;
+        c->n_models = k + 1;
+        rc = b->bind_model(&o->cfg, k, c->models[k], &c->io[k], err);
+        if (rc)
+            return rc;
+    }
+    snprintf(c->res->model_note, sizeof c->res->model_note, "%s", c->io[0].note);
+    c->res->synthetic_model = o->model_path == NULL;
+    return IB_OK;
+}
+
+/* ---- data ------------------------------------------------------------------------------------ */
+
+static int prepare_data(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    const ib_benchmark *b = o->bench;
+    char dir[4096];
+    if (o->data_dir) {
+        snprintf(dir, sizeof dir, "%s", o->data_dir);
+    } else {
+        ib_bench_config cfg = o->cfg;
+        if (!cfg.synth_samples)
+            cfg.synth_samples = b->synth_default_samples;
+        c->synth_samples = cfg.synth_samples;
+        int n = snprintf(dir, sizeof dir, "%s/data-seed%llu-n%zu", c->work_dir,
+                         (unsigned long long)cfg.seed, cfg.synth_samples);
+        if (n < 0 || (size_t)n >= sizeof dir)
+            return ib_err_set(err, IB_EINVAL, "%s: path too long", c->work_dir);
+        stage(o, "writing a synthetic %s dataset (%zu samples, seed %llu) -> %s", b->id,
+              cfg.synth_samples, (unsigned long long)cfg.seed, dir);
+        int rc = b->synthesize(&cfg, dir, err);
+        if (rc)
+            return rc;
+    }
+    snprintf(c->res->data_dir, sizeof c->res->data_dir, "%s", dir);
+    c->res->synthetic_data = o->data_dir == NULL;
+    int rc = b->open(&o->cfg, dir, c->io, &c->state, &c->total, err);
+    if (rc)
+        return rc;
+    if (c->total == 0)
+        return ib_err_set(err, IB_EFORMAT, "%s: the dataset has no samples", dir);
+    stage(o, "dataset: %zu samples in %s", c->total, dir);
+    return IB_OK;
+}
+
+/* ---- workers --------------------------------------------------------------------------------- */
+
+static int plan_workers(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    int cpus = ib_cpu_count();
+    int threads = o->threads > 0 ? o->threads : cpus;
+    int workers = o->workers > 0 ? o->workers : IB_MAX(1, threads / 4);
+    if (workers > threads)
+        return ib_err_set(err, IB_EINVAL, "--workers %d is more than --threads %d", workers,
+                          threads);
+    if (o->pin && threads > cpus)
+        return ib_err_set(err, IB_EINVAL,
+                          "--threads %d is more than the %d CPUs this process may use (pinned "
+                          "threads need one CPU each; use --no-pin to oversubscribe)",
+                          threads, cpus);
+    c->workers = workers;
+    c->tpw = threads / workers;
+    int64_t batch;
+    switch (o->scenario) {
+    case IB_LG_SCENARIO_SINGLE_STREAM: batch = 1; break;
+    case IB_LG_SCENARIO_MULTI_STREAM:
+        batch = o->batch > 0 ? o->batch : (int64_t)o->settings.multi_stream_samples_per_query;
+        break;
+    case IB_LG_SCENARIO_SERVER: batch = o->batch > 0 ? o->batch : o->bench->batch_server; break;
+    default: batch = o->batch > 0 ? o->batch : o->bench->batch_offline; break;
+    }
+    if (batch < 1)
+        batch = 1;
+    for (size_t k = 0; k < c->n_models; k++) {
+        int64_t mb = c->io[k].max_batch;
+        if (mb == 1)
+            batch = 1;
+        else if (mb > 1)
+            return ib_err_set(err, IB_EUNSUPPORTED,
+                              "%s: model %zu has a fixed batch dimension of %lld; the harness "
+                              "runs batches of varying size (export it with a dynamic batch "
+                              "dimension, or with batch 1)",
+                              o->bench->id, k, (long long)mb);
+    }
+    c->batch = batch;
+    c->max_wait_ns = o->scenario == IB_LG_SCENARIO_SERVER
+                         ? (o->max_wait_us >= 0 ? o->max_wait_us : o->bench->server_max_wait_us) *
+                               1000
+                         : 0;
+    return IB_OK;
+}
+
+/* ---- one loadgen test ------------------------------------------------------------------------- */
+
+static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, const char *dir,
+                    ib_lg_result *res, ib_err *err)
+{
+    int rc = ib_mkdirs(dir, err);
+    if (rc)
+        return rc;
+    ib_lg_settings s = c->settings;
+    s.mode = mode;
+    ib_lg_log_settings log;
+    ib_lg_log_settings_defaults(&log);
+    log.outdir = dir;
+    log.enable_trace = o->trace;
+    ib_lg_options lo;
+    ib_lg_options_defaults(&lo);
+    lo.progress = o->progress;
+    lo.progress_user = o->progress_user;
+    if (o->sut_timeout_ms)
+        lo.sut_timeout_ms = o->sut_timeout_ms;
+    lo.audit_config_applied = o->audit_config_applied;
+    lo.origins = o->origins;
+    lo.model_name = o->bench->model_name;
+    lo.labels = (const char *const *)c->labels;
+    lo.label_count = c->n_labels;
+    ib_lg_test *t = NULL;
+    rc = ib_lg_test_create(&s, &log, &lo, &t, err);
+    if (rc)
+        return rc;
+    ib_lg_sut sut = ib_hsut_table(c->sut);
+    ib_lg_qsl qsl = ib_hqsl_table(c->qsl);
+    stage(o, "%s test (%s) -> %s", ib_lg_mode_name(mode), ib_lg_scenario_name(o->scenario), dir);
+    memset(res, 0, sizeof *res);
+    rc = ib_lg_test_run(t, &sut, &qsl, res, err);
+    ib_lg_test_destroy(t);
+    ib_err werr;
+    ib_err_clear(&werr);
+    int wrc = ib_hsut_take_error(c->sut, &werr);
+    if (wrc) { /* the worker's failure is the cause; the loadgen only saw an abort */
+        if (err)
+            *err = werr;
+        return wrc;
+    }
+    if (rc && ib_hqsl_error(c->qsl)[0])
+        return ib_err_set(err, rc, "%s", ib_hqsl_error(c->qsl));
+    return rc;
+}
+
+/* ---- the whole run ---------------------------------------------------------------------------- */
+
+static void ctx_free(run_ctx *c)
+{
+    ib_hsut_destroy(c->sut);
+    ib_hqsl_destroy(c->qsl);
+    if (c->state && c->bench)
+        c->bench->close(c->state);
+    for (size_t k = 0; k < c->n_models; k++)
+        ib_model_destroy(c->models[k]);
+    for (size_t i = 0; i < c->n_labels; i++)
+        ib_free(c->labels[i]);
+}
+
+int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err)
+{
+    memset(res, 0, sizeof *res);
+    if (!o->bench || !o->output_dir)
+        return ib_err_set(err, IB_EINVAL, "harness: a benchmark and an output folder are needed");
+    const ib_benchmark *b = o->bench;
+    if (!ib_benchmark_has_scenario(b, o->scenario))
+        return ib_err_set(err, IB_EINVAL, "%s: the %s scenario is not defined for this benchmark",
+                          b->id, ib_lg_scenario_name(o->scenario));
+    enum ib_dtype pd = ib_benchmark_payload_dtype(b, &o->cfg);
+    if (!ib_benchmark_accepts_payload(b, pd))
+        return ib_err_set(err, IB_EINVAL, "%s: payload dtype %s is not one its accuracy script "
+                                          "reads",
+                          b->id, ib_dtype_name(pd));
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    c.bench = b;
+    c.res = res;
+    c.settings = o->settings;
+    if (o->system) {
+        if (!valid_name(o->system))
+            return ib_err_set(err, IB_EINVAL,
+                              "--system '%s': use letters, digits, '.', '_' and '-' (it names a "
+                              "folder of the results tree)",
+                              o->system);
+        snprintf(res->system, sizeof res->system, "%s", o->system);
+    } else {
+        default_system(o->backend, res->system, sizeof res->system);
+    }
+    const char *scen = ib_lg_scenario_name(o->scenario);
+    int rc = IB_OK;
+    int n1 = snprintf(res->scenario_dir, sizeof res->scenario_dir, "%s/%s/%s/%s", o->output_dir,
+                      res->system, b->id, scen);
+    if (n1 < 0 || (size_t)n1 >= sizeof res->scenario_dir ||
+        path2(res->perf_dir, sizeof res->perf_dir, res->scenario_dir, "performance", "run_1") ||
+        ib_path_join(res->acc_dir, sizeof res->acc_dir, res->scenario_dir, "accuracy") ||
+        path2(c.work_dir, sizeof c.work_dir, o->output_dir, ".inferbench", b->id))
+        return ib_err_set(err, IB_EINVAL, "%s: path too long", o->output_dir);
+    if ((rc = ib_mkdirs(c.work_dir, err)) || (rc = ib_mkdirs(res->scenario_dir, err)))
+        return rc;
+
+    if ((rc = prepare_model(o, &c, err)) || (rc = prepare_data(o, &c, err)) ||
+        (rc = plan_workers(o, &c, err)))
+        goto done;
+    res->workers = c.workers;
+    res->threads_per_worker = c.tpw;
+    res->batch = c.batch;
+    size_t psc = ib_run_performance_count(o, &c);
+    if ((rc = ib_hqsl_create(b, c.state, c.total, psc, 0, &c.qsl, err)))
+        goto done;
+    stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
+             "up",
+          c.workers, c.tpw, (long long)c.batch, o->backend, ib_precision_name(o->cfg.precision),
+          o->cfg.precision == IB_PRECISION_INT8 ? ", calibrating" : "");
+    ib_hsut_opts so = {
+        .bench = b,
+        .cfg = &o->cfg,
+        .state = c.state,
+        .io = c.io,
+        .models = (const ib_model *const *)c.models,
+        .n_models = c.n_models,
+        .qsl = c.qsl,
+        .total = c.total,
+        .backend = o->backend,
+        .precision = o->cfg.precision,
+        .workers = c.workers,
+        .threads_per_worker = c.tpw,
+        .pin = o->pin,
+        .max_batch = c.batch,
+        .max_wait_ns = c.max_wait_ns,
+        .calib_samples = 0,
+    };
+    if ((rc = ib_hsut_create(&so, &c.sut, err)))
+        goto done;
+    res->warmup_samples_per_sec = ib_hsut_warmup_rate(c.sut);
+    stage(o, "warm-up: %.1f samples/s at batch %lld, %.2f ms at batch 1",
+          res->warmup_samples_per_sec, (long long)c.batch,
+          (double)ib_hsut_warmup_latency_ns(c.sut) / 1e6);
+    if ((rc = ib_run_adjust_settings(o, &c, err)) || (rc = ib_run_make_labels(o, &c, err)))
+        goto done;
+
+    bool want_acc = o->mode == IB_LG_MODE_ACCURACY || o->mode == IB_LG_MODE_SUBMISSION;
+    bool want_perf = o->mode != IB_LG_MODE_ACCURACY;
+    if (want_acc) {
+        if ((rc = run_test(o, &c, IB_LG_MODE_ACCURACY, res->acc_dir, &res->acc, err)))
+            goto done;
+        res->ran_accuracy = true;
+        if ((rc = ib_run_accuracy(o, &c, err)))
+            goto done;
+    }
+    if (want_perf) {
+        enum ib_lg_mode m =
+            o->mode == IB_LG_MODE_FIND_PEAK ? IB_LG_MODE_FIND_PEAK : IB_LG_MODE_PERFORMANCE;
+        if ((rc = run_test(o, &c, m, res->perf_dir, &res->perf, err)))
+            goto done;
+        res->ran_performance = true;
+    }
+    rc = ib_run_write_json(o, &c, err);
+done:
+    ctx_free(&c);
+    return rc;
+}

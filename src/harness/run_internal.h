@@ -1,0 +1,46 @@
+/*
+ * run_internal.h - what the parts of ib_harness_run share (run.c: the flow; settings.c:
+ * settings adjustments and labels; report.c: accuracy.txt and run.json).
+ */
+#ifndef IB_HARNESS_RUN_INTERNAL_H
+#define IB_HARNESS_RUN_INTERNAL_H
+
+#include "harness/harness.h"
+#include "harness/qsl.h"
+#include "harness/sut.h"
+
+#define IB_RUN_MAX_LABELS 12
+
+typedef struct run_ctx {
+    const ib_benchmark *bench;
+    ib_harness_result *res;
+    char work_dir[4096];
+    ib_model *models[IB_BENCH_MAX_MODELS];
+    size_t n_models;
+    ib_bench_io io[IB_BENCH_MAX_MODELS];
+    void *state;
+    size_t total;
+    size_t synth_samples; /* 0 when the data is the user's */
+    ib_hqsl *qsl;
+    ib_hsut *sut;
+    int workers, tpw;
+    int64_t batch, max_wait_ns;
+    ib_lg_settings settings; /* what the tests run with */
+    char *labels[IB_RUN_MAX_LABELS];
+    size_t n_labels;
+    char adjustments[2048];  /* "field=value (reason)" lines for run.json */
+} run_ctx;
+
+/* The performance sample count the QSL reports: the entry's official one, or the dataset
+ * size when that is smaller. */
+size_t ib_run_performance_count(const ib_harness_opts *o, const run_ctx *c);
+/* --quick, small datasets and warm-up targets, for fields no user file or flag set. */
+int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err);
+/* The labels every output carries (synthetic model/data, quick, reduced counts). */
+int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err);
+/* accuracy.txt from the accuracy run's mlperf_log_accuracy.json. */
+int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err);
+/* <scenario>/run.json */
+int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * settings.c - what the harness changes in the loadgen settings before a test, and the
+ * labels every output carries. A field is changed only when nothing the user gave set it
+ * (its origin is the default or the rules file, never user.conf, audit.config or a flag),
+ * and every change is recorded in the settings origins ("inferbench: ...") and run.json:
+ *
+ *   --quick            min_duration 1 s, min_query_count 64 (Server 100): the run is labelled
+ *                      "not submittable" in the summary footer, result.json and run.json;
+ *   small datasets     performance_sample_count_override lowered to the dataset size when a
+ *                      (synthetic) dataset holds fewer samples than the official count;
+ *   warm-up targets    offline_expected_qps = twice the warm-up rate (the Offline query is
+ *                      sized from it: too low and the run ends before min_duration; too high
+ *                      only makes it longer), server_target_qps = half of it, single_stream_expected_latency_ns / multi_stream_expected_latency_ns
+ *                      = the warm-up latencies, so that a run without a user.conf is sized to
+ *                      this machine instead of the TestSettings defaults (1 QPS).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "harness/run_internal.h"
+
+/* True when the field kept its default or came from the rules file. */
+static bool adjustable(const ib_harness_opts *o, const char *field)
+{
+    if (!o->origins)
+        return true;
+    const char *w = ib_lg_settings_origin_get(o->origins, field);
+    if (!w)
+        return true;
+    size_t n = o->rules_origin ? strlen(o->rules_origin) : 0;
+    return n && strncmp(w, o->rules_origin, n) == 0 && w[n] == ':';
+}
+
+static void note(const ib_harness_opts *o, run_ctx *c, const char *field, const char *why,
+                 const char *fmt, ...) IB_PRINTF(5, 6);
+
+static void note(const ib_harness_opts *o, run_ctx *c, const char *field, const char *why,
+                 const char *fmt, ...)
+{
+    char val[96], where[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(val, sizeof val, fmt, ap);
+    va_end(ap);
+    snprintf(where, sizeof where, "inferbench: %s", why);
+    if (o->origins)
+        ib_lg_settings_origin_set(o->origins, field, where);
+    size_t used = strlen(c->adjustments);
+    snprintf(c->adjustments + used, sizeof c->adjustments - used, "%s=%s (%s)\n", field, val,
+             why);
+}
+
+size_t ib_run_performance_count(const ib_harness_opts *o, const run_ctx *c)
+{
+    uint64_t psc = o->settings.performance_sample_count_override
+                       ? o->settings.performance_sample_count_override
+                       : o->bench->performance_sample_count;
+    return (size_t)IB_MIN(psc, (uint64_t)c->total);
+}
+
+int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    ib_lg_settings *s = &c->settings;
+    (void)err;
+    if (o->quick) {
+        if (adjustable(o, "min_duration_ms")) {
+            s->min_duration_ms = 1000;
+            note(o, c, "min_duration_ms", "--quick", "1000");
+        }
+        if (adjustable(o, "min_query_count")) {
+            s->min_query_count = o->scenario == IB_LG_SCENARIO_SERVER ? 100 : 64;
+            note(o, c, "min_query_count", "--quick", "%llu",
+                 (unsigned long long)s->min_query_count);
+        }
+    }
+    uint64_t psc = s->performance_sample_count_override ? s->performance_sample_count_override
+                                                        : o->bench->performance_sample_count;
+    if (psc > c->total && adjustable(o, "performance_sample_count_override")) {
+        s->performance_sample_count_override = c->total;
+        note(o, c, "performance_sample_count_override", "the dataset is smaller", "%zu",
+             c->total);
+    }
+    double rate = c->res->warmup_samples_per_sec;
+    int64_t lat = ib_hsut_warmup_latency_ns(c->sut);
+    if (rate > 0) {
+        switch (o->scenario) {
+        case IB_LG_SCENARIO_OFFLINE:
+            if (adjustable(o, "offline_expected_qps")) {
+                s->offline_expected_qps = 2 * rate;
+                note(o, c, "offline_expected_qps", "twice the warm-up rate", "%.6g", 2 * rate);
+            }
+            break;
+        case IB_LG_SCENARIO_SERVER:
+            if (adjustable(o, "server_target_qps")) {
+                s->server_target_qps = rate / 2;
+                note(o, c, "server_target_qps", "half the warm-up rate", "%.6g", rate / 2);
+            }
+            break;
+        case IB_LG_SCENARIO_SINGLE_STREAM:
+            if (lat > 0 && adjustable(o, "single_stream_expected_latency_ns")) {
+                s->single_stream_expected_latency_ns = (double)lat;
+                note(o, c, "single_stream_expected_latency_ns", "measured in warm-up", "%lld",
+                     (long long)lat);
+            }
+            break;
+        case IB_LG_SCENARIO_MULTI_STREAM:
+            if (s->rules != IB_LG_RULES_V1_1 && adjustable(o, "multi_stream_expected_latency_ns")) {
+                double l = 1e9 * (double)s->multi_stream_samples_per_query / rate;
+                s->multi_stream_expected_latency_ns = l;
+                note(o, c, "multi_stream_expected_latency_ns", "measured in warm-up", "%.0f", l);
+            }
+            break;
+        }
+    }
+    return ib_lg_settings_validate(s, err);
+}
+
+static int add_label(run_ctx *c, ib_err *err, const char *fmt, ...) IB_PRINTF(3, 4);
+
+static int add_label(run_ctx *c, ib_err *err, const char *fmt, ...)
+{
+    if (c->n_labels >= IB_RUN_MAX_LABELS)
+        return IB_OK;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (!(c->labels[c->n_labels] = ib_strdup(buf)))
+        return ib_err_set(err, IB_ENOMEM, "out of memory");
+    c->n_labels++;
+    return IB_OK;
+}
+
+int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    int rc = IB_OK;
+    if (c->res->synthetic_model)
+        rc = add_label(c, err,
+                       "synthetic model: %s%s with random weights (seed %llu), built by "
+                       "inferbench; accuracy is meaningless",
+                       o->bench->id, o->cfg.tiny ? " tiny stand-in" : "",
+                       (unsigned long long)o->cfg.seed);
+    else
+        rc = add_label(c, err, "model: %s", c->res->model_path);
+    if (!rc && c->res->synthetic_data)
+        rc = add_label(c, err, "synthetic data: %zu generated samples in the real format (seed "
+                               "%llu)",
+                       c->synth_samples, (unsigned long long)o->cfg.seed);
+    if (!rc && o->quick)
+        rc = add_label(c, err, "--quick: short run, not submittable");
+    uint64_t psc = c->settings.performance_sample_count_override;
+    if (!rc && psc && psc < o->bench->performance_sample_count)
+        rc = add_label(c, err,
+                       "performance sample count %llu is below the official %llu (not "
+                       "submittable)",
+                       (unsigned long long)psc,
+                       (unsigned long long)o->bench->performance_sample_count);
+    if (!rc && o->cfg.precision != IB_PRECISION_FP32)
+        rc = add_label(c, err, "precision: %s", ib_precision_name(o->cfg.precision));
+    return rc;
+}

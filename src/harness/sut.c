@@ -1,0 +1,566 @@
+/*
+ * sut.c - the harness SUT (sut.h): the sample queue filled by issue_query, the worker
+ * threads (sessions, warm-up, batching, the timed pipeline collate -> run -> postprocess or
+ * the entry's infer), and completion of responses from the workers.
+ *
+ * The queue is a ring of (sample, arrival time) under one mutex; issue_query only appends
+ * and signals, so the loadgen's issue path never waits on inference. Per-worker memory
+ * (responses, payloads, output buffers, scratch) is allocated before the test, so the
+ * steady state allocates nothing (the ring grows only when a larger query than any before
+ * arrives).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "base/thread.h"
+#include "base/time.h"
+#include "harness/scratch.h"
+#include "harness/sut.h"
+
+#define MAX_WORKERS 256
+
+typedef struct pending {
+    ib_lg_sample s;
+    int64_t t_ns;
+} pending;
+
+typedef struct worker {
+    struct ib_hsut *sut;
+    int id;
+    ib_thread th;
+    bool started;
+    ib_session *sessions[IB_BENCH_MAX_MODELS];
+    ib_bench_scratch scratch;
+    ib_lg_sample *taken;            /* max_batch */
+    const ib_bench_sample **samples; /* max_batch */
+    ib_lg_sample_index *indices;    /* max_batch */
+    ib_lg_response *resp;           /* max_batch */
+    ib_bench_payload *payloads;     /* max_batch */
+    uint8_t *payload_mem;
+    void *out_mem[IB_BENCH_MAX_TENSORS];
+    double warm_rate;
+    int64_t warm_lat_ns;
+    int rc;
+    ib_err err;
+} worker;
+
+struct ib_hsut {
+    ib_hsut_opts o;
+    size_t payload_cap;
+    /* queue */
+    ib_mutex mu;
+    ib_cond cv;      /* workers wait for samples */
+    ib_cond ready_cv; /* create() waits for the workers' start-up */
+    pending *ring;
+    size_t cap, head, count;
+    ib_lg_test *test;
+    bool stop;
+    int ready, started_ok;
+    /* errors */
+    int rc;
+    ib_err err;
+    bool failed; /* stop processing until the error is taken */
+    /* calibration views for model 0 (shared, read-only) */
+    ib_tensor_view *calib;
+    size_t calib_batches;
+    worker w[];
+};
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static size_t desc_bytes(const ib_tensor_desc *d)
+{
+    int64_t n = ib_tensor_desc_numel(d);
+    return n < 0 ? 0 : (size_t)n * ib_dtype_size(d->dtype);
+}
+
+/* The chunk a batch of `remaining` samples runs next: max_batch, else the largest power of
+ * two below it that fits. */
+static size_t next_chunk(size_t remaining, size_t max_batch)
+{
+    if (remaining >= max_batch)
+        return max_batch;
+    size_t c = 1;
+    while (c * 2 <= remaining)
+        c *= 2;
+    return c;
+}
+
+/* Concatenate every sample tensor along dim 0 (other dims equal), or use the sample's own
+ * memory for a single sample and for unbatched inputs. */
+static int collate_default(worker *w, ib_bench_batch *b, const ib_bench_io *io, ib_err *err)
+{
+    b->n_inputs = io->n_inputs;
+    for (size_t k = 0; k < io->n_inputs; k++) {
+        const ib_tensor_view *t0 = &b->samples[0]->t[k];
+        if (b->samples[0]->n_tensors <= k)
+            return ib_err_set(err, IB_EINVAL, "%s: sample %zu has no tensor for input '%s'",
+                              w->sut->o.bench->id, (size_t)b->indices[0], io->inputs[k].name);
+        if (!io->inputs[k].batched || b->count == 1) {
+            b->inputs[k] = *t0;
+            continue;
+        }
+        size_t total = 0;
+        int64_t rows = 0;
+        for (size_t i = 0; i < b->count; i++) {
+            const ib_tensor_desc *d = &b->samples[i]->t[k].desc;
+            bool same = d->ndim == t0->desc.ndim && d->dtype == t0->desc.dtype;
+            for (int32_t j = 1; same && j < d->ndim; j++)
+                same = d->dims[j] == t0->desc.dims[j];
+            if (!same)
+                return ib_err_set(err, IB_EINVAL,
+                                  "%s: samples %zu and %zu of input '%s' differ beyond dim 0; "
+                                  "this benchmark needs its own collate",
+                                  w->sut->o.bench->id, (size_t)b->indices[0],
+                                  (size_t)b->indices[i], io->inputs[k].name);
+            total += desc_bytes(d);
+            rows += d->dims[0];
+        }
+        uint8_t *buf = ib_bench_scratch_get(&w->scratch, (unsigned)k, total);
+        if (!buf)
+            return ib_err_set(err, IB_ENOMEM, "%s: out of memory collating a batch",
+                              w->sut->o.bench->id);
+        size_t off = 0;
+        for (size_t i = 0; i < b->count; i++) {
+            const ib_tensor_view *t = &b->samples[i]->t[k];
+            size_t n = desc_bytes(&t->desc);
+            memcpy(buf + off, t->data, n);
+            off += n;
+        }
+        b->inputs[k] = *t0;
+        b->inputs[k].desc.dims[0] = rows;
+        b->inputs[k].data = buf;
+        b->inputs[k].capacity = total;
+    }
+    return IB_OK;
+}
+
+/* The timed pipeline for one chunk; payloads in w->payloads[0..n-1]. */
+static int run_chunk(worker *w, size_t n, ib_err *err)
+{
+    struct ib_hsut *s = w->sut;
+    const ib_hsut_opts *o = &s->o;
+    ib_bench_batch b;
+    memset(&b, 0, sizeof b);
+    b.count = n;
+    b.samples = w->samples;
+    b.indices = w->indices;
+    b.scratch = &w->scratch;
+    const ib_bench_io *io = &o->io[0];
+    b.n_outputs = io->n_outputs;
+    for (size_t k = 0; k < io->n_outputs; k++) {
+        b.outputs[k].name = io->outputs[k].name;
+        b.outputs[k].data = w->out_mem[k];
+        b.outputs[k].capacity = n * io->outputs[k].max_bytes_per_sample;
+    }
+    for (size_t i = 0; i < n; i++) {
+        w->payloads[i].cap = s->payload_cap;
+        w->payloads[i].size = 0;
+    }
+    if (o->bench->infer)
+        return o->bench->infer(o->state, o->cfg, w->sessions, &b, w->payloads, err);
+    int rc = o->bench->collate ? o->bench->collate(o->state, &b, err)
+                               : collate_default(w, &b, io, err);
+    if (rc)
+        return rc;
+    rc = ib_session_run(w->sessions[0], b.inputs, b.n_inputs, b.outputs, b.n_outputs, err);
+    if (rc)
+        return rc;
+    return o->bench->postprocess(o->state, o->cfg, &b, w->payloads, err);
+}
+
+/* Process one taken batch as chunks and complete each chunk. */
+static int process(worker *w, size_t n, ib_lg_test *test, ib_err *err)
+{
+    size_t mb = (size_t)w->sut->o.max_batch;
+    for (size_t done = 0; done < n;) {
+        size_t c = next_chunk(n - done, mb);
+        for (size_t i = 0; i < c; i++) {
+            const ib_lg_sample *smp = &w->taken[done + i];
+            w->indices[i] = smp->index;
+            w->samples[i] = ib_hqsl_sample(w->sut->o.qsl, smp->index);
+            if (!w->samples[i])
+                return ib_err_set(err, IB_ESTATE,
+                                  "SUT: sample %zu was issued but is not loaded in the QSL",
+                                  (size_t)smp->index);
+        }
+        int rc = run_chunk(w, c, err);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < c; i++) {
+            w->resp[i].id = w->taken[done + i].id;
+            w->resp[i].data = w->payloads[i].data;
+            w->resp[i].size = w->payloads[i].size;
+            w->resp[i].n_tokens = 0;
+        }
+        ib_lg_samples_complete(test, w->resp, c);
+        done += c;
+    }
+    return IB_OK;
+}
+
+/* ---- worker start-up --------------------------------------------------------------------- */
+
+static int worker_sessions(worker *w, ib_err *err)
+{
+    struct ib_hsut *s = w->sut;
+    const ib_hsut_opts *o = &s->o;
+    for (size_t m = 0; m < o->n_models; m++) {
+        ib_session_options so;
+        ib_session_options_defaults(&so);
+        so.backend = o->backend;
+        so.threads = o->threads_per_worker;
+        so.first_cpu = o->pin ? w->id * o->threads_per_worker : -1;
+        so.precision = o->precision;
+        so.max_batch = o->max_batch;
+        if (m == 0 && s->calib_batches) {
+            so.calib_inputs = s->calib;
+            so.calib_batches = s->calib_batches;
+            so.calib_input_count = o->io[0].n_inputs;
+        }
+        ib_err e;
+        ib_err_clear(&e);
+        int rc = ib_session_create(o->models[m], &so, &w->sessions[m], &e);
+        if (rc)
+            return ib_err_set(err, rc, "worker %d: model %zu: %s", w->id, m, e.msg);
+    }
+    return IB_OK;
+}
+
+/* Run every chunk size once on the samples the QSL holds for warm-up (indices 0..k-1),
+ * timing max_batch (its second run) and batch 1. */
+static int worker_warmup(worker *w, ib_err *err)
+{
+    struct ib_hsut *s = w->sut;
+    size_t mb = (size_t)s->o.max_batch, avail = IB_MIN(s->o.total, mb);
+    size_t sizes[72], ns = 0;
+    sizes[ns++] = mb;
+    for (size_t c = 1; c < mb && ns < 70; c *= 2)
+        sizes[ns++] = c;
+    for (size_t k = 0; k < ns; k++) {
+        size_t n = sizes[k];
+        int reps = (k == 0) ? 2 : 1;
+        for (int r = 0; r < reps; r++) {
+            for (size_t i = 0; i < n; i++) {
+                w->indices[i] = i % avail;
+                w->samples[i] = ib_hqsl_sample(s->o.qsl, i % avail);
+            }
+            int64_t t0 = ib_time_ns();
+            int rc = run_chunk(w, n, err);
+            if (rc)
+                return rc;
+            int64_t dt = ib_time_ns() - t0;
+            if (k == 0 && r == reps - 1)
+                w->warm_rate = dt > 0 ? (double)n * 1e9 / (double)dt : 0;
+            if (n == 1)
+                w->warm_lat_ns = dt;
+        }
+    }
+    return IB_OK;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    struct ib_hsut *s = w->sut;
+    ib_err_clear(&w->err);
+    w->rc = worker_sessions(w, &w->err);
+    if (!w->rc) {
+        ib_err e;
+        ib_err_clear(&e);
+        w->rc = worker_warmup(w, &e);
+        if (w->rc)
+            ib_err_set(&w->err, w->rc, "worker %d: warm-up: %s", w->id, e.msg);
+    }
+    ib_mutex_lock(&s->mu);
+    s->ready++;
+    if (!w->rc)
+        s->started_ok++;
+    ib_cond_broadcast(&s->ready_cv);
+    if (w->rc) {
+        ib_mutex_unlock(&s->mu);
+        return NULL;
+    }
+    size_t mb = (size_t)s->o.max_batch;
+    while (!s->stop) {
+        if (s->count == 0 || s->failed) {
+            ib_cond_wait(&s->cv, &s->mu);
+            continue;
+        }
+        size_t n = IB_MIN(s->count, mb);
+        if (n < mb && s->o.max_wait_ns > 0) {
+            int64_t deadline = s->ring[s->head].t_ns + s->o.max_wait_ns;
+            if (ib_time_ns() < deadline) {
+                ib_cond_wait_until(&s->cv, &s->mu, deadline);
+                continue;
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            w->taken[i] = s->ring[(s->head + i) % s->cap].s;
+        s->head = (s->head + n) % s->cap;
+        s->count -= n;
+        ib_lg_test *test = s->test;
+        if (s->count)
+            ib_cond_signal(&s->cv);
+        ib_mutex_unlock(&s->mu);
+        ib_err e;
+        ib_err_clear(&e);
+        int rc = process(w, n, test, &e);
+        ib_mutex_lock(&s->mu);
+        if (rc && !s->failed) {
+            s->failed = true;
+            s->rc = rc;
+            ib_err_set(&s->err, rc, "worker %d: %s", w->id, e.msg);
+            ib_mutex_unlock(&s->mu);
+            ib_lg_test_abort(test);
+            ib_mutex_lock(&s->mu);
+        }
+    }
+    ib_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* ---- loadgen callbacks -------------------------------------------------------------------- */
+
+static void sut_issue(void *user, ib_lg_test *test, const ib_lg_sample *samples, size_t count)
+{
+    struct ib_hsut *s = user;
+    int64_t now = ib_time_ns();
+    ib_mutex_lock(&s->mu);
+    s->test = test;
+    if (s->count + count > s->cap) {
+        size_t cap = IB_MAX(s->cap * 2, s->count + count);
+        pending *r = ib_malloc(sizeof *r * cap);
+        if (!r) {
+            /* the samples stay incomplete; the test ends with a timeout naming it */
+            if (!s->failed) {
+                s->failed = true;
+                s->rc = IB_ENOMEM;
+                ib_err_set(&s->err, IB_ENOMEM, "SUT: out of memory queueing %zu samples", count);
+            }
+            ib_mutex_unlock(&s->mu);
+            ib_lg_test_abort(test);
+            return;
+        }
+        for (size_t i = 0; i < s->count; i++)
+            r[i] = s->ring[(s->head + i) % s->cap];
+        ib_free(s->ring);
+        s->ring = r;
+        s->cap = cap;
+        s->head = 0;
+    }
+    for (size_t i = 0; i < count; i++)
+        s->ring[(s->head + s->count + i) % s->cap] = (pending){samples[i], now};
+    s->count += count;
+    if (count > 1)
+        ib_cond_broadcast(&s->cv);
+    else
+        ib_cond_signal(&s->cv);
+    ib_mutex_unlock(&s->mu);
+}
+
+ib_lg_sut ib_hsut_table(ib_hsut *s)
+{
+    ib_lg_sut t = {s, "InferbenchSUT", sut_issue, NULL};
+    return t;
+}
+
+int ib_hsut_take_error(ib_hsut *s, ib_err *err)
+{
+    ib_mutex_lock(&s->mu);
+    int rc = s->rc;
+    if (rc && err)
+        *err = s->err;
+    s->rc = IB_OK;
+    s->failed = false;
+    s->count = 0; /* whatever an aborted test left queued */
+    ib_err_clear(&s->err);
+    ib_mutex_unlock(&s->mu);
+    return rc;
+}
+
+/* ---- create / destroy ------------------------------------------------------------------- */
+
+/* Calibration views for model 0: one batch of one sample each, the samples the QSL holds
+ * (already loaded by create). */
+static int build_calib(struct ib_hsut *s, size_t n, ib_err *err)
+{
+    const ib_bench_io *io = &s->o.io[0];
+    s->calib = ib_calloc(n * io->n_inputs, sizeof *s->calib);
+    if (!s->calib)
+        return ib_err_set(err, IB_ENOMEM, "SUT: out of memory for calibration");
+    for (size_t i = 0; i < n; i++) {
+        size_t idx = s->o.bench->calib_index ? s->o.bench->calib_index(s->o.state, i) : i;
+        const ib_bench_sample *smp = ib_hqsl_sample(s->o.qsl, idx);
+        if (!smp || smp->n_tensors < io->n_inputs)
+            return ib_err_set(err, IB_EINVAL, "SUT: calibration sample %zu not loaded", idx);
+        for (size_t k = 0; k < io->n_inputs; k++)
+            s->calib[i * io->n_inputs + k] = smp->t[k];
+    }
+    s->calib_batches = n;
+    return IB_OK;
+}
+
+static int worker_alloc(struct ib_hsut *s, worker *w)
+{
+    size_t mb = (size_t)s->o.max_batch;
+    w->taken = ib_calloc(mb, sizeof *w->taken);
+    w->samples = ib_calloc(mb, sizeof *w->samples);
+    w->indices = ib_calloc(mb, sizeof *w->indices);
+    w->resp = ib_calloc(mb, sizeof *w->resp);
+    w->payloads = ib_calloc(mb, sizeof *w->payloads);
+    w->payload_mem = ib_calloc(mb, s->payload_cap ? s->payload_cap : 1);
+    if (!w->taken || !w->samples || !w->indices || !w->resp || !w->payloads || !w->payload_mem)
+        return IB_ENOMEM;
+    for (size_t i = 0; i < mb; i++)
+        w->payloads[i].data = w->payload_mem + i * s->payload_cap;
+    const ib_bench_io *io = &s->o.io[0];
+    for (size_t k = 0; k < io->n_outputs; k++) {
+        size_t per = io->outputs[k].max_bytes_per_sample;
+        if (per == 0 || per > SIZE_MAX / mb)
+            return IB_EINVAL;
+        if (!(w->out_mem[k] = ib_malloc(per * mb)))
+            return IB_ENOMEM;
+    }
+    return IB_OK;
+}
+
+static void worker_free(worker *w)
+{
+    for (size_t m = 0; m < IB_BENCH_MAX_MODELS; m++)
+        ib_session_destroy(w->sessions[m]);
+    for (size_t k = 0; k < IB_BENCH_MAX_TENSORS; k++)
+        ib_free(w->out_mem[k]);
+    ib_bench_scratch_free(&w->scratch);
+    ib_free(w->taken);
+    ib_free(w->samples);
+    ib_free(w->indices);
+    ib_free(w->resp);
+    ib_free(w->payloads);
+    ib_free(w->payload_mem);
+}
+
+int ib_hsut_create(const ib_hsut_opts *o, ib_hsut **out, ib_err *err)
+{
+    *out = NULL;
+    if (o->workers < 1 || o->workers > MAX_WORKERS || o->threads_per_worker < 1 ||
+        o->max_batch < 1 || o->n_models < 1 || o->n_models > IB_BENCH_MAX_MODELS)
+        return ib_err_set(err, IB_EINVAL,
+                          "SUT: workers 1..%d, threads >= 1, batch >= 1 and 1..%d models needed",
+                          MAX_WORKERS, IB_BENCH_MAX_MODELS);
+    struct ib_hsut *s = ib_calloc(1, sizeof *s + (size_t)o->workers * sizeof(worker));
+    if (!s)
+        return ib_err_set(err, IB_ENOMEM, "SUT: out of memory");
+    s->o = *o;
+    s->payload_cap = o->bench->payload_max_bytes(o->state, o->cfg);
+    int rc = ib_mutex_init(&s->mu);
+    if (rc) {
+        ib_free(s);
+        return ib_err_set(err, rc, "SUT: cannot create a mutex");
+    }
+    if (ib_cond_init(&s->cv) || ib_cond_init(&s->ready_cv)) {
+        ib_mutex_destroy(&s->mu);
+        ib_free(s);
+        return ib_err_set(err, IB_ENOMEM, "SUT: cannot create a condition variable");
+    }
+    /* warm-up and calibration samples: the first ones of the dataset, loaded in the QSL
+     * until the workers are ready (the loadgen has not started yet) */
+    size_t warm = IB_MIN(o->total, (size_t)o->max_batch);
+    size_t calib = 0;
+    if (o->precision == IB_PRECISION_INT8) {
+        calib = o->calib_samples ? o->calib_samples : o->bench->calib_samples;
+        calib = IB_MIN(IB_MAX(calib, (size_t)1), o->total);
+    }
+    size_t nload = IB_MAX(warm, calib);
+    ib_lg_sample_index *idx = ib_malloc(sizeof *idx * (nload ? nload : 1));
+    if (!idx) {
+        ib_hsut_destroy(s);
+        return ib_err_set(err, IB_ENOMEM, "SUT: out of memory");
+    }
+    for (size_t i = 0; i < nload; i++)
+        idx[i] = (i < calib && o->bench->calib_index) ? o->bench->calib_index(o->state, i) : i;
+    rc = ib_hqsl_load(o->qsl, idx, nload, err);
+    if (!rc && calib)
+        rc = build_calib(s, calib, err);
+    for (int i = 0; !rc && i < o->workers; i++) {
+        worker *w = &s->w[i];
+        w->sut = s;
+        w->id = i;
+        if (worker_alloc(s, w))
+            rc = ib_err_set(err, IB_ENOMEM, "SUT: out of memory for worker buffers");
+    }
+    int started = 0;
+    for (int i = 0; !rc && i < o->workers; i++) {
+        if (ib_thread_create(&s->w[i].th, worker_main, &s->w[i]) != IB_OK) {
+            rc = ib_err_set(err, IB_ENOMEM, "SUT: cannot start worker thread %d", i);
+            break;
+        }
+        s->w[i].started = true;
+        started++;
+    }
+    ib_mutex_lock(&s->mu);
+    while (s->ready < started)
+        ib_cond_wait(&s->ready_cv, &s->mu);
+    ib_mutex_unlock(&s->mu);
+    for (int i = 0; !rc && i < o->workers; i++)
+        if (s->w[i].rc) {
+            rc = s->w[i].rc;
+            if (err)
+                *err = s->w[i].err;
+        }
+    /* the calibration views point into these samples: sessions copied what they needed */
+    ib_hqsl_unload(o->qsl, idx, nload);
+    ib_free(idx);
+    ib_free(s->calib);
+    s->calib = NULL;
+    if (rc) {
+        ib_hsut_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return IB_OK;
+}
+
+void ib_hsut_destroy(ib_hsut *s)
+{
+    if (!s)
+        return;
+    ib_mutex_lock(&s->mu);
+    s->stop = true;
+    ib_cond_broadcast(&s->cv);
+    ib_mutex_unlock(&s->mu);
+    for (int i = 0; i < s->o.workers; i++) {
+        if (s->w[i].started)
+            ib_thread_join(&s->w[i].th);
+        worker_free(&s->w[i]);
+    }
+    ib_free(s->ring);
+    ib_free(s->calib);
+    ib_cond_destroy(&s->cv);
+    ib_cond_destroy(&s->ready_cv);
+    ib_mutex_destroy(&s->mu);
+    ib_free(s);
+}
+
+double ib_hsut_warmup_rate(const ib_hsut *s)
+{
+    double r = 0;
+    for (int i = 0; i < s->o.workers; i++)
+        r += s->w[i].warm_rate;
+    return r;
+}
+
+int64_t ib_hsut_warmup_latency_ns(const ib_hsut *s)
+{
+    int64_t best = 0;
+    for (int i = 0; i < s->o.workers; i++)
+        if (s->w[i].warm_lat_ns > best)
+            best = s->w[i].warm_lat_ns;
+    return best;
+}
+
+const char *ib_hsut_describe(const ib_hsut *s)
+{
+    return s->w[0].sessions[0] ? ib_session_describe(s->w[0].sessions[0]) : "";
+}

@@ -1,0 +1,64 @@
+/*
+ * sut.h - the harness SUT: worker threads, each with one session per model of the benchmark,
+ * pulling batches from one queue that issue_query fills.
+ *
+ * Batching (one rule for every scenario): a worker takes up to max_batch queued samples;
+ * when fewer are queued it waits until the oldest has waited max_wait (Server dynamic
+ * batching) or takes what is there when max_wait is 0 (Offline: the query is all there;
+ * SingleStream: batch 1; MultiStream: the query's samples). A taken batch runs as chunks of
+ * the sizes warm-up compiled (max_batch and the powers of two below it), so no session
+ * compiles a new shape inside the timed path. Responses are completed from the workers
+ * after each chunk with the entry's payload. A failure in a worker aborts the test and is
+ * reported by ib_hsut_error.
+ */
+#ifndef IB_HARNESS_SUT_H
+#define IB_HARNESS_SUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "harness/benchmark.h"
+#include "harness/qsl.h"
+#include "inferbench/loadgen.h"
+
+typedef struct ib_hsut ib_hsut;
+
+typedef struct ib_hsut_opts {
+    const ib_benchmark *bench;
+    const ib_bench_config *cfg;
+    void *state;                  /* the entry's dataset state */
+    const ib_bench_io *io;        /* one per model */
+    const ib_model *const *models;
+    size_t n_models;
+    ib_hqsl *qsl;
+    size_t total;                 /* dataset samples (for warm-up and calibration picks) */
+    const char *backend;
+    enum ib_precision precision;
+    int workers;                  /* >= 1 */
+    int threads_per_worker;       /* >= 1 */
+    bool pin;                     /* worker w uses CPUs [w*tpw, (w+1)*tpw) of the mask */
+    int64_t max_batch;            /* >= 1 */
+    int64_t max_wait_ns;          /* 0 = take what is queued */
+    size_t calib_samples;         /* int8: samples for calibration (0 = the entry's) */
+} ib_hsut_opts;
+
+/* Start the workers: each creates its sessions (calibrating for int8) and runs every chunk
+ * size once (warm-up) before this returns. Errors name the worker and the session. */
+int ib_hsut_create(const ib_hsut_opts *o, ib_hsut **out, ib_err *err);
+/* Stop and join the workers, free everything (NULL allowed). */
+void ib_hsut_destroy(ib_hsut *s);
+
+/* The loadgen callback table (valid while s lives). */
+ib_lg_sut ib_hsut_table(ib_hsut *s);
+
+/* The first error a worker hit during a test (IB_OK when none); clears it. */
+int ib_hsut_take_error(ib_hsut *s, ib_err *err);
+
+/* Warm-up figures: samples/s of all workers at max_batch (sum of the workers' rates) and
+ * the latency of one batch-1 run (median of the workers). */
+double ib_hsut_warmup_rate(const ib_hsut *s);
+int64_t ib_hsut_warmup_latency_ns(const ib_hsut *s);
+/* The session description of worker 0, model 0 (borrowed; for run.json). */
+const char *ib_hsut_describe(const ib_hsut *s);
+
+#endif
