@@ -220,7 +220,7 @@ static char g_official_bin[512];
 
 static int build_official(const char *dir)
 {
-    char src[512], lib[512], cmd[2048];
+    char src[512], lib[600], cmd[4096];
     snprintf(src, sizeof src, "%s/official_driver.cc", g_tmp);
     FILE *f = fopen(src, "w");
     if (!f)

@@ -501,7 +501,7 @@ TEST_TIMEOUT(loadgen_engine_find_peak, 180)
     ASSERT_TRUE(r.find_peak_qps >= 100);
     ASSERT_TRUE(r.find_peak_qps < 1600);
     ASSERT_STR_CONTAINS(r.suggestion, "the largest target QPS whose measured 99.0th percentile met");
-    ASSERT_STR_CONTAINS(r.suggestion, "(stopped early)");
+    ASSERT_STR_CONTAINS(r.suggestion, " missed");
     char *d = file("peak", "mlperf_log_detail.txt");
     ASSERT_STR_CONTAINS(d, "Starting FindPeakPerformance mode");
     ASSERT_STR_CONTAINS(d, "FindPeakPerformance: Found boundaries: [");
@@ -680,5 +680,128 @@ TEST_TIMEOUT(loadgen_engine_server_issue_threads, 60)
     ASSERT_INT_EQ(r3.lost_responses, 0);
     char *d = file("thrmax", "mlperf_log_detail.txt");
     ASSERT_STR_CONTAINS(d, "Ending early: Max query count reached. query_count");
+    ib_free(d);
+}
+
+/* FindPeak's early abort: a SUT that answers at once below 250 arrivals/s
+ * (averaged since the series' first query) and holds every response 300 ms
+ * above it. Probes over the rate lose the 200 ms bound for good after a
+ * handful of samples and must stop long before their 2 s timeline ends. */
+typedef struct rate_sut {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ib_lg_sample held[1 << 14];
+    int64_t due[1 << 14];
+    size_t head, tail;
+    ib_lg_test *t;
+    int stop;
+    uint64_t arrivals;
+    int64_t first_ns;
+} rate_sut;
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void r_issue(void *user, ib_lg_test *t, const ib_lg_sample *s, size_t n)
+{
+    rate_sut *q = user;
+    int64_t now = mono_ns();
+    pthread_mutex_lock(&q->mu);
+    q->t = t;
+    if (q->arrivals++ == 0)
+        q->first_ns = now;
+    double rate = now > q->first_ns ? (double)q->arrivals * 1e9 / (double)(now - q->first_ns) : 0;
+    bool slow = q->arrivals > 100 && rate > 250;
+    for (size_t i = 0; i < n; i++) {
+        if (!slow || q->tail - q->head >= (1 << 14)) {
+            ib_lg_response r = {s[i].id, NULL, 0, 0};
+            pthread_mutex_unlock(&q->mu);
+            ib_lg_samples_complete(t, &r, 1);
+            pthread_mutex_lock(&q->mu);
+            continue;
+        }
+        q->held[q->tail & 0x3fff] = s[i];
+        q->due[q->tail & 0x3fff] = now + 300000000;
+        q->tail++;
+        pthread_cond_signal(&q->cv);
+    }
+    pthread_mutex_unlock(&q->mu);
+}
+
+static void r_flush(void *user, ib_lg_test *t)
+{
+    rate_sut *q = user;
+    (void)t;
+    pthread_mutex_lock(&q->mu);
+    q->arrivals = 0; /* the next probe measures its own rate */
+    pthread_mutex_unlock(&q->mu);
+}
+
+static void *r_worker(void *p)
+{
+    rate_sut *q = p;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (q->head == q->tail && !q->stop)
+            pthread_cond_wait(&q->cv, &q->mu);
+        if (q->stop && q->head == q->tail)
+            break;
+        int64_t wait = q->due[q->head & 0x3fff] - mono_ns();
+        if (wait > 0) {
+            pthread_mutex_unlock(&q->mu);
+            sleep_us(wait / 1000);
+            pthread_mutex_lock(&q->mu);
+            continue;
+        }
+        ib_lg_sample s = q->held[(q->head++) & 0x3fff];
+        ib_lg_test *t = q->t;
+        pthread_mutex_unlock(&q->mu);
+        ib_lg_response r = {s.id, NULL, 0, 0};
+        ib_lg_samples_complete(t, &r, 1);
+        pthread_mutex_lock(&q->mu);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+TEST_TIMEOUT(loadgen_engine_find_peak_early_abort, 240)
+{
+    static rate_sut q;
+    memset(&q, 0, sizeof q);
+    pthread_mutex_init(&q.mu, NULL);
+    pthread_cond_init(&q.cv, NULL);
+    pthread_t th;
+    pthread_create(&th, NULL, r_worker, &q);
+    ib_lg_settings s = server(100, 2000);
+    s.mode = IB_LG_MODE_FIND_PEAK;
+    s.server_target_latency_ns = 200000000;
+    s.server_find_peak_qps_decimals_of_precision = 0;
+    s.server_find_peak_qps_boundary_step_size = 3; /* 100, 400, then bisect */
+    ib_lg_log_settings log;
+    ib_lg_log_settings_defaults(&log);
+    log.outdir = "peak2";
+    ib_lg_sut sut = {&q, "RateSUT", r_issue, r_flush};
+    ib_lg_qsl qsl = {NULL, "QSL", 64, 64, e_load, e_load};
+    ib_lg_test *t = NULL;
+    ib_err err;
+    ib_lg_result r;
+    ASSERT_OK(ib_lg_test_create(&s, &log, NULL, &t, &err));
+    ASSERT_OK_ERR(ib_lg_test_run(t, &sut, &qsl, &r, &err), &err);
+    /* the worker may still hold responses of aborted probes: drain, then destroy */
+    pthread_mutex_lock(&q.mu);
+    q.stop = 1;
+    pthread_cond_signal(&q.cv);
+    pthread_mutex_unlock(&q.mu);
+    pthread_join(th, NULL);
+    ib_lg_test_destroy(t);
+    ASSERT_TRUE(r.find_peak_qps >= 100 && r.find_peak_qps < 400);
+    /* the 400 QPS probe (800 queries scheduled over 2 s) stopped early */
+    ASSERT_STR_CONTAINS(r.suggestion, "400 missed (stopped early)");
+    char *d = file("peak2", "mlperf_log_detail.txt");
+    ASSERT_STR_CONTAINS(d, "FindBoundaries: Checking fields [100.000000, 400.000000)");
     ib_free(d);
 }
