@@ -4,8 +4,10 @@
  * (its origin is the default or the rules file, never user.conf, audit.config or a flag),
  * and every change is recorded in the settings origins ("inferbench: ...") and run.json:
  *
- *   --quick            min_duration 1 s, min_query_count 64 (Server 100): the run is labelled
- *                      "not submittable" in the summary footer, result.json and run.json;
+ *   --quick            min_duration 1 s and min_query_count 64 (Server 500, MultiStream 662:
+ *                      the fewest queries early stopping accepts at p99 with no query over
+ *                      the bound); the run is labelled "not submittable" in the summary
+ *                      footer, result.json and run.json;
  *   small datasets     performance_sample_count_override lowered to the dataset size when a
  *                      (synthetic) dataset holds fewer samples than the official count;
  *   warm-up targets    offline_expected_qps = twice the warm-up rate (the Offline query is
@@ -70,7 +72,9 @@ int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err)
             note(o, c, "min_duration_ms", "--quick", "1000");
         }
         if (adjustable(o, "min_query_count")) {
-            s->min_query_count = o->scenario == IB_LG_SCENARIO_SERVER ? 100 : 64;
+            s->min_query_count = o->scenario == IB_LG_SCENARIO_SERVER         ? 500
+                                 : o->scenario == IB_LG_SCENARIO_MULTI_STREAM ? 662
+                                                                              : 64;
             note(o, c, "min_query_count", "--quick", "%llu",
                  (unsigned long long)s->min_query_count);
         }
