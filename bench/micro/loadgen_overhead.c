@@ -242,7 +242,7 @@ static run_out run_official(const char *scen, double q, double dur)
 {
     run_out o;
     memset(&o, 0, sizeof o);
-    char dir[512], cmd[2048], path[600], line[512];
+    char dir[512], cmd[4096], path[600], line[512];
     snprintf(dir, sizeof dir, "%s/official_%s", g_tmp, scen);
     snprintf(cmd, sizeof cmd, "mkdir -p %s && /usr/bin/time -f '%%M' -o %s/rss %s %s %.0f %g %s",
              dir, dir, g_official_bin, scen, q, dur, dir);

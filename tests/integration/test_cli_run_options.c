@@ -1,0 +1,145 @@
+/*
+ * test_cli_run_options.c - `inferbench run` options and exit codes: --help,
+ * usage errors (2), config errors (2), INVALID (3), VALID (0), lower-case
+ * scenario/mode names, --json, --trace, ./audit.config picked up from the
+ * working directory with a warning (and --no-audit), and every scenario
+ * writing all official files.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "test.h"
+
+#define CLI "%s/inferbench run --sut null "
+
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    size_t len;
+    if (ib_file_read_all(path, 0, &text, &len, NULL))
+        return NULL;
+    return text;
+}
+
+TEST(cli_run_help_and_usage_errors)
+{
+    const char *b = ib_test_bin_dir();
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench run --help > help.txt", b), 0);
+    char *h = slurp("help.txt");
+    ASSERT_STR_CONTAINS(h, "--sut null");
+    ASSERT_STR_CONTAINS(h, "--rules current|v1.1");
+    ib_free(h);
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Nope --output-dir o 2> e.txt", b), 2);
+    char *e = slurp("e.txt");
+    ASSERT_STR_CONTAINS(e, "unknown scenario 'Nope'");
+    ib_free(e);
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Server 2> /dev/null", b), 2); /* no --output-dir */
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Server --output-dir o --total-samples x 2>/dev/null", b), 2);
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Server --output-dir o --bogus 2>/dev/null", b), 2);
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench run --sut gpu --scenario Server --output-dir o "
+                                 "2>/dev/null", b),
+                  2);
+}
+
+TEST(cli_run_config_error_is_exit_2)
+{
+    /* key=value without spaces: the official ignores it silently, we refuse */
+    FILE *f = fopen("user.conf", "w");
+    fputs("*.Server.target_qps=1234\n", f);
+    fclose(f);
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Server --user-conf user.conf --output-dir o "
+                                     "2> e.txt",
+                                 ib_test_bin_dir()),
+                  2);
+    char *e = slurp("e.txt");
+    ASSERT_STR_CONTAINS(e, "user.conf:1");
+    ib_free(e);
+}
+
+TEST_TIMEOUT(cli_run_every_scenario_lower_case, 120)
+{
+    static const char *const scen[4] = {"singlestream", "multistream", "server", "offline"};
+    for (int i = 0; i < 4; i++) {
+        char dir[64];
+        snprintf(dir, sizeof dir, "out_%s", scen[i]);
+        int rc = ib_test_system(CLI "--scenario %s --mode performance --min-duration-ms 200 "
+                                    "--min-query-count 700 --target-qps 2000 --quiet --output-dir "
+                                    "%s > %s.txt",
+                                ib_test_bin_dir(), scen[i], dir, dir);
+        ASSERT_TRUE(rc == 0 || rc == 3); /* validity is a timing fact */
+        static const char *const files[4] = {"mlperf_log_summary.txt", "mlperf_log_detail.txt",
+                                             "mlperf_log_accuracy.json", "result.json"};
+        for (int k = 0; k < 4; k++) {
+            char path[160];
+            snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+            ASSERT_TRUE(ib_path_exists(path));
+        }
+        char path[160];
+        snprintf(path, sizeof path, "%s.txt", dir);
+        char *out = slurp(path);
+        ASSERT_STR_CONTAINS(out, "MLPerf Results Summary");
+        ASSERT_STR_CONTAINS(out, i == 2 ? "Completed samples per second" : "Result is :");
+        ib_free(out);
+    }
+}
+
+TEST_TIMEOUT(cli_run_exit_codes_valid_and_invalid, 120)
+{
+    const char *b = ib_test_bin_dir();
+    /* Offline with a null SUT cannot last min_duration: INVALID -> 3 */
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Offline --min-duration-ms 1000 --quiet "
+                                     "--output-dir inv > inv.txt 2> inv.err",
+                                 b),
+                  3);
+    char *e = slurp("inv.txt");
+    ASSERT_STR_CONTAINS(e, "Result is : INVALID");
+    ASSERT_STR_CONTAINS(e, "Min duration satisfied : NO");
+    ib_free(e);
+    /* accuracy mode has no verdict beyond errors: 0 */
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Offline --mode AccuracyOnly --quiet --output-dir acc "
+                                     "> acc.txt",
+                                 b),
+                  0);
+    char *acc = slurp("acc/mlperf_log_accuracy.json");
+    ASSERT_STR_CONTAINS(acc, "{ \"seq_id\" : 1023, ");
+    ib_free(acc);
+}
+
+TEST_TIMEOUT(cli_run_json_trace_and_audit_config, 120)
+{
+    const char *b = ib_test_bin_dir();
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Offline --min-duration-ms 0 --json --trace "
+                                     "--output-dir js > js.json",
+                                 b),
+                  0);
+    char *j = slurp("js.json");
+    ASSERT_STR_CONTAINS(j, "\"format\": \"inferbench-result/1\"");
+    ASSERT_STR_CONTAINS(j, "\"result\": \"VALID\"");
+    ASSERT_STR_CONTAINS(j, "null SUT (synthetic");
+    ASSERT_STR_CONTAINS(j, "\"origin\": \"cli --min-duration-ms\"");
+    ib_free(j);
+    ASSERT_TRUE(ib_path_exists("js/mlperf_log_trace.json"));
+    /* ./audit.config is applied (model "*"), with a warning on stderr and in the log */
+    FILE *f = fopen("audit.config", "w");
+    fputs("*.Offline.min_query_count = 777\n", f);
+    fclose(f);
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Offline --min-duration-ms 0 --quiet --output-dir "
+                                     "aud > /dev/null 2> aud.err",
+                                 b),
+                  0);
+    char *err = slurp("aud.err");
+    ASSERT_STR_CONTAINS(err, "using ./audit.config");
+    ib_free(err);
+    char *d = slurp("aud/mlperf_log_detail.txt");
+    ASSERT_STR_CONTAINS(d, "Found Audit Config file (audit.config).");
+    ASSERT_STR_CONTAINS(d, "\"requested_min_query_count\", \"value\": 777");
+    ib_free(d);
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Offline --min-duration-ms 0 --quiet --no-audit "
+                                     "--output-dir noaud > /dev/null 2> /dev/null",
+                                 b),
+                  0);
+    d = slurp("noaud/mlperf_log_detail.txt");
+    ASSERT_TRUE(strstr(d, "Found Audit Config") == NULL);
+    ib_free(d);
+}
