@@ -1,0 +1,562 @@
+/*
+ * test_harness.c - the benchmark harness (src/harness/): with a "fake" entry defined here
+ * (y = 2x on [N,4], payload = the sample's index recovered from y) it checks the QSL/SUT
+ * mechanics a real model would hide: every issued sample completed once with its own
+ * payload, batch sizes (Offline large batches, Server dynamic batching bounded by max batch
+ * and made of warm-up sizes), several workers, and that a failure in a worker or in the
+ * QSL ends the run at once with the entry's message. With the tiny ResNet50 it runs every
+ * scenario in quick mode and checks the official files and labels, and runs accuracy mode
+ * with labels chosen so the real metric must report exactly 50 %.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/thread.h"
+#include "base/time.h"
+#include "compliance/acctxt.h"
+#include "compliance/sha256.h"
+#include "harness/benchmark.h"
+#include "harness/harness.h"
+#include "inferbench/dataset.h"
+#include "models/models.h"
+#include "onnx/build.h"
+#include "test.h"
+
+/* ---- the fake entry ---------------------------------------------------------------------- */
+
+static atomic_int g_sizes[65];   /* chunk sizes seen by postprocess */
+static atomic_int g_processed;   /* samples through postprocess */
+static int g_fail_post = -1;     /* qsl_idx whose postprocess fails */
+static int g_fail_load = -1;     /* index whose load fails */
+
+typedef struct fake_state {
+    size_t n;
+} fake_state;
+
+static int fake_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
+{
+    (void)cfg;
+    (void)k;
+    ib_build *b = NULL;
+    int rc = ib_build_create(1, 13, &b);
+    if (rc)
+        return rc;
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "N,4");
+    float two = 2.0f;
+    ib_value_id y = IB_BUILD_OP(b, "Mul", "", x, ib_build_floats(b, "two", &two, 1, ""));
+    ib_build_output(b, y, "y", IB_DTYPE_FLOAT32, "N,4");
+    rc = ib_build_write_file(b, path, NULL, err);
+    ib_build_destroy(b);
+    return rc;
+}
+
+static int fake_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_bench_io *io,
+                     ib_err *err)
+{
+    (void)cfg;
+    (void)k;
+    (void)m;
+    (void)err;
+    memset(io, 0, sizeof *io);
+    io->n_inputs = 1;
+    snprintf(io->inputs[0].name, sizeof io->inputs[0].name, "x");
+    io->inputs[0].desc = (ib_tensor_desc){IB_DTYPE_FLOAT32, 2, {1, 4}};
+    io->inputs[0].batched = true;
+    io->n_outputs = 1;
+    snprintf(io->outputs[0].name, sizeof io->outputs[0].name, "y");
+    io->outputs[0].dtype = IB_DTYPE_FLOAT32;
+    io->outputs[0].max_bytes_per_sample = 16;
+    snprintf(io->note, sizeof io->note, "fake");
+    return IB_OK;
+}
+
+static int fake_synth(const ib_bench_config *cfg, const char *dir, ib_err *err)
+{
+    int rc = ib_mkdirs(dir, err);
+    if (rc)
+        return rc;
+    char path[4096], text[32];
+    snprintf(path, sizeof path, "%s/count.txt", dir);
+    snprintf(text, sizeof text, "%zu\n", cfg->synth_samples);
+    return ib_file_write_all(path, text, strlen(text), err);
+}
+
+static int fake_open(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,
+                     void **state, size_t *total, ib_err *err)
+{
+    (void)cfg;
+    (void)io;
+    char path[4096], *text = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/count.txt", dir);
+    int rc = ib_file_read_all(path, 0, &text, &len, err);
+    if (rc)
+        return rc;
+    fake_state *s = ib_calloc(1, sizeof *s);
+    s->n = (size_t)strtoull(text, NULL, 10);
+    ib_free(text);
+    *state = s;
+    *total = s->n;
+    return IB_OK;
+}
+
+static void fake_close(void *state)
+{
+    ib_free(state);
+}
+
+static int fake_load(void *state, size_t index, ib_bench_sample *out, ib_err *err)
+{
+    (void)state;
+    memset(out, 0, sizeof *out);
+    if ((int)index == g_fail_load)
+        return ib_err_set(err, IB_EFORMAT, "fake: sample %zu is corrupt", index);
+    float *v = ib_malloc(4 * sizeof *v);
+    for (int i = 0; i < 4; i++)
+        v[i] = (float)index + 0.25f * (float)i;
+    out->n_tensors = 1;
+    out->mem = v;
+    out->t[0] = (ib_tensor_view){"x", {IB_DTYPE_FLOAT32, 2, {1, 4}}, v, 16};
+    return IB_OK;
+}
+
+static size_t fake_payload_max(void *state, const ib_bench_config *cfg)
+{
+    (void)state;
+    (void)cfg;
+    return 4;
+}
+
+static int fake_post(void *state, const ib_bench_config *cfg, const ib_bench_batch *b,
+                     ib_bench_payload *out, ib_err *err)
+{
+    (void)state;
+    (void)cfg;
+    atomic_fetch_add(&g_sizes[b->count <= 64 ? b->count : 0], 1);
+    const float *y = b->outputs[0].data;
+    for (size_t i = 0; i < b->count; i++) {
+        if ((int)b->indices[i] == g_fail_post)
+            return ib_err_set(err, IB_EBACKEND, "fake: postprocess failed on sample %zu",
+                              (size_t)b->indices[i]);
+        int32_t v = (int32_t)(y[4 * i] / 2);
+        memcpy(out[i].data, &v, 4);
+        out[i].size = 4;
+    }
+    atomic_fetch_add(&g_processed, (int)b->count);
+    return IB_OK;
+}
+
+static int fake_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_acc_entry *e,
+                         size_t n, ib_strbuf *text, double *value, ib_err *err)
+{
+    (void)state;
+    (void)cfg;
+    (void)err;
+    size_t good = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t v;
+        memcpy(&v, e[i].data, 4);
+        good += e[i].size == 4 && (uint64_t)v == e[i].qsl_idx;
+    }
+    *value = n ? 100.0 * (double)good / (double)n : 0;
+    return ib_strbuf_printf(text, "fake: good=%zu, total=%zu\n", good, n);
+}
+
+static const ib_benchmark g_fake = {
+    .id = "fake",
+    .model_name = "fake",
+    .title = "fake",
+    .dataset_name = "fake",
+    .scenarios = 0xf,
+    .performance_sample_count = 16,
+    .accuracy_metric = "good",
+    .accuracy_reference = 100,
+    .accuracy_target_fraction = 1,
+    .payload_dtypes = {IB_DTYPE_INT32, IB_DTYPE_UNDEFINED},
+    .batch_offline = 8,
+    .batch_server = 4,
+    .server_max_wait_us = 20000,
+    .calib_samples = 4,
+    .synth_default_samples = 40,
+    .n_models = 1,
+    .build_model = fake_build,
+    .bind_model = fake_bind,
+    .synthesize = fake_synth,
+    .open = fake_open,
+    .close = fake_close,
+    .load_sample = fake_load,
+    .payload_max_bytes = fake_payload_max,
+    .postprocess = fake_post,
+    .accuracy = fake_accuracy,
+};
+
+/* Settings fixed by "cli", so the harness keeps them. */
+static void base_opts_t(ib_harness_opts *o, ib_lg_settings_origin **origins,
+                        enum ib_lg_scenario sc, enum ib_lg_mode mode, bool fix_targets)
+{
+    ib_harness_opts_defaults(o);
+    ASSERT_OK(ib_lg_settings_origin_create(origins));
+    o->origins = *origins;
+    o->scenario = sc;
+    o->mode = mode;
+    o->settings.scenario = sc;
+    o->settings.min_duration_ms = 200;
+    o->settings.min_query_count = 40;
+    o->settings.server_target_qps = 200;
+    o->settings.single_stream_expected_latency_ns = 1e6;
+    o->settings.offline_expected_qps = 100;
+    static const char *const f[] = {"min_duration_ms", "min_query_count", "server_target_qps",
+                                    "single_stream_expected_latency_ns", "offline_expected_qps"};
+    for (size_t i = 0; i < (fix_targets ? 5u : 2u); i++)
+        ib_lg_settings_origin_set(*origins, f[i], "cli");
+    o->output_dir = "out";
+    o->system = "testsys";
+    o->threads = 1;
+    o->pin = false;
+}
+
+static void base_opts(ib_harness_opts *o, ib_lg_settings_origin **origins,
+                      enum ib_lg_scenario sc, enum ib_lg_mode mode)
+{
+    base_opts_t(o, origins, sc, mode, true);
+}
+
+static void reset_counters(void)
+{
+    for (int i = 0; i < 65; i++)
+        atomic_store(&g_sizes[i], 0);
+    atomic_store(&g_processed, 0);
+    g_fail_post = g_fail_load = -1;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return ib_path_exists(p);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char p[4096], *t = NULL;
+    size_t n = 0;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    ASSERT_OK(ib_file_read_all(p, 0, &t, &n, NULL));
+    return t;
+}
+
+TEST_TIMEOUT(harness_fake_offline_batches_and_payloads, 60)
+{
+    reset_counters();
+    ib_harness_opts o;
+    ib_lg_settings_origin *org;
+    base_opts(&o, &org, IB_LG_SCENARIO_OFFLINE, IB_LG_MODE_SUBMISSION);
+    o.bench = &g_fake;
+    o.cfg.synth_samples = 40;
+    o.backend = "reference";
+    ib_harness_result r;
+    ib_err err;
+    ASSERT_OK_ERR(ib_harness_run(&o, &r, &err), &err);
+    ASSERT_TRUE(r.ran_accuracy && r.ran_performance);
+    ASSERT_STR_EQ(r.scenario_dir, "out/testsys/fake/Offline");
+    /* accuracy mode issued all 40 samples once each; every payload matched its index */
+    ASSERT_TRUE(r.accuracy_valid);
+    ASSERT_STR_EQ(r.accuracy_line, "fake: good=40, total=40");
+    ASSERT_DBL_EQ(r.accuracy, 100.0);
+    /* batches: never above 8, always a warm-up size, and large batches were used */
+    for (int s = 0; s <= 64; s++)
+        if (atomic_load(&g_sizes[s]))
+            ASSERT_TRUE(s == 1 || s == 2 || s == 4 || s == 8);
+    ASSERT_INT_GT(atomic_load(&g_sizes[8]), 4);
+    ASSERT_TRUE(exists(r.perf_dir, "mlperf_log_summary.txt"));
+    ASSERT_TRUE(exists(r.perf_dir, "mlperf_log_detail.txt"));
+    ASSERT_TRUE(exists(r.perf_dir, "mlperf_log_accuracy.json"));
+    ASSERT_TRUE(exists(r.acc_dir, "accuracy.txt"));
+    ASSERT_TRUE(exists(r.scenario_dir, "run.json"));
+    /* the performance run completed at least its (warm-up sized) query */
+    ASSERT_UINT_GE(r.perf.sample_count, 40);
+    ASSERT_INT_EQ(r.workers, 1);
+    ASSERT_INT_EQ(r.batch, 8);
+    char *rj = slurp(r.scenario_dir, "run.json");
+    ASSERT_STR_CONTAINS(rj, "\"submittable\": false");
+    ASSERT_NULL(strstr(rj, "offline_expected_qps=")); /* set by "cli": kept */
+    ib_free(rj);
+    ib_lg_settings_origin_destroy(org);
+}
+
+TEST_TIMEOUT(harness_fake_server_dynamic_batching, 60)
+{
+    reset_counters();
+    ib_harness_opts o;
+    ib_lg_settings_origin *org;
+    base_opts(&o, &org, IB_LG_SCENARIO_SERVER, IB_LG_MODE_PERFORMANCE);
+    o.bench = &g_fake;
+    o.cfg.synth_samples = 16;
+    o.backend = "reference";
+    o.settings.server_target_qps = 400; /* ~8 arrivals per 20 ms window */
+    ib_harness_result r;
+    ib_err err;
+    ASSERT_OK_ERR(ib_harness_run(&o, &r, &err), &err);
+    int total = 0, batched = 0;
+    for (int s = 0; s <= 64; s++) {
+        int n = atomic_load(&g_sizes[s]);
+        if (n)
+            ASSERT_TRUE(s == 1 || s == 2 || s == 4); /* max batch 4 */
+        total += n * s;
+        if (s > 1)
+            batched += n;
+    }
+    /* warm-up ran 4 (twice), 1 and 2; the rest is the test's */
+    ASSERT_INT_EQ(total, atomic_load(&g_processed));
+    ASSERT_UINT_EQ((uint64_t)total - 11, r.perf.sample_count);
+    /* with a 20 ms window at 400 QPS most samples wait for company */
+    ASSERT_INT_GT(batched, 5);
+    ASSERT_INT_EQ(r.batch, 4);
+    char *rj = slurp(r.scenario_dir, "run.json");
+    ASSERT_STR_CONTAINS(rj, "\"max_wait_us\": 20000");
+    ib_free(rj);
+    ib_lg_settings_origin_destroy(org);
+}
+
+TEST_TIMEOUT(harness_fake_two_workers_singlestream, 60)
+{
+    if (ib_cpu_count() < 2)
+        TEST_SKIP("needs 2 CPUs");
+    reset_counters();
+    ib_harness_opts o;
+    ib_lg_settings_origin *org;
+    base_opts(&o, &org, IB_LG_SCENARIO_SINGLE_STREAM, IB_LG_MODE_ACCURACY);
+    o.bench = &g_fake;
+    o.cfg.synth_samples = 24;
+    o.backend = "reference";
+    o.threads = 2;
+    o.workers = 2;
+    ib_harness_result r;
+    ib_err err;
+    ASSERT_OK_ERR(ib_harness_run(&o, &r, &err), &err);
+    ASSERT_INT_EQ(r.workers, 2);
+    ASSERT_INT_EQ(r.batch, 1);
+    ASSERT_STR_EQ(r.accuracy_line, "fake: good=24, total=24");
+    for (int s = 2; s <= 64; s++)
+        ASSERT_INT_EQ(atomic_load(&g_sizes[s]), 0);
+    ib_lg_settings_origin_destroy(org);
+}
+
+TEST_TIMEOUT(harness_fake_failures_end_the_run, 60)
+{
+    ib_harness_opts o;
+    ib_lg_settings_origin *org;
+    ib_harness_result r;
+    ib_err err;
+    /* a failing postprocess inside the timed path: the test aborts, the message is the
+     * entry's, and it does not wait for the SUT timeout */
+    reset_counters();
+    g_fail_post = 17;
+    base_opts(&o, &org, IB_LG_SCENARIO_OFFLINE, IB_LG_MODE_ACCURACY);
+    o.bench = &g_fake;
+    o.cfg.synth_samples = 30;
+    o.backend = "reference";
+    o.sut_timeout_ms = 30000;
+    int64_t t0 = ib_time_ns();
+    ASSERT_STATUS(ib_harness_run(&o, &r, &err), IB_EBACKEND);
+    ASSERT_STR_CONTAINS(err.msg, "postprocess failed on sample 17");
+    ASSERT_TRUE(ib_time_ns() - t0 < 20000000000LL);
+    ib_lg_settings_origin_destroy(org);
+    /* a sample that cannot be loaded: the QSL's error comes back */
+    reset_counters();
+    g_fail_load = 21;
+    base_opts(&o, &org, IB_LG_SCENARIO_OFFLINE, IB_LG_MODE_ACCURACY);
+    o.bench = &g_fake;
+    o.cfg.synth_samples = 30;
+    o.backend = "reference";
+    ASSERT_STATUS(ib_harness_run(&o, &r, &err), IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "sample 21 is corrupt");
+    ib_lg_settings_origin_destroy(org);
+    /* a scenario the entry does not list, and a bad system name */
+    reset_counters();
+    base_opts(&o, &org, IB_LG_SCENARIO_OFFLINE, IB_LG_MODE_ACCURACY);
+    ib_benchmark only_server = g_fake;
+    only_server.scenarios = 1u << IB_LG_SCENARIO_SERVER;
+    o.bench = &only_server;
+    ASSERT_STATUS(ib_harness_run(&o, &r, &err), IB_EINVAL);
+    ASSERT_STR_CONTAINS(err.msg, "Offline scenario is not defined");
+    o.bench = &g_fake;
+    o.system = "../etc";
+    ASSERT_STATUS(ib_harness_run(&o, &r, &err), IB_EINVAL);
+    ASSERT_STR_CONTAINS(err.msg, "--system");
+    ib_lg_settings_origin_destroy(org);
+}
+
+/* ---- the tiny ResNet50 in every scenario ---------------------------------------------------- */
+
+static void resnet_scenario(enum ib_lg_scenario sc)
+{
+    ib_harness_opts o;
+    ib_lg_settings_origin *org;
+    base_opts_t(&o, &org, sc, IB_LG_MODE_PERFORMANCE, false); /* targets from warm-up */
+    o.bench = ib_benchmark_find("resnet50");
+    o.cfg.tiny = true;
+    o.cfg.synth_samples = 8;
+    o.quick = true; /* one thread: the test runner runs two tests at once */
+    o.settings.min_query_count = sc == IB_LG_SCENARIO_OFFLINE ? 16 : 24;
+    ib_harness_result r;
+    ib_err err;
+    ASSERT_OK_ERR(ib_harness_run(&o, &r, &err), &err);
+    ASSERT_TRUE(r.ran_performance);
+    ASSERT_TRUE(r.synthetic_model && r.synthetic_data);
+    static const char *const files[] = {"mlperf_log_summary.txt", "mlperf_log_detail.txt",
+                                        "mlperf_log_accuracy.json", "result.json"};
+    for (size_t i = 0; i < 4; i++)
+        ASSERT_TRUE(exists(r.perf_dir, files[i]));
+    char *sum = slurp(r.perf_dir, "mlperf_log_summary.txt");
+    ASSERT_STR_CONTAINS(sum, ib_lg_scenario_name(sc));
+    ASSERT_STR_CONTAINS(sum, "Result is :");
+    ASSERT_STR_CONTAINS(sum, "--quick: short run, not submittable");
+    ASSERT_STR_CONTAINS(sum, "synthetic model: resnet50 tiny stand-in with random weights");
+    ASSERT_STR_CONTAINS(sum, "synthetic data: 8 generated samples");
+    ib_free(sum);
+    char *det = slurp(r.perf_dir, "mlperf_log_detail.txt");
+    ASSERT_STR_CONTAINS(det, ":::MLLOG");
+    ASSERT_STR_CONTAINS(det, "result_validity");
+    ib_free(det);
+    char *res = slurp(r.perf_dir, "result.json");
+    ASSERT_STR_CONTAINS(res, "not submittable");
+    ib_free(res);
+    char *rj = slurp(r.scenario_dir, "run.json");
+    ASSERT_STR_CONTAINS(rj, "\"benchmark\": \"resnet50\"");
+    ASSERT_STR_CONTAINS(rj, "\"submittable\": false");
+    ASSERT_STR_CONTAINS(rj, "\"tiny\": true");
+    ASSERT_STR_CONTAINS(rj, "ArgMax:0");
+    ASSERT_STR_CONTAINS(rj, sc == IB_LG_SCENARIO_OFFLINE  ? "offline_expected_qps="
+                            : sc == IB_LG_SCENARIO_SERVER ? "server_target_qps="
+                            : sc == IB_LG_SCENARIO_SINGLE_STREAM
+                                ? "single_stream_expected_latency_ns="
+                                : "multi_stream_expected_latency_ns=");
+    ASSERT_STR_CONTAINS(rj, "performance_sample_count_override=8 (the dataset is smaller)");
+    ib_free(rj);
+    /* the built model is a real .onnx file that the loader read back */
+    ASSERT_STR_CONTAINS(r.model_path, "out/.inferbench/resnet50/resnet50-tiny-seed1.onnx");
+    ASSERT_TRUE(ib_path_exists(r.model_path));
+    ib_lg_settings_origin_destroy(org);
+}
+
+TEST_TIMEOUT(harness_resnet_offline_quick, 240)
+{
+    resnet_scenario(IB_LG_SCENARIO_OFFLINE);
+}
+
+TEST_TIMEOUT(harness_resnet_server_quick, 240)
+{
+    resnet_scenario(IB_LG_SCENARIO_SERVER);
+}
+
+TEST_TIMEOUT(harness_resnet_singlestream_quick, 240)
+{
+    resnet_scenario(IB_LG_SCENARIO_SINGLE_STREAM);
+}
+
+TEST_TIMEOUT(harness_resnet_multistream_quick, 240)
+{
+    resnet_scenario(IB_LG_SCENARIO_MULTI_STREAM);
+}
+
+/* ---- accuracy mode runs the real metric --------------------------------------------------------- */
+
+/* The tiny model's class for each synthetic image, computed here without the harness. */
+static void predict(const char *model, const char *dir, size_t n, int64_t *cls)
+{
+    ib_model *m = NULL;
+    ASSERT_OK(ib_model_load_file(model, NULL, &m, NULL));
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.threads = 1;
+    ib_session *s = NULL;
+    ASSERT_OK(ib_session_create(m, &so, &s, NULL));
+    ib_imagenet *d = NULL;
+    ASSERT_OK(ib_imagenet_open(dir, NULL, &d, NULL));
+    static float in[3 * 224 * 224];
+    for (size_t i = 0; i < n; i++) {
+        ASSERT_OK(ib_imagenet_load(d, i, 224, IB_LAYOUT_NCHW, in, NULL));
+        ib_tensor_view iv = {.name = "input_tensor:0",
+                             .desc = {IB_DTYPE_FLOAT32, 4, {1, 3, 224, 224}},
+                             .data = in};
+        ib_tensor_view ov = {.name = "ArgMax:0", .data = &cls[i], .capacity = 8};
+        ASSERT_OK(ib_session_run(s, &iv, 1, &ov, 1, NULL));
+    }
+    ib_imagenet_close(d);
+    ib_session_destroy(s);
+    ib_model_destroy(m);
+}
+
+TEST_TIMEOUT(harness_resnet_accuracy_real_metric, 240)
+{
+    /* a tiny model file and synthetic images, then labels: the model's class - 1 (the
+     * 1001-class offset) for even samples, a different label for odd ones: 50 % exactly */
+    ib_err err;
+    ASSERT_OK(ib_mkdirs("in", NULL));
+    ASSERT_OK_ERR(ib_bench_resnet50.build_model(&(ib_bench_config){.tiny = true, .seed = 9}, 0,
+                                                "in/m.onnx", &err),
+                  &err);
+    const size_t n = 12;
+    ASSERT_OK_ERR(ib_imagenet_synthesize("in/data", n, 3, &err), &err);
+    int64_t cls[12];
+    predict("in/m.onnx", "in/data", n, cls);
+    char map[2048] = "", line[128];
+    int good = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t want = cls[i] - 1; /* -1 when the model says "background" */
+        int64_t label = i % 2 == 0 ? want : (want + 1) % 1000;
+        if (label < 0)
+            label = 5;
+        good += label == want;
+        size_t used = strlen(map);
+        snprintf(map + used, sizeof map - used, "ILSVRC2012_val_%08zu.JPEG %lld\n", i + 1,
+                 (long long)label);
+    }
+    ASSERT_OK(ib_file_write_all("in/data/val_map.txt", map, strlen(map), NULL));
+    ASSERT_INT_GE(good, 5); /* 6 unless the random model picked class 0 for an even image */
+    snprintf(line, sizeof line, "accuracy=%.3f%%, good=%d, total=12", 100.0 * good / 12, good);
+    static const enum ib_dtype dts[3] = {IB_DTYPE_FLOAT32, IB_DTYPE_INT32, IB_DTYPE_INT64};
+    for (int k = 0; k < 3; k++) {
+        ib_harness_opts o;
+        ib_lg_settings_origin *org;
+        base_opts(&o, &org, IB_LG_SCENARIO_OFFLINE, IB_LG_MODE_ACCURACY);
+        o.bench = ib_benchmark_find("resnet50");
+        o.model_path = "in/m.onnx";
+        o.data_dir = "in/data";
+        o.cfg.payload_dtype = dts[k];
+        char sys[32];
+        snprintf(sys, sizeof sys, "sys%d", k);
+        o.system = sys;
+        ib_harness_result r;
+        ASSERT_OK_ERR(ib_harness_run(&o, &r, &err), &err);
+        ASSERT_FALSE(r.synthetic_model || r.synthetic_data);
+        ASSERT_STR_EQ(r.accuracy_line, line);
+        ASSERT_DBL_EQ(r.accuracy, 100.0 * good / 12);
+        ASSERT_FALSE(r.accuracy_met);
+        /* accuracy.txt: the script's line, then the SHA-256 of the accuracy log */
+        char *txt = slurp(r.acc_dir, "accuracy.txt");
+        char logp[4096], hash[65], want[256];
+        snprintf(logp, sizeof logp, "%s/mlperf_log_accuracy.json", r.acc_dir);
+        ASSERT_OK(ib_sha256_file_hex(logp, hash, NULL));
+        snprintf(want, sizeof want, "%s\nhash=%s\n", line, hash);
+        ASSERT_STR_EQ(txt, want);
+        /* the official checker's pattern reads it back */
+        ib_acctxt at;
+        ASSERT_OK(ib_acctxt_parse(txt, strlen(txt), ib_rules_get(IB_CHECK_V1_1), IB_ACC_ACC,
+                                  &at, NULL));
+        ASSERT_TRUE(at.has_value && at.has_hash);
+        ASSERT_NEAR(at.value, 100.0 * good / 12, 5e-4);
+        ib_free(txt);
+        /* the payload width follows the dtype: 4 bytes = 8 hex digits, int64 16 */
+        char *log = slurp(r.acc_dir, "mlperf_log_accuracy.json");
+        const char *d = strstr(log, "\"data\" : \"");
+        ASSERT_NOT_NULL(d);
+        d += 10;
+        ASSERT_UINT_EQ(strcspn(d, "\""), k == 2 ? 16 : 8);
+        ib_free(log);
+        ib_lg_settings_origin_destroy(org);
+    }
+}
