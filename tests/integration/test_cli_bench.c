@@ -1,0 +1,223 @@
+/*
+ * test_cli_bench.c - `inferbench run --benchmark` end to end with the tiny ResNet50: the
+ * results tree and what stdout/stderr say, submission mode (accuracy + performance), --json,
+ * a user-supplied model (accepted, or refused with the expected layout named), bad data
+ * (val_map line, corrupt JPEG, missing folder) and usage errors with their exit codes, and
+ * the null SUT path that shares the command.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "inferbench/dataset.h"
+#include "onnx/build.h"
+#include "test.h"
+
+static char *slurp(const char *path)
+{
+    char *s = NULL;
+    size_t n = 0;
+    ib_err err;
+    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, &n, &err), &err);
+    return s;
+}
+
+/* inferbench run <args> (tiny, one thread, short) with stdout/stderr captured */
+static int run(const char *args)
+{
+    return ib_test_system("%s/inferbench run --tiny --threads 1 --synth-samples 8 "
+                          "--min-duration-ms 300 %s > out.txt 2> err.txt",
+                          ib_test_bin_dir(), args);
+}
+
+static int cli(const char *args)
+{
+    return ib_test_system("%s/inferbench %s > out.txt 2> err.txt", ib_test_bin_dir(), args);
+}
+
+static void expect_files(const char *dir, const char *const *names, size_t n)
+{
+    char p[4096];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        if (!ib_path_exists(p))
+            ib_test_fail(__FILE__, __LINE__, "%s is missing", p);
+    }
+}
+
+TEST_TIMEOUT(cli_bench_offline_quick_tree, 240)
+{
+    int rc = run("--benchmark resnet50 --quick --system s1 --output-dir out");
+    ASSERT_TRUE(rc == 0 || rc == 3);
+    char *o = slurp("out.txt"), *e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(o, "Scenario : Offline");
+    ASSERT_STR_CONTAINS(o, rc == 0 ? "Result is : VALID" : "Result is : INVALID");
+    ASSERT_STR_CONTAINS(o, "Results tree: out/s1/resnet50/Offline");
+    ASSERT_STR_CONTAINS(o, "Not submittable: --quick synthetic model synthetic data");
+    ASSERT_STR_CONTAINS(o, "--quick: short run, not submittable");
+    ASSERT_STR_CONTAINS(e, "building the resnet50 (tiny) model with seeded random weights");
+    ASSERT_STR_CONTAINS(e, "writing a synthetic resnet50 dataset (8 samples");
+    ASSERT_STR_CONTAINS(e, "warm-up:");
+    static const char *const perf[] = {"mlperf_log_summary.txt", "mlperf_log_detail.txt",
+                                       "mlperf_log_accuracy.json", "result.json"};
+    expect_files("out/s1/resnet50/Offline/performance/run_1", perf, 4);
+    static const char *const top[] = {"run.json"};
+    expect_files("out/s1/resnet50/Offline", top, 1);
+    static const char *const work[] = {"resnet50-tiny-seed1.onnx",
+                                       "data-seed1-n8/val_map.txt",
+                                       "data-seed1-n8/ILSVRC2012_val_00000008.JPEG"};
+    expect_files("out/.inferbench/resnet50", work, 3);
+    ib_free(o);
+    ib_free(e);
+    /* the default benchmark and scenario: resnet50 Offline */
+    rc = run("--quick --system s2 --output-dir out");
+    ASSERT_TRUE(rc == 0 || rc == 3);
+    expect_files("out/s2/resnet50/Offline", top, 1);
+}
+
+TEST_TIMEOUT(cli_bench_submission_and_json, 240)
+{
+    int rc = run("--mode submission --scenario offline --quick --system s --output-dir out");
+    ASSERT_TRUE(rc == 0 || rc == 3);
+    char *o = slurp("out.txt");
+    ASSERT_STR_CONTAINS(o, "Accuracy (resnet50): accuracy=");
+    ASSERT_STR_CONTAINS(o, "target 75.695: not applicable (random weights)");
+    ib_free(o);
+    static const char *const acc[] = {"accuracy.txt", "mlperf_log_summary.txt",
+                                      "mlperf_log_detail.txt", "mlperf_log_accuracy.json"};
+    expect_files("out/s/resnet50/Offline/accuracy", acc, 4);
+    static const char *const perf[] = {"mlperf_log_summary.txt", "mlperf_log_detail.txt"};
+    expect_files("out/s/resnet50/Offline/performance/run_1", perf, 2);
+    char *a = slurp("out/s/resnet50/Offline/accuracy/accuracy.txt");
+    ASSERT_TRUE(strncmp(a, "accuracy=", 9) == 0);
+    ASSERT_STR_CONTAINS(a, "%, good=");
+    ASSERT_STR_CONTAINS(a, ", total=8\nhash=");
+    ib_free(a);
+
+    /* --json: run.json on stdout, valid JSON with the run's facts; accuracy mode exits 0
+     * with a synthetic model (its accuracy target does not apply) */
+    ASSERT_INT_EQ(run("--mode accuracy --json --system j --output-dir out"), 0);
+    json_error_t je;
+    json_t *j = json_load_file("out.txt", 0, &je);
+    ASSERT_NOT_NULL(j);
+    ASSERT_STR_EQ(json_string_value(json_object_get(j, "benchmark")), "resnet50");
+    ASSERT_STR_EQ(json_string_value(json_object_get(j, "scenario")), "Offline");
+    ASSERT_STR_EQ(json_string_value(json_object_get(j, "mode")), "AccuracyOnly");
+    ASSERT_TRUE(json_is_false(json_object_get(j, "submittable")));
+    ASSERT_TRUE(json_array_size(json_object_get(j, "labels")) >= 2);
+    json_t *acc_obj = json_object_get(j, "accuracy");
+    ASSERT_NOT_NULL(acc_obj);
+    ASSERT_STR_CONTAINS(json_string_value(json_object_get(acc_obj, "line")), ", total=8");
+    ASSERT_INT_EQ(json_integer_value(json_object_get(json_object_get(j, "data"), "samples")), 8);
+    ASSERT_TRUE(json_is_true(json_object_get(json_object_get(j, "model"), "synthetic")));
+    json_decref(j);
+}
+
+TEST_TIMEOUT(cli_bench_user_model_and_data, 240)
+{
+    /* the tiny model and a dataset written by hand (not synthetic to the harness) */
+    ASSERT_INT_EQ(run("--mode accuracy --system a --output-dir first"), 0);
+    ASSERT_OK(ib_imagenet_synthesize("mydata", 4, 11, NULL));
+    int rc = run("--model first/.inferbench/resnet50/resnet50-tiny-seed1.onnx --data mydata "
+                 "--mode accuracy --system b --output-dir out");
+    /* a real model scoring below the target exits 3 */
+    ASSERT_INT_EQ(rc, 3);
+    char *o = slurp("out.txt");
+    ASSERT_STR_CONTAINS(o, "Model: first/.inferbench/resnet50/resnet50-tiny-seed1.onnx\n");
+    ASSERT_STR_CONTAINS(o, "Data:  mydata\n");
+    ASSERT_STR_CONTAINS(o, "target 75.695: NOT met");
+    ASSERT_STR_CONTAINS(o, ", total=4");
+    ib_free(o);
+    /* a model of another shape: refused, naming what resnet50 expects */
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "N,4");
+    ib_build_output(b, IB_BUILD_OP(b, "Relu", "", x), "y", IB_DTYPE_FLOAT32, "N,4");
+    ASSERT_OK(ib_build_write_file(b, "other.onnx", NULL, NULL));
+    ib_build_destroy(b);
+    ASSERT_INT_EQ(run("--model other.onnx --output-dir out"), 2);
+    char *e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "input 'x' is not float32 [N,3,224,224]");
+    ib_free(e);
+    /* not an ONNX file at all */
+    ASSERT_OK(ib_file_write_all("junk.onnx", "hello", 5, NULL));
+    ASSERT_INT_EQ(run("--model junk.onnx --output-dir out"), 2);
+    e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "junk.onnx");
+    ib_free(e);
+}
+
+TEST_TIMEOUT(cli_bench_bad_data, 240)
+{
+    ASSERT_OK(ib_imagenet_synthesize("d", 3, 2, NULL));
+    const char *bad = "ILSVRC2012_val_00000001.JPEG 1\nILSVRC2012_val_00000002.JPEG x\n";
+    ASSERT_OK(ib_file_write_all("d/val_map.txt", bad, strlen(bad), NULL));
+    ASSERT_INT_EQ(run("--data d --output-dir out"), 2);
+    char *e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "d/val_map.txt:2: label \"x\" is not an integer in 0..999");
+    ib_free(e);
+    /* a corrupt JPEG is found when the QSL loads it; the run stops with its name */
+    const char *good = "ILSVRC2012_val_00000001.JPEG 1\nILSVRC2012_val_00000002.JPEG 2\n"
+                       "ILSVRC2012_val_00000003.JPEG 3\n";
+    ASSERT_OK(ib_file_write_all("d/val_map.txt", good, strlen(good), NULL));
+    ASSERT_OK(ib_file_write_all("d/ILSVRC2012_val_00000003.JPEG", "\xff\xd8garbage", 9, NULL));
+    int rc = run("--data d --mode accuracy --output-dir out");
+    ASSERT_INT_EQ(rc, 2);
+    e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "d/ILSVRC2012_val_00000003.JPEG");
+    ib_free(e);
+    ASSERT_INT_EQ(run("--data nowhere --output-dir out"), 2);
+    e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "nowhere: not a folder");
+    ib_free(e);
+    remove("d/ILSVRC2012_val_00000002.JPEG");
+    ASSERT_INT_EQ(run("--data d --output-dir out"), 2);
+    e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "ILSVRC2012_val_00000002.JPEG: missing (listed at d/val_map.txt:2)");
+    ib_free(e);
+}
+
+static void usage_error(const char *args, const char *want)
+{
+    int rc = cli(args);
+    if (rc != 2)
+        ib_test_fail(__FILE__, __LINE__, "'%s' exited %d, expected 2", args, rc);
+    char *e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, want);
+    ib_free(e);
+}
+
+TEST(cli_bench_usage_errors)
+{
+    usage_error("run --benchmark nope --output-dir o", "unknown benchmark 'nope' (built in: "
+                                                       "resnet50");
+    usage_error("run --benchmark resnet50 --scenario Bogus --output-dir o", "unknown scenario");
+    usage_error("run --precision fp64 --output-dir o", "--precision: 'fp64'");
+    usage_error("run --payload-dtype float16 --tiny --output-dir o",
+                "payload dtype float16 is not one its accuracy script reads");
+    usage_error("run --benchmark resnet50", "--output-dir is required");
+    usage_error("run --sut null --benchmark resnet50 --output-dir o", "exclude each other");
+    usage_error("run --threads 0 --output-dir o", "--threads: '0'");
+    usage_error("run --batch abc --output-dir o", "--batch: 'abc'");
+    usage_error("run --backend nosuch --output-dir o", "--backend nosuch");
+    usage_error("run --system a/b --tiny --output-dir o", "--system 'a/b'");
+    usage_error("run --sut null --scenario Offline --quick --output-dir o", "need --benchmark");
+    ASSERT_INT_EQ(cli("run --help"), 0);
+    char *o = slurp("out.txt");
+    ASSERT_STR_CONTAINS(o, "--benchmark ID");
+    ASSERT_STR_CONTAINS(o, "input_tensor:0 -> ArgMax:0");
+    ib_free(o);
+}
+
+TEST(cli_bench_null_sut_still_works)
+{
+    int rc = cli("run --sut null --scenario Offline --min-duration-ms 10 --total-samples 64 "
+                 "--output-dir nul");
+    ASSERT_TRUE(rc == 0 || rc == 3);
+    char *o = slurp("out.txt");
+    ASSERT_STR_CONTAINS(o, "Scenario : Offline");
+    ASSERT_STR_CONTAINS(o, "null SUT");
+    ib_free(o);
+    ASSERT_TRUE(ib_path_exists("nul/mlperf_log_detail.txt"));
+}
