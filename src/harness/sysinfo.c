@@ -220,6 +220,8 @@ static void storage(ctx *c)
         return;
     double total = 0;
     char types[256] = "";
+    const char *kinds[4];
+    int nkinds = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         const char *n = e->d_name;
@@ -244,7 +246,11 @@ static void storage(ctx *c)
                          : rot && rot[0] == '1' ? "HDD (rotational)"
                                                 : "";
         ib_free(rot);
-        if (ty[0] && !strstr(types, ty)) {
+        bool seen = false; /* whole items: "SSD" is not "NVMe SSD" */
+        for (int k = 0; k < nkinds; k++)
+            seen |= kinds[k] == ty;
+        if (ty[0] && !seen && nkinds < 4) {
+            kinds[nkinds++] = ty;
             size_t used = strlen(types);
             snprintf(types + used, sizeof types - used, "%s%s", used ? ", " : "", ty);
         }
