@@ -55,7 +55,7 @@ ib_lg_sut ib_hsut_table(ib_hsut *s);
 int ib_hsut_take_error(ib_hsut *s, ib_err *err);
 
 /* Warm-up figures: samples/s of all workers at max_batch (sum of the workers' rates) and
- * the latency of one batch-1 run (median of the workers). */
+ * the latency of one batch-1 run (the slowest worker's); each from a second run. */
 double ib_hsut_warmup_rate(const ib_hsut *s);
 int64_t ib_hsut_warmup_latency_ns(const ib_hsut *s);
 /* The session description of worker 0, model 0 (borrowed; for run.json). */
