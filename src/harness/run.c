@@ -234,10 +234,10 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     stage(o, "%s test (%s) -> %s", ib_lg_mode_name(mode), ib_lg_scenario_name(o->scenario), dir);
     memset(res, 0, sizeof *res);
     rc = ib_lg_test_run(t, &sut, &qsl, res, err);
-    ib_lg_test_destroy(t);
     ib_err werr;
     ib_err_clear(&werr);
-    int wrc = ib_hsut_take_error(c->sut, &werr);
+    int wrc = ib_hsut_take_error(c->sut, &werr); /* workers are done with t after this */
+    ib_lg_test_destroy(t);
     if (wrc) { /* the worker's failure is the cause; the loadgen only saw an abort */
         if (err)
             *err = werr;

@@ -57,6 +57,8 @@ struct ib_hsut {
     ib_lg_test *test;
     bool stop;
     int ready, started_ok;
+    int busy;          /* workers inside process() (they may touch the test) */
+    ib_cond idle_cv;   /* signalled when busy drops to 0 */
     /* errors */
     int rc;
     ib_err err;
@@ -302,21 +304,29 @@ static void *worker_main(void *arg)
         s->head = (s->head + n) % s->cap;
         s->count -= n;
         ib_lg_test *test = s->test;
+        s->busy++;
         if (s->count)
             ib_cond_signal(&s->cv);
         ib_mutex_unlock(&s->mu);
         ib_err e;
         ib_err_clear(&e);
         int rc = process(w, n, test, &e);
-        ib_mutex_lock(&s->mu);
-        if (rc && !s->failed) {
-            s->failed = true;
-            s->rc = rc;
-            ib_err_set(&s->err, rc, "worker %d: %s", w->id, e.msg);
-            ib_mutex_unlock(&s->mu);
-            ib_lg_test_abort(test);
+        if (rc) {
+            bool first;
             ib_mutex_lock(&s->mu);
+            first = !s->failed;
+            if (first) {
+                s->failed = true;
+                s->rc = rc;
+                ib_err_set(&s->err, rc, "worker %d: %s", w->id, e.msg);
+            }
+            ib_mutex_unlock(&s->mu);
+            if (first)
+                ib_lg_test_abort(test); /* still busy: the test outlives this call */
         }
+        ib_mutex_lock(&s->mu);
+        if (--s->busy == 0)
+            ib_cond_broadcast(&s->idle_cv);
     }
     ib_mutex_unlock(&s->mu);
     return NULL;
@@ -370,12 +380,15 @@ ib_lg_sut ib_hsut_table(ib_hsut *s)
 int ib_hsut_take_error(ib_hsut *s, ib_err *err)
 {
     ib_mutex_lock(&s->mu);
+    s->count = 0; /* whatever an aborted test left queued is dropped ... */
+    while (s->busy > 0) /* ... and nobody touches the test once this returns */
+        ib_cond_wait(&s->idle_cv, &s->mu);
     int rc = s->rc;
     if (rc && err)
         *err = s->err;
     s->rc = IB_OK;
     s->failed = false;
-    s->count = 0; /* whatever an aborted test left queued */
+    s->test = NULL;
     ib_err_clear(&s->err);
     ib_mutex_unlock(&s->mu);
     return rc;
@@ -460,7 +473,7 @@ int ib_hsut_create(const ib_hsut_opts *o, ib_hsut **out, ib_err *err)
         ib_free(s);
         return ib_err_set(err, rc, "SUT: cannot create a mutex");
     }
-    if (ib_cond_init(&s->cv) || ib_cond_init(&s->ready_cv)) {
+    if (ib_cond_init(&s->cv) || ib_cond_init(&s->ready_cv) || ib_cond_init(&s->idle_cv)) {
         ib_mutex_destroy(&s->mu);
         ib_free(s);
         return ib_err_set(err, IB_ENOMEM, "SUT: cannot create a condition variable");
@@ -540,6 +553,7 @@ void ib_hsut_destroy(ib_hsut *s)
     ib_free(s->calib);
     ib_cond_destroy(&s->cv);
     ib_cond_destroy(&s->ready_cv);
+    ib_cond_destroy(&s->idle_cv);
     ib_mutex_destroy(&s->mu);
     ib_free(s);
 }

@@ -51,7 +51,9 @@ void ib_hsut_destroy(ib_hsut *s);
 /* The loadgen callback table (valid while s lives). */
 ib_lg_sut ib_hsut_table(ib_hsut *s);
 
-/* The first error a worker hit during a test (IB_OK when none); clears it. */
+/* After a test: drop what is still queued, wait until no worker touches the test any more
+ * (call it before ib_lg_test_destroy), then return the first error a worker hit during the
+ * test (IB_OK when none) and clear it. */
 int ib_hsut_take_error(ib_hsut *s, ib_err *err);
 
 /* Warm-up figures: samples/s of all workers at max_batch (sum of the workers' rates) and
