@@ -202,6 +202,27 @@ static int plan_workers(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 
 /* ---- one loadgen test ------------------------------------------------------------------------- */
 
+/* The QSL as the loadgen sees it: unloading first waits for the workers, since after an
+ * abort (a failed batch) the loadgen unloads while other batches may still be running. */
+typedef struct qsl_guard {
+    ib_hqsl *qsl;
+    ib_hsut *sut;
+    ib_lg_qsl inner;
+} qsl_guard;
+
+static int guard_load(void *user, const ib_lg_sample_index *idx, size_t n)
+{
+    qsl_guard *g = user;
+    return g->inner.load_samples(g->inner.user, idx, n);
+}
+
+static int guard_unload(void *user, const ib_lg_sample_index *idx, size_t n)
+{
+    qsl_guard *g = user;
+    ib_hsut_quiesce(g->sut);
+    return g->inner.unload_samples(g->inner.user, idx, n);
+}
+
 static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, const char *dir,
                     ib_lg_result *res, ib_err *err)
 {
@@ -230,7 +251,11 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     if (rc)
         return rc;
     ib_lg_sut sut = ib_hsut_table(c->sut);
-    ib_lg_qsl qsl = ib_hqsl_table(c->qsl);
+    qsl_guard guard = {c->qsl, c->sut, ib_hqsl_table(c->qsl)};
+    ib_lg_qsl qsl = guard.inner;
+    qsl.user = &guard;
+    qsl.load_samples = guard_load;
+    qsl.unload_samples = guard_unload;
     stage(o, "%s test (%s) -> %s", ib_lg_mode_name(mode), ib_lg_scenario_name(o->scenario), dir);
     memset(res, 0, sizeof *res);
     rc = ib_lg_test_run(t, &sut, &qsl, res, err);

@@ -377,6 +377,16 @@ ib_lg_sut ib_hsut_table(ib_hsut *s)
     return t;
 }
 
+void ib_hsut_quiesce(ib_hsut *s)
+{
+    ib_mutex_lock(&s->mu);
+    if (s->failed)
+        s->count = 0; /* an aborted test's samples are never processed */
+    while (s->busy > 0)
+        ib_cond_wait(&s->idle_cv, &s->mu);
+    ib_mutex_unlock(&s->mu);
+}
+
 int ib_hsut_take_error(ib_hsut *s, ib_err *err)
 {
     ib_mutex_lock(&s->mu);

@@ -51,6 +51,10 @@ void ib_hsut_destroy(ib_hsut *s);
 /* The loadgen callback table (valid while s lives). */
 ib_lg_sut ib_hsut_table(ib_hsut *s);
 
+/* Wait until no worker is processing a batch (an aborted test also drops its queue): the
+ * QSL calls this before it unloads samples a worker might still read. */
+void ib_hsut_quiesce(ib_hsut *s);
+
 /* After a test: drop what is still queued, wait until no worker touches the test any more
  * (call it before ib_lg_test_destroy), then return the first error a worker hit during the
  * test (IB_OK when none) and clear it. */
