@@ -72,6 +72,14 @@ static void load_read(load_mark *m)
     }
 }
 
+/* CPU seconds this process used so far (all threads). */
+static double cpu_secs(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Share of all CPUs used by other processes between a and b, in %. */
 static double load_other(const load_mark *a, const load_mark *b)
 {
@@ -175,7 +183,7 @@ static const double g_iter_flops[P_COUNT] = {CHAINS * 32.0, CHAINS * 64.0, CHAIN
 typedef struct peak_job {
     int kind, cpu;
     long iters;
-    double secs, sink;
+    double secs, cpu_secs, sink;
     pthread_barrier_t *bar;
 } peak_job;
 
@@ -185,17 +193,24 @@ static void *peak_thread(void *arg)
     if (j->cpu >= 0)
         ib_thread_pin_self(j->cpu);
     pthread_barrier_wait(j->bar);
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     int64_t t0 = ib_time_ns();
     j->sink = j->kind == P_FP32 ? loop_fp32(j->iters)
               : j->kind == P_BF16 ? loop_bf16(j->iters)
                                   : loop_int8(j->iters);
     j->secs = (double)(ib_time_ns() - t0) * 1e-9;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    j->cpu_secs = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
     return NULL;
 }
 
-/* Aggregate GFLOP/s of `threads` pinned threads running the loop (median of REPS). */
-static double peak_run(int kind, int threads, double *best, double *other)
+/* Aggregate GFLOP/s of `threads` pinned threads running the loop (median of REPS);
+ * *per_cpu: the same per CPU-second actually received (sum over threads of
+ * work / thread CPU time, median), which time slicing by neighbours cannot lower. */
+static double peak_run(int kind, int threads, double *best, double *other, double *per_cpu)
 {
+    double rc[REPS];
     long iters = g_quick ? 2000000 : 20000000;
     double r[REPS];
     load_mark a, b;
@@ -207,13 +222,15 @@ static double peak_run(int kind, int threads, double *best, double *other)
         peak_job jobs[64];
         pthread_t th[64];
         for (int t = 0; t < threads; t++) {
-            jobs[t] = (peak_job){kind, ib_cpu_nth(t % ib_cpu_count()), iters, 0, 0, &bar};
+            jobs[t] = (peak_job){kind, ib_cpu_nth(t % ib_cpu_count()), iters, 0, 0, 0, &bar};
             pthread_create(&th[t], NULL, peak_thread, &jobs[t]);
         }
         double slowest = 0;
+        rc[rep] = 0;
         for (int t = 0; t < threads; t++) {
             pthread_join(th[t], NULL);
             slowest = jobs[t].secs > slowest ? jobs[t].secs : slowest;
+            rc[rep] += (double)iters * g_iter_flops[kind] / jobs[t].cpu_secs * 1e-9;
         }
         pthread_barrier_destroy(&bar);
         r[rep] = (double)threads * (double)iters * g_iter_flops[kind] / slowest * 1e-9;
@@ -221,6 +238,8 @@ static double peak_run(int kind, int threads, double *best, double *other)
     load_read(&b);
     *other = load_other(&a, &b);
     qsort(r, REPS, sizeof r[0], cmp_double);
+    qsort(rc, REPS, sizeof rc[0], cmp_double);
+    *per_cpu = rc[REPS / 2];
     *best = r[REPS - 1];
     return r[REPS / 2];
 }
@@ -364,8 +383,10 @@ static int job_gemm(job *j, const ib_backend_config *cfg, int64_t M, int64_t K, 
     return job_compile(j, "cpu", cfg, a, y, false, err);
 }
 
-/* Median GFLOP/s of REPS repetitions of ~0.25 s (0.05 s quick) of graph_run. */
-static double job_time(job *j, double *best, double *other)
+/* Median GFLOP/s of REPS repetitions of ~0.25 s (0.05 s quick) of graph_run;
+ * *per_cpu: work / (process CPU time / threads) over all repetitions, the
+ * rate with each thread on its own CPU (spin-waits count as CPU time). */
+static double job_time(job *j, int threads, double *best, double *other, double *per_cpu)
 {
     ib_err err;
     ib_backend_graph_run(j->gr, &err); /* warm-up */
@@ -378,6 +399,7 @@ static double job_time(job *j, double *best, double *other)
     load_mark a, b;
     wait_quiet();
     load_read(&a);
+    double c0 = cpu_secs();
     for (int rep = 0; rep < REPS; rep++) {
         t0 = ib_time_ns();
         for (int i = 0; i < iters; i++)
@@ -385,6 +407,7 @@ static double job_time(job *j, double *best, double *other)
         double s = (double)(ib_time_ns() - t0) * 1e-9 / iters;
         r[rep] = j->flops / s * 1e-9;
     }
+    *per_cpu = j->flops * REPS * iters / ((cpu_secs() - c0) / threads) * 1e-9;
     load_read(&b);
     *other = load_other(&a, &b);
     qsort(r, REPS, sizeof r[0], cmp_double);
@@ -392,7 +415,7 @@ static double job_time(job *j, double *best, double *other)
     return r[REPS / 2];
 }
 
-static void kernel_rows(double peak[P_COUNT][3], int max_threads)
+static void kernel_rows(double peak[P_COUNT][3], double peak_cpu[P_COUNT][3], int max_threads)
 {
     static const struct {
         const char *name;
@@ -410,8 +433,8 @@ static void kernel_rows(double peak[P_COUNT][3], int max_threads)
     printf("\n## 2. Kernels through the CPU backend (median of %d; %% of the measured peak of the "
            "same precision and thread count)\n\n",
            REPS);
-    printf("| kernel | prec | threads | GFLOP/s (GOP/s int8) median | best | %% of peak | other "
-           "load %% |\n|---|---|---|---|---|---|---|\n");
+    printf("| kernel | prec | threads | GFLOP/s (GOP/s int8) median | best | %% of peak | per "
+           "CPU-s | %% of peak per CPU-s | other load %% |\n|---|---|---|---|---|---|---|---|---|\n");
     int tlist[2] = {1, max_threads};
     for (size_t r = 0; r < IB_ARRAY_LEN(rows); r++) {
         if (g_quick && rows[r].full)
@@ -435,14 +458,15 @@ static void kernel_rows(double peak[P_COUNT][3], int max_threads)
                                            : job_gemm(&j, &cfg, rows[r].a, rows[r].b, rows[r].c,
                                                       &err);
                 if (rc) {
-                    printf("| %s | %s | %d | failed: %s | | | |\n", rows[r].name, g_pname[p],
+                    printf("| %s | %s | %d | failed: %s | | | | | |\n", rows[r].name, g_pname[p],
                            tlist[ti], err.msg);
                     job_free(&j);
                     continue;
                 }
-                double best, other, med = job_time(&j, &best, &other);
-                printf("| %s | %s | %d | %.1f | %.1f | %.0f %% | %.0f |\n", rows[r].name,
-                       g_pname[p], tlist[ti], med, best, 100.0 * med / peak[p][ti], other);
+                double best, other, pc, med = job_time(&j, tlist[ti], &best, &other, &pc);
+                printf("| %s | %s | %d | %.1f | %.1f | %.0f %% | %.1f | %.0f %% | %.0f |\n",
+                       rows[r].name, g_pname[p], tlist[ti], med, best, 100.0 * med / peak[p][ti],
+                       pc, 100.0 * pc / peak_cpu[p][ti], other);
                 fflush(stdout);
                 job_free(&j);
             }
@@ -450,14 +474,6 @@ static void kernel_rows(double peak[P_COUNT][3], int max_threads)
 }
 
 /* ---- 3. threading --------------------------------------------------------------------- */
-
-/* CPU seconds this process used so far (all threads). */
-static double cpu_secs(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct conc {
     job *j;
@@ -604,26 +620,26 @@ int main(int argc, char **argv)
     printf("# inferbench kernel benchmark: %d CPUs in the affinity mask, threads 1 and %d\n",
            ib_cpu_count(), max_threads);
     printf("\n## 1. Measured peak (%d independent chains per thread, threads pinned)\n\n| prec | "
-           "instruction | threads | GFLOP/s (GOP/s int8) median | best | other load %% |\n"
-           "|---|---|---|---|---|---|\n",
+           "instruction | threads | GFLOP/s (GOP/s int8) median | best | per CPU-s | other load "
+           "%% |\n|---|---|---|---|---|---|---|\n",
            CHAINS);
     static const char *const insn[P_COUNT] = {"vfmadd231ps zmm", "vdpbf16ps zmm", "vpdpbusd zmm"};
-    double peak[P_COUNT][3] = {{0}};
+    double peak[P_COUNT][3] = {{0}}, peak_cpu[P_COUNT][3] = {{0}};
     int tlist[2] = {1, max_threads};
     for (int p = 0; p < P_COUNT; p++) {
         if (!isa_has(p)) {
-            printf("| %s | %s | - | not available on this CPU | | |\n", g_pname[p], insn[p]);
+            printf("| %s | %s | - | not available on this CPU | | | |\n", g_pname[p], insn[p]);
             continue;
         }
         for (int ti = 0; ti < (max_threads > 1 ? 2 : 1); ti++) {
             double best, other;
-            peak[p][ti] = peak_run(p, tlist[ti], &best, &other);
-            printf("| %s | %s | %d | %.1f | %.1f | %.0f |\n", g_pname[p], insn[p], tlist[ti],
-                   peak[p][ti], best, other);
+            peak[p][ti] = peak_run(p, tlist[ti], &best, &other, &peak_cpu[p][ti]);
+            printf("| %s | %s | %d | %.1f | %.1f | %.1f | %.0f |\n", g_pname[p], insn[p],
+                   tlist[ti], peak[p][ti], best, peak_cpu[p][ti], other);
             fflush(stdout);
         }
     }
-    kernel_rows(peak, max_threads);
+    kernel_rows(peak, peak_cpu, max_threads);
     threading(max_threads);
     return 0;
 }
