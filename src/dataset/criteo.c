@@ -134,6 +134,20 @@ fail:
     return rc;
 }
 
+int ib_criteo_trace_check(const char *name, const char *text, size_t len, uint64_t rows,
+                          size_t *n_samples, ib_err *err)
+{
+    ib_criteo c;
+    memset(&c, 0, sizeof c);
+    c.rows = rows;
+    snprintf(c.bin, sizeof c.bin, "the binary file");
+    int rc = parse_trace(&c, name, text, len, err);
+    *n_samples = rc ? 0 : c.n;
+    ib_free(c.start);
+    ib_free(c.first_row);
+    return rc;
+}
+
 void ib_criteo_close(ib_criteo *c)
 {
     if (!c)
@@ -220,10 +234,14 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 int ib_criteo_synthesize(const char *dir, size_t n_samples, unsigned min_pairs,
-                         unsigned max_pairs, uint64_t table_rows, uint64_t seed, ib_err *err)
+                         unsigned max_pairs, const uint64_t *table_rows, uint64_t seed,
+                         ib_err *err)
 {
-    if (!n_samples || !min_pairs || min_pairs > max_pairs || max_pairs > MAX_PAIRS ||
-        !table_rows || table_rows > INT32_MAX)
+    int ok = n_samples && min_pairs && min_pairs <= max_pairs && max_pairs <= MAX_PAIRS &&
+             table_rows;
+    for (int s = 0; ok && s < IB_CRITEO_SPARSE; s++)
+        ok = table_rows[s] && table_rows[s] <= INT32_MAX;
+    if (!ok)
         return ib_err_set(err, IB_EINVAL, "criteo synth: bad sizes");
     int rc = ib_mkdirs(dir, err);
     if (rc)
@@ -244,7 +262,7 @@ int ib_criteo_synthesize(const char *dir, size_t n_samples, unsigned min_pairs,
             for (int d = 0; d < IB_CRITEO_DENSE; d++)
                 put32(r + 4 * (1 + d), (uint32_t)(next(&x) % 1001));
             for (int s = 0; s < IB_CRITEO_SPARSE; s++)
-                put32(r + 4 * (1 + IB_CRITEO_DENSE + s), (uint32_t)(next(&x) % table_rows));
+                put32(r + 4 * (1 + IB_CRITEO_DENSE + s), (uint32_t)(next(&x) % table_rows[s]));
             fwrite(r, 1, sizeof r, fb);
         }
     }

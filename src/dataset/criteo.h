@@ -35,6 +35,12 @@ typedef struct ib_criteo ib_criteo;
 int ib_criteo_open(const char *dir, uint64_t row_cap, ib_criteo **out, ib_err *err);
 void ib_criteo_close(ib_criteo *c);
 
+/* Parse an aggregation trace held in memory against a binary of `rows` rows, as open does
+ * (`name` is the file name in messages); *n_samples = its sample count. For the fuzz
+ * target and tools that check a trace alone. */
+int ib_criteo_trace_check(const char *name, const char *text, size_t len, uint64_t rows,
+                          size_t *n_samples, ib_err *err);
+
 size_t ib_criteo_samples(const ib_criteo *c);
 /* Pair offsets of the samples: start[i]..start[i+1] (n_samples + 1 entries, start[0] = 0). */
 const uint64_t *ib_criteo_pair_starts(const ib_criteo *c);
@@ -48,9 +54,11 @@ int ib_criteo_load(const ib_criteo *c, size_t i, float *dense, int64_t *sparse, 
                    ib_err *err);
 
 /* Write a synthetic dataset into dir (created): n_samples samples of min_pairs..max_pairs
- * pairs (uniform), categorical ids below table_rows, dense counts 0..1000, labels ~25 %
- * positive, all from `seed`. */
+ * pairs (uniform), categorical id of table t below table_rows[t] (26 entries: the official
+ * sizes, so the loader's % row_cap applies as it does to real data; each <= INT32_MAX),
+ * dense counts 0..1000, labels ~25 % positive, all from `seed`. */
 int ib_criteo_synthesize(const char *dir, size_t n_samples, unsigned min_pairs,
-                         unsigned max_pairs, uint64_t table_rows, uint64_t seed, ib_err *err);
+                         unsigned max_pairs, const uint64_t *table_rows, uint64_t seed,
+                         ib_err *err);
 
 #endif

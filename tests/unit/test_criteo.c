@@ -72,9 +72,12 @@ TEST(criteo_reads_rows_with_reference_preprocessing)
 TEST(criteo_synthetic_dataset_round_trips)
 {
     ib_err err;
-    ASSERT_OK_ERR(ib_criteo_synthesize("syn", 20, 100, 700, 1000, 7, &err), &err);
+    uint64_t rows[26];
+    for (int t = 0; t < 26; t++)
+        rows[t] = t == 5 ? 3 : 100000u + (uint64_t)t;
+    ASSERT_OK_ERR(ib_criteo_synthesize("syn", 20, 100, 700, rows, 7, &err), &err);
     ib_criteo *c;
-    ASSERT_OK_ERR(ib_criteo_open("syn", 0, &c, &err), &err);
+    ASSERT_OK_ERR(ib_criteo_open("syn", 1000, &c, &err), &err);
     ASSERT_UINT_EQ(ib_criteo_samples(c), 20);
     const uint64_t *st = ib_criteo_pair_starts(c);
     ASSERT_UINT_EQ(ib_criteo_rows(c), st[20]);
@@ -86,13 +89,16 @@ TEST(criteo_synthetic_dataset_round_trips)
         ASSERT_TRUE(m >= 100 && m <= 700);
         ASSERT_OK_ERR(ib_criteo_load(c, i, dense, sparse, lab, &err), &err);
         for (uint64_t k = 0; k < m; k++) {
-            ASSERT_TRUE(sparse[k * 26] >= 0 && sparse[k * 26] < 1000);
+            ASSERT_TRUE(sparse[k * 26] >= 0 && sparse[k * 26] < 1000); /* % cap */
+            ASSERT_TRUE(sparse[k * 26 + 5] >= 0 && sparse[k * 26 + 5] < 3); /* own table */
             ASSERT_TRUE(dense[k * 13] >= 0 && dense[k * 13] <= (float)log(1001.0));
             pos += lab[k] == 1.0f;
             all++;
         }
     }
     ASSERT_TRUE(pos > all / 8 && pos < all / 2); /* ~25 % clicks */
+    rows[3] = 0;
+    ASSERT_STATUS(ib_criteo_synthesize("syn2", 1, 1, 1, rows, 7, &err), IB_EINVAL);
     ib_criteo_close(c);
 }
 
