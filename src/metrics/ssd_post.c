@@ -1,0 +1,167 @@
+/*
+ * ssd_post.c - SSD-ResNet34 decode + NMS (ssd_r34.py Encoder.scale_back_batch and
+ * decode_single, benchmarks.md §1.2 "Postprocessing (timed)") and the PostProcessCocoPt
+ * payload (ref r1.1 python/coco.py).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "metrics/ssd_post.h"
+
+void ib_ssd_post_params_default(ib_ssd_post_params *p)
+{
+    p->scale_xy = 0.1f;
+    p->scale_wh = 0.2f;
+    p->score_thr = 0.05f;
+    p->nms_iou = 0.5f;
+    p->top_per_class = 200;
+    p->max_out = 200;
+}
+
+float ib_ssd_iou(const float a[4], const float b[4])
+{
+    float iw = fminf(a[2], b[2]) - fmaxf(a[0], b[0]);
+    float ih = fminf(a[3], b[3]) - fmaxf(a[1], b[1]);
+    if (iw < 0)
+        iw = 0; /* calc_iou_tensor: (rb - lt).clamp(min=0) */
+    if (ih < 0)
+        ih = 0;
+    float in = iw * ih;
+    float aa = (a[2] - a[0]) * (a[3] - a[1]), ab = (b[2] - b[0]) * (b[3] - b[1]);
+    float u = aa + ab - in;
+    return u > 0 ? in / u : 0.0f;
+}
+
+/* Stable merge sort of idx by descending key. */
+static void sort_desc(int32_t *idx, size_t n, const float *key, int32_t *tmp)
+{
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = IB_MIN(lo + w, n), hi = IB_MIN(lo + 2 * w, n), a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                tmp[o++] = key[idx[b]] > key[idx[a]] ? idx[b++] : idx[a++];
+            while (a < mid)
+                tmp[o++] = idx[a++];
+            while (b < hi)
+                tmp[o++] = idx[b++];
+        }
+        memcpy(idx, tmp, n * sizeof *idx);
+    }
+}
+
+int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
+                size_t n_class, const ib_ssd_post_params *p, ib_ssd_det *out, size_t *n_out,
+                ib_err *err)
+{
+    *n_out = 0;
+    if (n_class < 2 || p->top_per_class <= 0 || p->max_out <= 0 || n_anchor > INT32_MAX)
+        return ib_err_set(err, IB_EINVAL,
+                          "SSD post-processing: %zu classes (need >= 2 with background 0), "
+                          "top_per_class %d and max_out %d (need > 0)",
+                          n_class, p->top_per_class, p->max_out);
+    size_t na = n_anchor ? n_anchor : 1, per = (size_t)p->top_per_class;
+    float *box = ib_malloc(na * 4 * sizeof *box);
+    float *prob = ib_malloc(na * n_class * sizeof *prob); /* [class][anchor] */
+    int32_t *idx = ib_malloc(na * sizeof *idx), *tmp = ib_malloc(na * sizeof *tmp);
+    uint8_t *alive = ib_malloc(per);
+    size_t cap = (n_class - 1) * per;
+    ib_ssd_det *cand = ib_malloc(cap * sizeof *cand);
+    float *cs = ib_malloc(cap * sizeof *cs);
+    int32_t *ci = ib_malloc(cap * sizeof *ci), *ct = ib_malloc(cap * sizeof *ct);
+    int rc = IB_OK;
+    if (!box || !prob || !idx || !tmp || !alive || !cand || !cs || !ci || !ct) {
+        rc = ib_err_set(err, IB_ENOMEM, "SSD post-processing: out of memory (%zu anchors)",
+                        n_anchor);
+        goto out;
+    }
+    /* scale_back_batch: xy = 0.1 * d * wh_a + xy_a; wh = exp(0.2 * d) * wh_a; xywh -> ltrb */
+    for (size_t a = 0; a < n_anchor; a++) {
+        const float *an = anchors + 4 * a;
+        float cx = p->scale_xy * loc[a] * an[2] + an[0];
+        float cy = p->scale_xy * loc[n_anchor + a] * an[3] + an[1];
+        float w = expf(p->scale_wh * loc[2 * n_anchor + a]) * an[2];
+        float h = expf(p->scale_wh * loc[3 * n_anchor + a]) * an[3];
+        box[4 * a + 0] = cx - 0.5f * w;
+        box[4 * a + 1] = cy - 0.5f * h;
+        box[4 * a + 2] = cx + 0.5f * w;
+        box[4 * a + 3] = cy + 0.5f * h;
+        /* F.softmax over the classes (max-subtracted) */
+        float mx = conf[a];
+        for (size_t c = 1; c < n_class; c++)
+            mx = fmaxf(mx, conf[c * n_anchor + a]);
+        float sum = 0;
+        for (size_t c = 0; c < n_class; c++) {
+            float e = expf(conf[c * n_anchor + a] - mx);
+            prob[c * n_anchor + a] = e;
+            sum += e;
+        }
+        for (size_t c = 0; c < n_class; c++)
+            prob[c * n_anchor + a] /= sum;
+    }
+    /* decode_single: per class (0 = background skipped) */
+    size_t nc = 0;
+    for (size_t c = 1; c < n_class; c++) {
+        const float *sc = prob + c * n_anchor;
+        size_t m = 0;
+        for (size_t a = 0; a < n_anchor; a++)
+            if (sc[a] > p->score_thr) /* mask = score > 0.05 */
+                idx[m++] = (int32_t)a;
+        if (!m)
+            continue;
+        sort_desc(idx, m, sc, tmp);
+        if (m > per)
+            m = per; /* score_idx_sorted[-max_num:] */
+        memset(alive, 1, m);
+        for (size_t i = 0; i < m; i++) {
+            if (!alive[i])
+                continue;
+            const float *bi = box + 4 * (size_t)idx[i];
+            ib_ssd_det *d = &cand[nc++];
+            memcpy(d->box, bi, sizeof d->box);
+            d->score = sc[idx[i]];
+            d->label = (int32_t)c;
+            /* keep only iou < criteria (the pick itself, IoU 1, goes too) */
+            for (size_t j = i + 1; j < m; j++)
+                if (alive[j] && !(ib_ssd_iou(box + 4 * (size_t)idx[j], bi) < p->nms_iou))
+                    alive[j] = 0;
+        }
+    }
+    /* the best max_out overall, in ascending order as scores_out.sort() then [-max_out:] */
+    for (size_t i = 0; i < nc; i++) {
+        cs[i] = cand[i].score;
+        ci[i] = (int32_t)i;
+    }
+    sort_desc(ci, nc, cs, ct);
+    size_t keep = IB_MIN(nc, (size_t)p->max_out);
+    for (size_t i = 0; i < keep; i++)
+        out[i] = cand[ci[keep - 1 - i]];
+    *n_out = keep;
+out:
+    ib_free(box);
+    ib_free(prob);
+    ib_free(idx);
+    ib_free(tmp);
+    ib_free(alive);
+    ib_free(cand);
+    ib_free(cs);
+    ib_free(ci);
+    ib_free(ct);
+    return rc;
+}
+
+void ib_ssd_payload(uint64_t qsl_idx, const ib_ssd_det *dets, size_t n, float *out)
+{
+    /* PostProcessCocoPt: [float(id), box[1], box[0], box[3], box[2], score, float(label)] */
+    for (size_t i = 0; i < n; i++) {
+        const ib_ssd_det *d = &dets[i];
+        float *o = out + 7 * i;
+        o[0] = (float)qsl_idx;
+        o[1] = d->box[1];
+        o[2] = d->box[0];
+        o[3] = d->box[3];
+        o[4] = d->box[2];
+        o[5] = d->score;
+        o[6] = (float)d->label;
+    }
+}

@@ -1,0 +1,61 @@
+/*
+ * ssd_post.h - SSD-ResNet34 post-processing as the reference model's Encoder.decode_batch
+ * (ref r1.1 vision/classification_and_detection/python/models/ssd_r34.py; benchmarks.md §1.2,
+ * timed): box decode with variances 0.1 (centre) / 0.2 (size), softmax over the classes,
+ * per class (background 0 skipped) scores > 0.05, the top 200, greedy NMS at IoU 0.5, then the
+ * best 200 overall; and the accuracy payload PostProcessCocoPt logs (7 float32 per detection).
+ *
+ * Pure functions: no I/O, no global state. Thread-safety: reentrant.
+ */
+#ifndef IB_METRICS_SSD_POST_H
+#define IB_METRICS_SSD_POST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inferbench/status.h"
+
+/* One detection: box normalised ltrb (xmin, ymin, xmax, ymax), label 1..n_class-1. */
+typedef struct ib_ssd_det {
+    float box[4];
+    float score;
+    int32_t label;
+} ib_ssd_det;
+
+typedef struct ib_ssd_post_params {
+    float scale_xy;    /* 0.1: the centre variance */
+    float scale_wh;    /* 0.2: the size variance */
+    float score_thr;   /* 0.05: kept when score > thr */
+    float nms_iou;     /* 0.5: a candidate survives when IoU < this */
+    int top_per_class; /* 200: candidates per class before NMS */
+    int max_out;       /* 200: detections kept overall */
+} ib_ssd_post_params;
+
+/* The reference's values (ssd_r34.py: decode_batch(..., 0.50, 200), max_num 200). */
+void ib_ssd_post_params_default(ib_ssd_post_params *p);
+
+/*
+ * ib_ssd_post - one image. loc is the model's box output [4][n_anchor] (dx, dy, dw, dh; the
+ * Nx4xA layout of ssd_r34), conf the class logits [n_class][n_anchor], anchors [n_anchor][4]
+ * (cx, cy, w, h normalised, the reference's dboxes in xywh). Writes up to p->max_out
+ * detections to out (capacity max_out) and their count to *n_out, in the reference's order:
+ * ascending score (its final sort keeps the last max_out of an ascending sort); where the
+ * max_out cut (or the per-class top cut) falls inside a tie, the lower class, then the earlier
+ * pick (then the lower anchor) is kept: torch.sort leaves tie order unspecified. IB_EINVAL for n_class < 2 or bad
+ * parameters, IB_ENOMEM.
+ */
+int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
+                size_t n_class, const ib_ssd_post_params *p, ib_ssd_det *out, size_t *n_out,
+                ib_err *err);
+
+/*
+ * ib_ssd_payload - the accuracy-log payload of PostProcessCocoPt: per detection the float32s
+ * (qsl_idx, ymin, xmin, ymax, xmax, score, label), detections in the order given. out holds
+ * 7 * n floats; an image without detections logs an empty payload (n = 0).
+ */
+void ib_ssd_payload(uint64_t qsl_idx, const ib_ssd_det *dets, size_t n, float *out);
+
+/* IoU of two ltrb boxes as calc_iou_tensor: no +1, negative overlap clamped to 0. */
+float ib_ssd_iou(const float a[4], const float b[4]);
+
+#endif
