@@ -182,6 +182,9 @@ typedef struct ib_benchmark {
     size_t calib_samples;
     size_t synth_default_samples; /* synthetic dataset size when config.synth_samples == 0 */
     size_t n_models;              /* 1 unless the benchmark has several graphs */
+    /* Rows of the model's batch dimension one sample may take (0 = 1): DLRM feeds one row
+     * per user-item pair, so its sessions take max_batch x this rows per run. */
+    int64_t rows_per_sample_max;
 
     /* Write model k (0 <= k < n_models) with seeded random weights to `path` (.onnx). */
     int (*build_model)(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err);
@@ -228,6 +231,8 @@ typedef struct ib_benchmark {
 /* ---- the table (benchmarks.c) -------------------------------------------------------------- */
 
 extern const ib_benchmark ib_bench_resnet50;
+extern const ib_benchmark ib_bench_dlrm_99;
+extern const ib_benchmark ib_bench_dlrm_99_9;
 
 size_t ib_benchmark_count(void);
 const ib_benchmark *ib_benchmark_at(size_t i);

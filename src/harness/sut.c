@@ -215,7 +215,9 @@ static int worker_sessions(worker *w, ib_err *err)
         so.threads = o->threads_per_worker;
         so.first_cpu = o->pin ? w->id * o->threads_per_worker : -1;
         so.precision = o->precision;
-        so.max_batch = o->max_batch;
+        so.max_batch = o->max_batch * (o->bench->rows_per_sample_max > 1
+                                           ? o->bench->rows_per_sample_max
+                                           : 1);
         if (m == 0 && s->calib_batches) {
             so.calib_inputs = s->calib;
             so.calib_batches = s->calib_batches;

@@ -1,0 +1,82 @@
+/*
+ * test_cli_dlrm.c - `inferbench run --benchmark dlrm-99|dlrm-99.9` end to end with the tiny
+ * DLRM (tables capped at 1,000 rows) on a synthetic Criteo dataset: the submission tree with
+ * accuracy.txt in accuracy-dlrm.py's format over every pair of every sample of the trace,
+ * a Server run, the row cap stated in run.json, and a truncated dataset refused with exit
+ * status 2 naming the file.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "dataset/criteo.h"
+#include "test.h"
+
+static char *slurp(const char *path)
+{
+    char *s = NULL;
+    size_t n = 0;
+    ib_err err;
+    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, &n, &err), &err);
+    return s;
+}
+
+static int run(const char *args)
+{
+    return ib_test_system("%s/inferbench run --tiny --threads 1 --synth-samples 16 "
+                          "--min-duration-ms 300 %s > out.txt 2> err.txt",
+                          ib_test_bin_dir(), args);
+}
+
+TEST_TIMEOUT(cli_dlrm_submission_offline, 240)
+{
+    int rc = run("--benchmark dlrm-99 --quick --mode submission --system s --output-dir out");
+    ASSERT_INT_EQ(rc, 0);
+    char *acc = slurp("out/s/dlrm-99/Offline/accuracy/accuracy.txt");
+    /* every pair of the 16 synthetic samples, as the trace lists them */
+    char *trace = slurp("out/.inferbench/dlrm-99/data-seed1-n16/" IB_CRITEO_TRACE);
+    unsigned long long a, b, c, pairs = 0;
+    int lines = 0;
+    for (char *p = trace; sscanf(p, "%llu, %llu, %llu", &a, &b, &c) == 3; lines++) {
+        pairs += c;
+        p = strchr(p, '\n');
+        if (!p)
+            break;
+        p++;
+    }
+    ASSERT_INT_EQ(lines, 16);
+    char want[96];
+    snprintf(want, sizeof want, ", total=%llu, queries=16\nhash=", pairs);
+    ASSERT_STR_CONTAINS(acc, "AUC=");
+    ASSERT_STR_CONTAINS(acc, want);
+    char *rj = slurp("out/s/dlrm-99/Offline/run.json");
+    ASSERT_STR_CONTAINS(rj, "embedding row cap 1000");
+    ASSERT_STR_CONTAINS(rj, "\"submittable\": false");
+    char *sum = slurp("out/s/dlrm-99/Offline/performance/run_1/mlperf_log_summary.txt");
+    ASSERT_STR_CONTAINS(sum, "Scenario : Offline");
+    ib_free(acc);
+    ib_free(trace);
+    ib_free(rj);
+    ib_free(sum);
+}
+
+TEST_TIMEOUT(cli_dlrm_server_and_bad_data, 240)
+{
+    int rc = run("--benchmark dlrm-99.9 --quick --scenario Server --system s --output-dir out");
+    ASSERT_TRUE(rc == 0 || rc == 3); /* the 30 ms bound on a loaded 2-core machine */
+    char *sum = slurp("out/s/dlrm-99.9/Server/performance/run_1/mlperf_log_summary.txt");
+    ASSERT_STR_CONTAINS(sum, "Scenario : Server");
+    ib_free(sum);
+    /* a truncated binary: 7 bytes short of whole rows */
+    ib_err err;
+    ASSERT_OK_ERR(ib_mkdirs("bad", &err), &err);
+    static const char row[160 * 2 - 7];
+    ASSERT_OK(ib_file_write_all("bad/" IB_CRITEO_BIN, row, sizeof row, &err));
+    ASSERT_OK(ib_file_write_all("bad/" IB_CRITEO_TRACE, "0, 1, 1\n", 8, &err));
+    rc = run("--benchmark dlrm-99 --quick --data bad --output-dir out2");
+    ASSERT_INT_EQ(rc, 2);
+    char *e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, IB_CRITEO_BIN);
+    ASSERT_STR_CONTAINS(e, "not a whole number of 160-byte rows");
+    ib_free(e);
+}
