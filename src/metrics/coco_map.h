@@ -49,4 +49,38 @@ int ib_coco_eval(const ib_coco_gt *gts, size_t n_gt, const ib_coco_det *dts, siz
                  const int64_t *img_ids, size_t n_img, const int64_t *cat_ids, size_t n_cat,
                  double stats[IB_COCO_NSTATS], ib_err *err);
 
+/* What the accuracy script needs of images[i] of the annotations: id and size. */
+typedef struct ib_coco_image_info {
+    int64_t id;
+    int32_t width, height;
+} ib_coco_image_info;
+
+typedef struct ib_coco_accuracy {
+    double stats[IB_COCO_NSTATS]; /* COCOeval.stats; stats[0] is the mAP */
+    size_t records;               /* distinct qsl_idx evaluated */
+    size_t duplicates;            /* records skipped: qsl_idx seen before */
+    size_t detections;            /* detections decoded */
+    size_t idx_mismatches;        /* payload image_idx != qsl_idx (the script prints ERROR) */
+} ib_coco_accuracy;
+
+/*
+ * ib_coco_accuracy_compute - tools/accuracy-coco.py: records in log order, a qsl_idx seen
+ * before skipped; each payload is float32 groups of 7 (image_idx, ymin, xmin, ymax, xmax,
+ * score, label), a payload of fewer than 7 floats means "no detections"; the box is scaled
+ * by images[image_idx]'s height/width in float32 and becomes [xmin, ymin, xmax - xmin,
+ * ymax - ymin]; the label is int(label), mapped through inv_map = [0] + cat_ids when
+ * use_inv_map (--use-inv-map, the 81-label models); COCOeval then runs over the images that
+ * had detections, with all categories of cat_ids. The payload's image_idx is used (as the
+ * script does) even when it differs from qsl_idx; such records are counted.
+ * IB_EFORMAT (naming the record) for a payload that is not a whole number of 7-float groups,
+ * an image_idx outside images[], a label outside inv_map, non-finite values; IB_ENOMEM.
+ */
+int ib_coco_accuracy_compute(const ib_metric_record *records, size_t n,
+                             const ib_coco_image_info *images, size_t n_images,
+                             const ib_coco_gt *gts, size_t n_gt, const int64_t *cat_ids,
+                             size_t n_cat, int use_inv_map, ib_coco_accuracy *out, ib_err *err);
+
+/* The script's line: "mAP=20.004%" (100 * stats[0], 3 decimals, no newline). */
+int ib_coco_accuracy_format(const ib_coco_accuracy *r, char *buf, size_t n);
+
 #endif
