@@ -165,3 +165,35 @@ void ib_ssd_payload(uint64_t qsl_idx, const ib_ssd_det *dets, size_t n, float *o
         o[6] = (float)d->label;
     }
 }
+
+void ib_ssd_r34_anchors(float *out)
+{
+    static const int feat[6] = {50, 25, 13, 7, 3, 3};
+    static const int sc[7] = {21, 45, 99, 153, 207, 261, 315};
+    static const int nar[6] = {1, 2, 2, 2, 1, 1};
+    const int fig = 1200;
+    size_t o = 0;
+    for (int l = 0; l < 6; l++) {
+        int step = fig / feat[l], fk = fig / step;
+        double sk1 = (double)(sc[l] * fig / 300) / fig, sk2 = (double)(sc[l + 1] * fig / 300) / fig;
+        double sk3 = sqrt(sk1 * sk2);
+        double sz[6][2] = {{sk1, sk1}, {sk3, sk3}};
+        int ns = 2;
+        for (int a = 0; a < nar[l]; a++) {
+            double r = sqrt((double)(a + 2)); /* aspect ratios 2, 3 */
+            sz[ns][0] = sk1 * r;
+            sz[ns++][1] = sk1 / r;
+            sz[ns][0] = sk1 / r;
+            sz[ns++][1] = sk1 * r;
+        }
+        for (int s = 0; s < ns; s++)
+            for (int i = 0; i < feat[l]; i++)
+                for (int j = 0; j < feat[l]; j++) {
+                    double v[4] = {(j + 0.5) / fk, (i + 0.5) / fk, sz[s][0], sz[s][1]};
+                    for (int k = 0; k < 4; k++) /* dboxes.clamp_(min=0, max=1) */
+                        out[4 * o + (size_t)k] = (float)(v[k] < 0 ? 0 : v[k] > 1 ? 1 : v[k]);
+                    o++;
+                }
+    }
+    IB_ASSERT(o == IB_SSD_R34_ANCHORS);
+}

@@ -58,4 +58,18 @@ void ib_ssd_payload(uint64_t qsl_idx, const ib_ssd_det *dets, size_t n, float *o
 /* IoU of two ltrb boxes as calc_iou_tensor: no +1, negative overlap clamped to 0. */
 float ib_ssd_iou(const float a[4], const float b[4]);
 
+/* Anchors of SSD-ResNet34 at 1200x1200 (dboxes_R34_coco). */
+enum { IB_SSD_R34_ANCHORS = 15130 };
+
+/*
+ * ib_ssd_r34_anchors - ssd_r34.py dboxes_R34_coco(1200) / DefaultBoxes: feature maps 50, 25,
+ * 13, 7, 3, 3; steps int(1200 / fs); scales int(s * 1200 / 300) for s in 21 45 99 153 207 261
+ * 315; aspect ratios [2], [2,3], [2,3], [2,3], [2], [2]; per map the sizes (sk1, sk1),
+ * (sqrt(sk1 sk2), same), then (sk1 sqrt(a), sk1 / sqrt(a)) and its transpose per ratio, each
+ * over all positions row by row, centre ((x + .5) / fk, (y + .5) / fk) with fk = 1200 // step,
+ * clamped to [0, 1]. Writes IB_SSD_R34_ANCHORS x (cx, cy, w, h) to out; the order is the
+ * one the heads' view(N, 4, -1) + cat produces.
+ */
+void ib_ssd_r34_anchors(float *out);
+
 #endif

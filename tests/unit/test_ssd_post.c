@@ -164,3 +164,32 @@ TEST(ssd_post_rejects_bad_params)
     p.max_out = 0;
     ASSERT_STATUS(ib_ssd_post(loc, conf, anchors, 1, 2, &p, d, &n, &e), IB_EINVAL);
 }
+
+TEST(ssd_post_r34_anchors)
+{
+    static float a[IB_SSD_R34_ANCHORS * 4];
+    ib_ssd_r34_anchors(a);
+    /* level 0 (50x50, step 24, scale 84): first box, then the sqrt(sk1 sk2) size at 2500 */
+    ASSERT_NEAR(a[0], 0.01, 1e-7);
+    ASSERT_NEAR(a[1], 0.01, 1e-7);
+    ASSERT_NEAR(a[2], 84.0 / 1200, 1e-7);
+    ASSERT_NEAR(a[4 * 1 + 0], 0.03, 1e-7); /* x moves first */
+    ASSERT_NEAR(a[4 * 50 + 1], 0.03, 1e-7);
+    ASSERT_NEAR(a[4 * 2500 + 2], sqrt(0.07 * 0.15), 1e-7);
+    /* ratio 2 at level 0: (sk1 sqrt2, sk1 / sqrt2) then transposed */
+    ASSERT_NEAR(a[4 * 5000 + 2], 0.07 * sqrt(2.0), 1e-7);
+    ASSERT_NEAR(a[4 * 7500 + 3], 0.07 * sqrt(2.0), 1e-7);
+    /* level 1 starts at 10000: 25x25, step 48, fk 25 */
+    ASSERT_NEAR(a[4 * 10000 + 0], 0.5 / 25, 1e-7);
+    /* level 2 (13x13, step 92 -> fk 13) starts at 13750 */
+    ASSERT_NEAR(a[4 * 13750 + 0], 0.5 / 13, 1e-7);
+    ASSERT_NEAR(a[4 * 13750 + 2], 396.0 / 1200, 1e-7);
+    /* the last box: level 5, ratio-2 transposed, (2, 2): h = 0.87 sqrt2 clamped to 1 */
+    const float *l = a + 4 * (IB_SSD_R34_ANCHORS - 1);
+    ASSERT_NEAR(l[0], 2.5 / 3, 1e-7);
+    ASSERT_NEAR(l[1], 2.5 / 3, 1e-7);
+    ASSERT_NEAR(l[2], 0.87 / sqrt(2.0), 1e-7);
+    ASSERT_NEAR(l[3], 1.0, 0);
+    for (size_t i = 0; i < IB_SSD_R34_ANCHORS * 4; i++)
+        ASSERT_TRUE(a[i] >= 0 && a[i] <= 1);
+}
