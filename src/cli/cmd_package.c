@@ -193,7 +193,8 @@ static void json_str(const char *text, const char *key, char *out, size_t n)
     out[i] = '\0';
 }
 
-/* Why a run may not be submitted ("" = it may): run.json's submittable flag and labels. */
+/* Why a run may not be submitted (nothing appended = it may): run.json's submittable flag and
+ * labels, and the files the layout needs. */
 static void refusal(const run_dir *r, ib_strbuf *why)
 {
     char path[4096];
@@ -230,6 +231,27 @@ static void refusal(const run_dir *r, ib_strbuf *why)
                             "model (--model FILE.onnx), without --quick\n");
     }
     ib_free(t);
+    /* the files the layout needs (benchmarks.md §2.3), so nothing half-written is left */
+    static const char *const need[] = {
+        "performance/run_1/mlperf_log_summary.txt", "performance/run_1/mlperf_log_detail.txt",
+        "accuracy/mlperf_log_summary.txt",          "accuracy/mlperf_log_detail.txt",
+        "accuracy/accuracy.txt",                    "accuracy/mlperf_log_accuracy.json",
+    };
+    char sub[4096];
+    pathf(sub, sizeof sub, "%s/performance", r->dir);
+    bool perf = ib_path_is_dir(sub);
+    pathf(sub, sizeof sub, "%s/accuracy", r->dir);
+    bool acc = ib_path_is_dir(sub);
+    if (!perf && !acc)
+        ib_strbuf_printf(why, "%s: neither performance/ nor accuracy/ is there\n", r->dir);
+    for (size_t i = 0; i < IB_ARRAY_LEN(need); i++) {
+        if ((i < 2 && !perf) || (i >= 2 && !acc))
+            continue;
+        pathf(sub, sizeof sub, "%s/%s", r->dir, need[i]);
+        if (!ib_path_exists(sub))
+            ib_strbuf_printf(why, "%s: missing; fix: rerun that mode (the run is incomplete)\n",
+                             sub);
+    }
 }
 
 static int mk(const char *dir)

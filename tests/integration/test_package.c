@@ -69,6 +69,13 @@ TEST(package_usage_errors)
                   3);
     assert_contains_file("e.txt", "no readable run.json");
     ASSERT_FALSE(ib_path_exists("S"));
+    /* a run.json that vouches for a run whose logs are gone: refused, nothing half-written */
+    ASSERT_INT_EQ(ib_test_system("mkdir -p Y/s/resnet50/Offline/accuracy && "
+                                 "echo '{\"submittable\": true}' > Y/s/resnet50/Offline/run.json && "
+                                 BIN "package Y --output-dir S 2> e.txt", b),
+                  3);
+    assert_contains_file("e.txt", "accuracy/mlperf_log_accuracy.json: missing");
+    ASSERT_FALSE(ib_path_exists("S"));
 }
 
 TEST_TIMEOUT(package_refuses_synthetic_quick_run, 240)
