@@ -231,6 +231,7 @@ typedef struct ib_benchmark {
 /* ---- the table (benchmarks.c) -------------------------------------------------------------- */
 
 extern const ib_benchmark ib_bench_resnet50;
+extern const ib_benchmark ib_bench_ssd_resnet34;
 extern const ib_benchmark ib_bench_dlrm_99;
 extern const ib_benchmark ib_bench_dlrm_99_9;
 

@@ -12,6 +12,7 @@
 /* Add new entries here (and declare them in benchmark.h). */
 static const ib_benchmark *const g_table[] = {
     &ib_bench_resnet50,
+    &ib_bench_ssd_resnet34,
     &ib_bench_dlrm_99,
     &ib_bench_dlrm_99_9,
 };

@@ -4,6 +4,7 @@
  * the "mAP=..%" line.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,15 +67,17 @@ int ib_coco_accuracy_compute(const ib_metric_record *records, size_t n,
             continue; /* an image without detections */
         for (size_t k = 0; k < nf; k += 7) {
             float v[7];
+            bool finite = true;
             for (int j = 0; j < 7; j++) {
                 v[j] = rd_f32(r->data + 4 * (k + (size_t)j));
-                if (!isfinite(v[j])) {
-                    rc = ib_err_set(err, IB_EFORMAT,
-                                    "accuracy log record %zu (qsl_idx %llu): detection %zu has "
-                                    "a non-finite value",
-                                    i, (unsigned long long)r->qsl_idx, k / 7);
-                    goto out;
-                }
+                finite = finite && isfinite(v[j]);
+            }
+            if (!finite) {
+                /* an overflowed box (exp of a huge offset; random weights do this): the
+                 * script would feed inf/NaN IoUs to COCOeval; it can match nothing, so it
+                 * is dropped and counted instead */
+                out->nonfinite++;
+                continue;
             }
             if (v[0] < 0 || v[0] >= (float)n_images) {
                 rc = ib_err_set(err, IB_EFORMAT,

@@ -249,7 +249,8 @@ int ib_coco_eval(const ib_coco_gt *gts, size_t n_gt, const ib_coco_det *dts, siz
     src_pos = ib_malloc(nmerge * sizeof *src_pos);
     prv = ib_malloc(nmerge * sizeof *prv);
     rcv = ib_malloc(nmerge * sizeof *rcv);
-    if (!prv || !rcv || !ev || !prec || !rec || !ious || !gorder || !gtm || !idx || !tmp || !sc || !src_img ||
+    if (!prv || !rcv || !ev || !prec || !rec || !ious || !gorder || !gtm || !idx || !tmp || !sc ||
+        !src_img ||
         !src_pos)
         goto out;
     double thr[T_N];

@@ -61,6 +61,7 @@ typedef struct ib_coco_accuracy {
     size_t duplicates;            /* records skipped: qsl_idx seen before */
     size_t detections;            /* detections decoded */
     size_t idx_mismatches;        /* payload image_idx != qsl_idx (the script prints ERROR) */
+    size_t nonfinite;             /* detections with a NaN/inf value, dropped (see below) */
 } ib_coco_accuracy;
 
 /*
@@ -72,8 +73,10 @@ typedef struct ib_coco_accuracy {
  * use_inv_map (--use-inv-map, the 81-label models); COCOeval then runs over the images that
  * had detections, with all categories of cat_ids. The payload's image_idx is used (as the
  * script does) even when it differs from qsl_idx; such records are counted.
+ * A detection with a NaN/inf value (an overflowed box decode) is dropped and counted in
+ * nonfinite: it cannot match a ground truth, where the script would pass inf/NaN to COCOeval.
  * IB_EFORMAT (naming the record) for a payload that is not a whole number of 7-float groups,
- * an image_idx outside images[], a label outside inv_map, non-finite values; IB_ENOMEM.
+ * an image_idx outside images[], a label outside inv_map; IB_ENOMEM.
  */
 int ib_coco_accuracy_compute(const ib_metric_record *records, size_t n,
                              const ib_coco_image_info *images, size_t n_images,

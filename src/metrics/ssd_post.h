@@ -41,7 +41,8 @@ void ib_ssd_post_params_default(ib_ssd_post_params *p);
  * detections to out (capacity max_out) and their count to *n_out, in the reference's order:
  * ascending score (its final sort keeps the last max_out of an ascending sort); where the
  * max_out cut (or the per-class top cut) falls inside a tie, the lower class, then the earlier
- * pick (then the lower anchor) is kept: torch.sort leaves tie order unspecified. IB_EINVAL for n_class < 2 or bad
+ * pick (then the lower anchor) is kept: torch.sort leaves tie order unspecified.
+ * IB_EINVAL for n_class < 2 or bad
  * parameters, IB_ENOMEM.
  */
 int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_t n_anchor,

@@ -3,6 +3,7 @@
  * by ib_ssd_payload, scaled by the image size, labels through inv_map, de-duplication,
  * empty payloads, the mAP line, and malformed payloads.
  */
+#include <math.h>
 #include <string.h>
 
 #include "metrics/coco_map.h"
@@ -69,6 +70,10 @@ TEST(coco_acc_bad_payloads)
     p[0] = 1; /* another image than qsl_idx: used, as the script does, and counted */
     ASSERT_OK(ib_coco_accuracy_compute(&r, 1, k_imgs, 2, g, 1, k_cats, 2, 1, &a, &e));
     ASSERT_UINT_EQ(a.idx_mismatches, 1);
+    p[3] = INFINITY; /* an overflowed box: dropped and counted, not an error */
+    ASSERT_OK(ib_coco_accuracy_compute(&r, 1, k_imgs, 2, g, 1, k_cats, 2, 1, &a, &e));
+    ASSERT_UINT_EQ(a.nonfinite, 1);
+    ASSERT_UINT_EQ(a.detections, 0);
     r.qsl_idx = 5;
     ASSERT_STATUS(ib_coco_accuracy_compute(&r, 1, k_imgs, 2, g, 1, k_cats, 2, 1, &a, &e),
                   IB_EFORMAT);
