@@ -128,3 +128,22 @@ TEST_TIMEOUT(ssd_model_tiny_inference_and_post, 300)
     ib_session_destroy(s);
     ib_model_destroy(m);
 }
+
+TEST_TIMEOUT(ssd_model_full_matches_published_size, 120)
+{
+    /* benchmarks.md §1.2: ~20 M parameters (from the r1.1 model definition) and 433 GFLOP
+     * per 1200x1200 image (the MLPerf Inference paper's 433 GOPs) */
+    ib_models_opts o = {1, false};
+    ib_build *b = NULL;
+    ib_err err;
+    ASSERT_OK_ERR(ib_models_ssd_resnet34(&o, &b, &err), &err);
+    ASSERT_OK_ERR(ib_build_write_file(b, "full.onnx", NULL, &err), &err);
+    ib_build_destroy(b);
+    ib_model *m = NULL;
+    ASSERT_OK_ERR(ib_model_load_file("full.onnx", NULL, &m, &err), &err);
+    ib_model_stats st;
+    ASSERT_OK(ib_model_get_stats(m, &st));
+    ASSERT_NEAR((double)st.param_count / 1e6, 20.0, 0.1);
+    ASSERT_NEAR(st.flops / 1e9, 433.0, 1.0);
+    ib_model_destroy(m);
+}
