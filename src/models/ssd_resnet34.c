@@ -14,17 +14,35 @@ static ib_value_id relu(ib_build *b, ib_value_id x)
     return IB_BUILD_OP(b, "Relu", "", x);
 }
 
+/* BatchNormalization (eps 1e-5) with random but sane statistics and gamma in [lo, hi): the
+ * last one of every block gets a small gamma (the "zero-init residual" idea) so activations
+ * stay bounded through 16 residual additions and the random heads give finite box decodes. */
+static ib_value_id bn(ib_build *b, ib_value_id x, int64_t ch, double lo, double hi)
+{
+    static const char *const part[4] = {"scale", "bias", "mean", "var"};
+    ib_fill fills[4] = {ib_fill_uniform(lo, hi), ib_fill_normal(0, 0.1), ib_fill_normal(0, 0.1),
+                        ib_fill_uniform(0.5, 1.5)};
+    char shape[32], wn[64];
+    snprintf(shape, sizeof shape, "%lld", (long long)ch);
+    ib_value_id in[5] = {x};
+    for (int i = 0; i < 4; i++) {
+        /* unique per node: the input value id is unique */
+        snprintf(wn, sizeof wn, "bn%u.%s", (unsigned)x, part[i]);
+        in[i + 1] = ib_build_weight(b, wn, IB_DTYPE_FLOAT32, shape, fills[i]);
+    }
+    return ib_build_op(b, "BatchNormalization", in, 5, "epsilon=1e-5");
+}
+
 /* torchvision BasicBlock: 3x3 (stride s) + BN + ReLU, 3x3 + BN, shortcut (1x1/s + BN when
  * the shape changes), add, ReLU. */
 static ib_value_id basic(ib_build *b, ib_value_id x, int64_t cin, int64_t cout, int64_t stride)
 {
     ib_value_id sc = x;
     if (stride != 1 || cin != cout)
-        sc = ib_build_batchnorm(b, ib_build_conv2d(b, x, cin, cout, 1, stride, 0, 1, false),
-                                cout, 1e-5);
+        sc = bn(b, ib_build_conv2d(b, x, cin, cout, 1, stride, 0, 1, false), cout, 0.5, 1.5);
     ib_value_id y = ib_build_conv2d(b, x, cin, cout, 3, stride, 1, 1, false);
-    y = relu(b, ib_build_batchnorm(b, y, cout, 1e-5));
-    y = ib_build_batchnorm(b, ib_build_conv2d(b, y, cout, cout, 3, 1, 1, 1, false), cout, 1e-5);
+    y = relu(b, bn(b, y, cout, 0.5, 1.5));
+    y = bn(b, ib_build_conv2d(b, y, cout, cout, 3, 1, 1, 1, false), cout, 0.1, 0.3);
     return relu(b, IB_BUILD_OP(b, "Add", "", y, sc));
 }
 
@@ -40,7 +58,7 @@ int ib_models_ssd_resnet34(const ib_models_opts *o, ib_build **out, ib_err *err)
     /* ResNet34 conv1 7x7/2 + BN + ReLU + maxpool 3/2 pad 1: 1200 -> 600 -> 300 */
     int64_t w = 64 / div;
     x = ib_build_conv2d(b, x, 3, w, 7, 2, 3, 1, false);
-    x = relu(b, ib_build_batchnorm(b, x, w, 1e-5));
+    x = relu(b, bn(b, x, w, 0.5, 1.5));
     x = IB_BUILD_OP(b, "MaxPool", "kernel_shape=[3,3] strides=[2,2] pads=[1,1,1,1]", x);
     /* layer1 (3 x 64), layer2 (4 x 128, /2 -> 150), layer3 (6 x 256, stride forced to 1) */
     static const int64_t blocks[3] = {3, 4, 6}, stride[3] = {1, 2, 1};
