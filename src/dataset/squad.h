@@ -72,4 +72,13 @@ int ib_squad_featurize(const ib_squad *s, const ib_wp_vocab *v, const ib_squad_w
                        ib_squad_features *out, ib_err *err);
 void ib_squad_features_free(ib_squad_features *f);
 
+/*
+ * ib_squad_synthesize - write dir/dev-v1.1.json (SYNTHETIC text: n_questions questions, 3
+ * per paragraph, 2 paragraphs per article, paragraph 0 longer than 384 tokens) and the
+ * matching dir/vocab.txt (BERT's special tokens, made-up words, "##s"/"##ed"), from seed.
+ * Answers are spans of their context with answer_start. IB_EINVAL for 0 questions.
+ */
+int ib_squad_synthesize(const char *dir, size_t n_questions, uint64_t seed, ib_err *err);
+
 #endif
+
