@@ -15,6 +15,8 @@ static const ib_benchmark *const g_table[] = {
     &ib_bench_ssd_resnet34,
     &ib_bench_dlrm_99,
     &ib_bench_dlrm_99_9,
+    &ib_bench_bert_99,
+    &ib_bench_bert_99_9,
 };
 
 void ib_bench_config_defaults(ib_bench_config *c)
