@@ -252,3 +252,79 @@ TEST(replay_changed_set_not_reproduced)
     ASSERT_UINT_EQ(r.modes[1].sets_differ, 1);
     ASSERT_STR_CONTAINS(r.modes[1].first_diff, "entry 0 is 2414");
 }
+
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    size_t len;
+    if (ib_file_read_all(path, 0, &text, &len, NULL)) return NULL;
+    return text;
+}
+
+/* Our own runs record their sampling mode (detail log, result.json) and
+ * replay under it. */
+TEST_TIMEOUT(replay_own_run_roundtrip_cli, 120)
+{
+    static const char *const cases[2][3] = {{"libstdc++10", "v1.1", "own10"},
+                                            {"libstdc++11", "current", "own11"}};
+    for (int i = 0; i < 2; i++) {
+        int rc =
+            ib_test_system("%s/inferbench run --sut null --scenario server --mode performance "
+                           "--min-duration-ms 200 --min-query-count 700 --target-qps 2000 "
+                           "--total-samples 5000 --performance-samples 2000 --rng-compat %s "
+                           "--rules %s --quiet --output-dir %s > %s.txt",
+                           ib_test_bin_dir(), cases[i][0], cases[i][1], cases[i][2], cases[i][2]);
+        ASSERT_TRUE(rc == 0 || rc == 3);
+        char p[256];
+        snprintf(p, sizeof p, "%s/mlperf_log_detail.txt", cases[i][2]);
+        char *t = slurp(p);
+        ASSERT_NOT_NULL(t);
+        char want[64];
+        snprintf(want, sizeof want, "\"rng_compat\":\"%s\"", cases[i][0]);
+        ASSERT_STR_CONTAINS(t, want);
+        ib_free(t);
+        snprintf(p, sizeof p, "%s/result.json", cases[i][2]);
+        t = slurp(p);
+        ASSERT_NOT_NULL(t);
+        ASSERT_STR_CONTAINS(t, cases[i][0]);
+        ib_free(t);
+        ASSERT_INT_EQ(ib_test_system("%s/inferbench replay --json %s > %s.json", ib_test_bin_dir(),
+                                     cases[i][2], cases[i][2]),
+                      0);
+        snprintf(p, sizeof p, "%s.json", cases[i][2]);
+        t = slurp(p);
+        ASSERT_NOT_NULL(t);
+        snprintf(want, sizeof want, "\"mode\": \"%s\"", cases[i][0]);
+        ASSERT_STR_CONTAINS(t, want);
+        ASSERT_STR_CONTAINS(t, "\"runs_reproduced\": 1");
+        ib_free(t);
+    }
+}
+
+TEST(replay_cli_exit_codes)
+{
+    const char *b = ib_test_bin_dir();
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench replay 2>/dev/null", b), 2);
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench replay no_such_dir 2>/dev/null", b), 2);
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench replay --help > /dev/null", b), 0);
+    char *text;
+    size_t len;
+    char *dir = copy_run("replay_cli_changed", &text, &len);
+    char *at = strstr(text, "\"loaded_qsl_set\", \"value\": [1414,");
+    ASSERT_NOT_NULL(at);
+    at[strlen("\"loaded_qsl_set\", \"value\": [")] = '2';
+    write_detail(dir, text, len);
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench replay %s > changed.txt", b, dir), 3);
+    char *out = slurp("changed.txt");
+    ASSERT_NOT_NULL(out);
+    ASSERT_STR_CONTAINS(out, "NOT reproduced");
+    ib_free(out);
+    len = drop_line(text, len, "\"key\": \"effective_schedule_rng_seed\"");
+    write_detail(dir, text, len);
+    ib_free(text);
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench replay %s 2> missing.txt", b, dir), 2);
+    out = slurp("missing.txt");
+    ASSERT_NOT_NULL(out);
+    ASSERT_STR_CONTAINS(out, "effective_schedule_rng_seed");
+    ib_free(out);
+}
