@@ -39,13 +39,21 @@ void ib_lg_rng_seed_default(ib_lg_rng *r)
 /* Regenerate all 624 words (the standard "twist"). */
 static void mt_twist(ib_lg_rng *r)
 {
+    /* Three ranges instead of a modulo per word (replaying a 456M-query
+     * Server run draws ~10^9 outputs): k + M wraps from k = N - M on, k + 1
+     * only at k = N - 1. Same words in the same order. */
     uint32_t *mt = r->mt;
-    for (uint32_t k = 0; k < IB_LG_MT_N; k++) {
-        uint32_t y = (mt[k] & MT_UPPER) | (mt[(k + 1) % IB_LG_MT_N] & MT_LOWER);
-        uint32_t v = mt[(k + MT_M) % IB_LG_MT_N] ^ (y >> 1);
-        if (y & 1u) v ^= MT_MATRIX;
-        mt[k] = v;
+    uint32_t k = 0;
+    for (; k < IB_LG_MT_N - MT_M; k++) {
+        uint32_t y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
+        mt[k] = mt[k + MT_M] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX : 0u);
     }
+    for (; k < IB_LG_MT_N - 1; k++) {
+        uint32_t y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
+        mt[k] = mt[k + MT_M - IB_LG_MT_N] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX : 0u);
+    }
+    uint32_t y = (mt[IB_LG_MT_N - 1] & MT_UPPER) | (mt[0] & MT_LOWER);
+    mt[IB_LG_MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX : 0u);
     r->idx = 0;
 }
 
