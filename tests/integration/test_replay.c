@@ -63,7 +63,7 @@ static void walk(const char *dir, counts *c, int depth)
     closedir(d);
 }
 
-TEST(replay_dell_tree_libstdcxx10)
+TEST_TIMEOUT(replay_dell_tree_libstdcxx10, 300)
 {
     char root[4096];
     snprintf(root, sizeof root, "%s", shared_path(DELL));
