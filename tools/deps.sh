@@ -13,7 +13,10 @@ BUILD_PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler libonnx-de
  fonts-dejavu-core"
 TEST_PKGS="libonnx-testdata chromium python3-numpy"
 # python3-pycocotools is not packaged in Debian 12; the COCO conformance test skips without it.
-BENCH_PKGS="python3-torch python3-torchvision hyperfine"
+# libopenblas0-pthread: Debian's torch is built with BLAS_INFO=generic and takes libblas.so.3
+# from the alternatives; without OpenBLAS that is the reference BLAS (2.4 GFLOP/s for a
+# 2048x1024x1024 Linear on 2 threads), which would make the peer unfairly slow.
+BENCH_PKGS="python3-torch python3-torchvision libopenblas0-pthread hyperfine"
 
 groups=${*:-build test}
 want=""
