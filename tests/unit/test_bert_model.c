@@ -14,29 +14,7 @@
 #include "models/bert.h"
 #include "onnx/build.h"
 #include "test.h"
-
-typedef struct hist {
-    const char *op[48];
-    uint64_t n[48];
-    int len;
-} hist;
-
-static void on_op(void *user, const char *op, uint64_t count)
-{
-    hist *h = user;
-    if (h->len < 48) {
-        h->op[h->len] = op;
-        h->n[h->len++] = count;
-    }
-}
-
-static uint64_t count_of(const hist *h, const char *op)
-{
-    for (int i = 0; i < h->len; i++)
-        if (strcmp(h->op[i], op) == 0)
-            return h->n[i];
-    return 0;
-}
+#include "test_op_hist.h"
 
 static ib_model *tiny_bert(void)
 {

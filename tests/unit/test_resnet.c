@@ -17,6 +17,7 @@
 #include "models/models.h"
 #include "onnx/build.h"
 #include "test.h"
+#include "test_op_hist.h"
 
 static ib_model *load_built(ib_build *b, const char *path)
 {
@@ -35,29 +36,6 @@ static ib_model *tiny_model(uint64_t seed)
     ib_err err;
     ASSERT_OK_ERR(ib_models_resnet50(&o, &b, &err), &err);
     return load_built(b, "tiny.onnx");
-}
-
-typedef struct hist {
-    const char *op[32];
-    uint64_t n[32];
-    int len;
-} hist;
-
-static void on_op(void *user, const char *op, uint64_t count)
-{
-    hist *h = user;
-    if (h->len < 32) {
-        h->op[h->len] = op;
-        h->n[h->len++] = count;
-    }
-}
-
-static uint64_t count_of(const hist *h, const char *op)
-{
-    for (int i = 0; i < h->len; i++)
-        if (strcmp(h->op[i], op) == 0)
-            return h->n[i];
-    return 0;
 }
 
 /* Hand count of ResNet50-v1.5 at width 64/div: conv weights, BN channels, MACs. */

@@ -13,29 +13,7 @@
 #include "models/ssd_resnet34.h"
 #include "onnx/build.h"
 #include "test.h"
-
-typedef struct hist {
-    const char *op[32];
-    uint64_t n[32];
-    int len;
-} hist;
-
-static void on_op(void *user, const char *op, uint64_t count)
-{
-    hist *h = user;
-    if (h->len < 32) {
-        h->op[h->len] = op;
-        h->n[h->len++] = count;
-    }
-}
-
-static uint64_t count_of(const hist *h, const char *op)
-{
-    for (int i = 0; i < h->len; i++)
-        if (strcmp(h->op[i], op) == 0)
-            return h->n[i];
-    return 0;
-}
+#include "test_op_hist.h"
 
 static ib_model *tiny(void)
 {
