@@ -48,8 +48,14 @@ static void usage(FILE *f)
             "  --tiny                   the tiny stand-in model (tests)\n"
             "  --seed N                 weights and synthetic data seed (default 1)\n"
             "  --synth-samples N        synthetic dataset size\n"
-            "  --payload-dtype T        accuracy payload dtype (resnet50: float32, int32,\n"
-            "                           int64)\n\n"
+            "  --payload-dtype T        accuracy payload dtype (resnet50: float32, int32,\n");
+    fprintf(f,
+            "                           int64)\n"
+            "  --variant V              entry-specific choice; also spelled:\n"
+            "  --dataset D              3d-unet: brats19 (v1.1, default) or kits19\n"
+            "  --row-cap N              dlrm: embedding rows per table (ids %% N; default\n"
+            "                           100000; the official tables need 40000000)\n"
+            "  --devices LIST           accelerator backends: all (default) or 0,1,2\n\n"
             "Null SUT runs (--sut null):\n"
             "  --sut null               a SUT that completes every query at once (payload =\n"
             "                           the sample's QSL index as uint32 LE)\n"
@@ -110,7 +116,7 @@ enum {
     OPT_MAX_DUR, OPT_MIN_Q, OPT_TIMEOUT, OPT_RECORD, OPT_TRACE, OPT_JSON, OPT_NO_PROGRESS,
     OPT_OUT, OPT_BENCH, OPT_BACKEND, OPT_DATA, OPT_PRECISION, OPT_THREADS, OPT_WORKERS,
     OPT_BATCH, OPT_MAX_WAIT, OPT_QUICK, OPT_SYSTEM, OPT_TINY, OPT_SEED, OPT_SYNTH, OPT_PAYLOAD,
-    OPT_NO_PIN,
+    OPT_NO_PIN, OPT_VARIANT, OPT_DATASET, OPT_ROW_CAP, OPT_DEVICES,
 };
 
 int ib_cmd_run(int argc, char **argv)
@@ -154,6 +160,10 @@ int ib_cmd_run(int argc, char **argv)
         {"synth-samples", required_argument, NULL, OPT_SYNTH},
         {"payload-dtype", required_argument, NULL, OPT_PAYLOAD},
         {"no-pin", no_argument, NULL, OPT_NO_PIN},
+        {"variant", required_argument, NULL, OPT_VARIANT},
+        {"dataset", required_argument, NULL, OPT_DATASET},
+        {"row-cap", required_argument, NULL, OPT_ROW_CAP},
+        {"devices", required_argument, NULL, OPT_DEVICES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -250,6 +260,26 @@ int ib_cmd_run(int argc, char **argv)
         case OPT_QUICK: o.quick = true; break;
         case OPT_TINY: o.tiny = true; break;
         case OPT_NO_PIN: o.no_pin = true; break;
+        case OPT_VARIANT:
+        case OPT_DATASET:
+        case OPT_ROW_CAP: {
+            /* one entry-specific choice; the entry validates it (its errors name the value) */
+            const char *flag = c == OPT_VARIANT ? "--variant" : c == OPT_DATASET ? "--dataset"
+                                                                                  : "--row-cap";
+            if (o.variant)
+                return ib_cli_usage_error(cmd, "%s: already given as %s %s", flag,
+                                          o.variant_opt, o.variant);
+            if (!*optarg)
+                return ib_cli_usage_error(cmd, "%s: empty value", flag);
+            o.variant = optarg;
+            o.variant_opt = flag;
+            break;
+        }
+        case OPT_DEVICES:
+            if (!*optarg)
+                return ib_cli_usage_error(cmd, "--devices: empty value (all or a list: 0,1,2)");
+            o.devices = optarg;
+            break;
         case OPT_THREADS:
         case OPT_WORKERS:
             if ((rc = parse_u64(cmd, c == OPT_THREADS ? "--threads" : "--workers", optarg, &u)))
@@ -306,10 +336,11 @@ int ib_cmd_run(int argc, char **argv)
         return ib_run_benchmark(&o);
     }
     if (o.data_dir || o.backend || o.precision || o.quick || o.tiny || o.system || o.threads ||
-        o.workers || o.batch || o.payload_dtype)
+        o.workers || o.batch || o.payload_dtype || o.variant || o.devices)
         return ib_cli_usage_error(cmd, "--data, --backend, --precision, --quick, --tiny, "
-                                       "--system, --threads, --workers, --batch and "
-                                       "--payload-dtype need --benchmark, not --sut");
+                                       "--system, --threads, --workers, --batch, "
+                                       "--payload-dtype, --variant and --devices need "
+                                       "--benchmark, not --sut");
     if (!have_scenario)
         return ib_cli_usage_error(cmd, "--scenario is required");
     if (strcmp(o.sut, "null") == 0)

@@ -50,6 +50,9 @@ typedef struct ib_run_opts {
     int64_t max_wait_us;       /* -1 = the benchmark's default */
     uint64_t seed;             /* weights and synthetic data (1) */
     uint64_t synth_samples;    /* 0 = the benchmark's default */
+    const char *variant;       /* --variant/--dataset/--row-cap: entry-specific (NULL) */
+    const char *variant_opt;   /* which of those flags gave it (for messages) */
+    const char *devices;       /* --devices all|0,1,2 (accelerator backends; NULL) */
     bool quick, tiny, no_pin;
 } ib_run_opts;
 

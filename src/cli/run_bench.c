@@ -132,6 +132,8 @@ int ib_run_benchmark(const ib_run_opts *o)
     h.cfg.tiny = o->tiny;
     h.cfg.seed = o->seed;
     h.cfg.synth_samples = (size_t)o->synth_samples;
+    h.cfg.variant = o->variant;
+    h.devices = o->devices;
     h.scenario = o->scenario;
     h.mode = o->mode;
     h.model_path = o->model_file;

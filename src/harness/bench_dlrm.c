@@ -14,8 +14,9 @@
  * script reads the labels from the log. Row cap: tables hold min(official rows, cap) rows
  * and ids are taken modulo the cap (the reference's --max-ind-range); default cap 100,000
  * (1,000 with --tiny), stated in the binding note; ib_bench_config.variant = "N" sets
- * another cap (no CLI flag yet; the official model needs 40,000,000, ~96 GB).
+ * another cap (`inferbench run --row-cap N`; the official model needs 40,000,000, ~96 GB).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,28 +39,33 @@ typedef struct dl_state {
     char dense[IB_BENCH_NAME_MAX], sparse[IB_BENCH_NAME_MAX];
 } dl_state;
 
-static uint64_t dl_cap(const ib_bench_config *cfg)
+/* The row cap: --row-cap N (ib_bench_config.variant), else the default. */
+static int dl_cap(const ib_bench_config *cfg, uint64_t *cap, ib_err *err)
 {
-    if (cfg->variant && *cfg->variant) {
-        char *end = NULL;
-        unsigned long long v = strtoull(cfg->variant, &end, 10);
-        if (end && !*end && v > 0)
-            return v;
-    }
-    return cfg->tiny ? DL_TINY_CAP : DL_DEFAULT_CAP;
+    *cap = cfg->tiny ? DL_TINY_CAP : DL_DEFAULT_CAP;
+    if (!cfg->variant || !*cfg->variant)
+        return IB_OK;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(cfg->variant, &end, 10);
+    if (errno || !end || *end || v == 0 || cfg->variant[0] == '-')
+        return ib_err_set(err, IB_EINVAL, "dlrm: --row-cap '%s' is not a positive integer "
+                          "(rows per embedding table, e.g. 40000000 for the official tables)",
+                          cfg->variant);
+    *cap = v;
+    return IB_OK;
 }
 
 static int dl_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
     (void)k;
-    char *end = NULL;
-    if (cfg->variant && *cfg->variant &&
-        (strtoull(cfg->variant, &end, 10) == 0 || !end || *end))
-        return ib_err_set(err, IB_EINVAL, "dlrm: --variant '%s' is not a row cap (a positive "
-                          "integer, e.g. 40000000 for the official tables)", cfg->variant);
+    uint64_t cap = 0;
+    int rc0 = dl_cap(cfg, &cap, err);
+    if (rc0)
+        return rc0;
     ib_models_opts o = {cfg->seed, false};
     ib_build *b = NULL;
-    int rc = ib_models_dlrm(&o, dl_cap(cfg), &b, err);
+    int rc = ib_models_dlrm(&o, cap, &b, err);
     if (rc)
         return rc;
     rc = ib_build_write_file(b, path, NULL, err);
@@ -115,7 +121,11 @@ static int dl_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
     io->outputs[0].dtype = IB_DTYPE_FLOAT32;
     io->outputs[0].max_bytes_per_sample = 2 * DL_MAX_PAIRS * sizeof(float); /* padding */
     io->max_batch = 0;
-    io->params[0] = (int64_t)dl_cap(cfg);
+    uint64_t cap = 0;
+    int crc = dl_cap(cfg, &cap, err);
+    if (crc)
+        return crc;
+    io->params[0] = (int64_t)cap;
     snprintf(io->note, sizeof io->note,
              "inputs %.40s [N,13] + %.40s [N,26], output %.40s; embedding row cap %lld (ids %% cap, "
              "as --max-ind-range)", io->inputs[0].name, io->inputs[1].name, on,

@@ -162,6 +162,11 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_bool(&jw, res->synthetic_model && o->cfg.tiny);
     ib_jw_key(&jw, "seed");
     ib_jw_uint(&jw, o->cfg.seed);
+    ib_jw_key(&jw, "variant");
+    if (o->cfg.variant)
+        ib_jw_string(&jw, o->cfg.variant);
+    else
+        ib_jw_null(&jw);
     ib_jw_key(&jw, "binding");
     ib_jw_string(&jw, res->model_note);
     ib_jw_key(&jw, "session");

@@ -80,3 +80,31 @@ TEST_TIMEOUT(cli_dlrm_server_and_bad_data, 240)
     ASSERT_STR_CONTAINS(e, "not a whole number of 160-byte rows");
     ib_free(e);
 }
+
+/* --row-cap N reaches the entry (the table size and ids % N) and is stated in run.json;
+ * a bad cap and a second entry-specific flag are usage errors (exit 2) naming the flag. */
+TEST_TIMEOUT(cli_dlrm_row_cap_flag, 240)
+{
+    int rc = run("--benchmark dlrm-99 --quick --row-cap 777 --system s --output-dir out");
+    ASSERT_INT_EQ(rc, 0);
+    char *rj = slurp("out/s/dlrm-99/Offline/run.json");
+    ASSERT_STR_CONTAINS(rj, "embedding row cap 777 ");
+    ASSERT_STR_CONTAINS(rj, "\"variant\": \"777\"");
+    ib_free(rj);
+    rc = run("--benchmark dlrm-99 --quick --row-cap 12x --output-dir out2");
+    ASSERT_INT_EQ(rc, 2);
+    char *e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "--row-cap '12x' is not a positive integer");
+    ib_free(e);
+    rc = run("--benchmark dlrm-99 --quick --row-cap 10 --variant 20 --output-dir out3");
+    ASSERT_INT_EQ(rc, 2);
+    e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "--variant: already given as --row-cap 10");
+    ib_free(e);
+    rc = ib_test_system("%s/inferbench run --sut null --scenario Offline --devices 0 "
+                        "--output-dir out4 > out.txt 2> err.txt", ib_test_bin_dir());
+    ASSERT_INT_EQ(rc, 2);
+    e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "need --benchmark");
+    ib_free(e);
+}
