@@ -7,11 +7,9 @@
  * int8 top-1 agreement with fp32 on synthetic ImageNet images through the real
  * pre-processing.
  *
- * Noise (performance.md §9.8): before each measurement the program waits (up to
- * --quiet-wait seconds) for a window where other processes keep the CPUs below 5 % busy,
- * reports the median of --reps runs, the throughput per CPU-second of this process, and
- * flags a measurement taken while other load exceeded 5 % ("contended"). Figures are
- * printed, never asserted.
+ * Noise: see bench_util.h (quiet-window wait up to --quiet-wait s, median of --reps runs,
+ * images per CPU-second, "contended" when other load exceeded 5 %). SSD-ResNet34 has its own
+ * program, bench/models/ssd.c. Figures are printed, never asserted.
  *
  *   build/release/bench/models/models [--threads N] [--batches 1,32] [--precisions
  *       fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--model FILE.onnx]
@@ -32,72 +30,7 @@
 #include "models/models.h"
 #include "onnx/build.h"
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Busy and total jiffies of all CPUs from /proc/stat. */
-static int stat_jiffies(double *busy, double *total)
-{
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f)
-        return -1;
-    unsigned long long v[10] = {0};
-    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
-                   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
-    fclose(f);
-    if (n < 4)
-        return -1;
-    double t = 0;
-    for (int i = 0; i < 8; i++)
-        t += (double)v[i];
-    *total = t;
-    *busy = t - (double)v[3] - (double)v[4]; /* minus idle and iowait */
-    return 0;
-}
-
-/* Wait until the machine is quiet (< 5 % busy over 0.5 s), at most max_s seconds. */
-static double wait_quiet(double max_s)
-{
-    double t_end = now_s() + max_s, frac = 1;
-    while (now_s() < t_end) {
-        double b0, t0, b1, t1;
-        if (stat_jiffies(&b0, &t0))
-            return -1;
-        struct timespec ts = {0, 500000000};
-        nanosleep(&ts, NULL);
-        if (stat_jiffies(&b1, &t1))
-            return -1;
-        frac = t1 > t0 ? (b1 - b0) / (t1 - t0) : 0;
-        if (frac < 0.05)
-            return frac;
-    }
-    return frac;
-}
-
-typedef struct measure {
-    double rate;        /* median images/s */
-    double per_cpu_s;   /* images per CPU-second of this process */
-    double other_load;  /* share of all CPUs busy with other processes during the runs */
-    double runs[16];
-    int nruns;
-} measure;
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 static ib_model *build_model(const char *path)
 {
@@ -187,41 +120,27 @@ static int run_once(ib_session *s, float *x, int64_t batch, int64_t *cls, float 
     return rc;
 }
 
-static int measure_ours(ib_session *s, float *x, int64_t batch, int reps, double seconds,
-                        double quiet_wait, measure *m)
+typedef struct run_ctx {
+    ib_session *s;
+    float *x;
+    int64_t batch;
+    int64_t *cls;
+} run_ctx;
+
+static int run_ctx_fn(void *p)
 {
-    memset(m, 0, sizeof *m);
+    run_ctx *c = p;
+    return run_once(c->s, c->x, c->batch, c->cls, NULL);
+}
+
+static int measure_ours(ib_session *s, float *x, int64_t batch, int reps, double seconds,
+                        double quiet_wait, bu_measure *m)
+{
     int64_t *cls = malloc((size_t)batch * sizeof *cls);
-    if (run_once(s, x, batch, cls, NULL) || run_once(s, x, batch, cls, NULL)) {
-        free(cls);
-        return -1;
-    }
-    double t0 = now_s();
-    run_once(s, x, batch, cls, NULL);
-    double one = now_s() - t0;
-    int iters = (int)fmax(1, seconds / fmax(one, 1e-4));
-    wait_quiet(quiet_wait);
-    double b0, tt0, b1, tt1, cpu0 = cpu_s(), cpu = 0;
-    stat_jiffies(&b0, &tt0);
-    for (int r = 0; r < reps && r < 16; r++) {
-        double c = cpu_s();
-        t0 = now_s();
-        for (int i = 0; i < iters; i++)
-            run_once(s, x, batch, cls, NULL);
-        double dt = now_s() - t0;
-        cpu += cpu_s() - c;
-        m->runs[m->nruns++] = (double)batch * iters / dt;
-    }
-    stat_jiffies(&b1, &tt1);
-    double mine = (cpu_s() - cpu0) * (double)sysconf(_SC_CLK_TCK);
-    m->other_load = tt1 > tt0 ? fmax(0, (b1 - b0 - mine) / (tt1 - tt0)) : 0;
-    double sorted[16];
-    memcpy(sorted, m->runs, sizeof sorted);
-    qsort(sorted, (size_t)m->nruns, sizeof sorted[0], cmp_d);
-    m->rate = sorted[m->nruns / 2];
-    m->per_cpu_s = cpu > 0 ? (double)batch * iters * m->nruns / cpu : 0;
+    run_ctx c = {s, x, batch, cls};
+    int rc = cls ? bu_measure_fn(run_ctx_fn, &c, (double)batch, reps, seconds, quiet_wait, m) : -1;
     free(cls);
-    return 0;
+    return rc;
 }
 
 /* One python run for a precision, all batch sizes; rates[i] for batches[i] (0 on failure). */
@@ -229,44 +148,11 @@ static void measure_torch(const char *python, const char *script, const char *pr
                           const char *batches, int threads, int reps, double quiet_wait,
                           double *rates, double *per_cpu, int nb)
 {
-    for (int i = 0; i < nb; i++)
-        rates[i] = per_cpu[i] = 0;
-    wait_quiet(quiet_wait);
+    bu_wait_quiet(quiet_wait);
     char cmd[8400];
     snprintf(cmd, sizeof cmd, "'%s' '%s' --precision %s --batches %s --threads %d --reps %d",
              python, script, prec, batches, threads, reps);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    char line[4096];
-    int i = 0;
-    while (fgets(line, sizeof line, p) && i < nb) {
-        const char *r = strstr(line, "\"images_per_sec\": ");
-        const char *c = strstr(line, "\"cpu_seconds\": ");
-        const char *n = strstr(line, "\"images\": ");
-        if (!r)
-            continue;
-        rates[i] = strtod(r + 18, NULL);
-        if (c && n) {
-            double cs = strtod(c + 15, NULL), im = strtod(n + 10, NULL);
-            per_cpu[i] = cs > 0 ? im / cs : 0;
-        }
-        i++;
-    }
-    int st = pclose(p);
-    if (st != 0)
-        fprintf(stderr, "models: the PyTorch peer exited with status %d (run: %s)\n", st, cmd);
-}
-
-static void parse_list(const char *s, char out[][16], int *n, int max)
-{
-    *n = 0;
-    while (*s && *n < max) {
-        size_t l = strcspn(s, ",");
-        snprintf(out[*n], 16, "%.*s", (int)l, s);
-        (*n)++;
-        s += l + (s[l] == ',');
-    }
+    bu_run_peer(cmd, rates, per_cpu, nb);
 }
 
 int main(int argc, char **argv)
@@ -348,8 +234,8 @@ int main(int argc, char **argv)
            "GFLOP/s", "img/cpus", "torch img/s", "torch/cpus", "ratio", "notes");
     char plist[4][16], blist[8][16];
     int np = 0, nb = 0;
-    parse_list(precs, plist, &np, 4);
-    parse_list(batches, blist, &nb, 8);
+    bu_parse_list(precs, plist, &np, 4);
+    bu_parse_list(batches, blist, &nb, 8);
     for (int pi = 0; pi < np; pi++) {
         enum ib_precision p;
         if (ib_precision_parse(plist[pi], &p)) {
@@ -357,7 +243,7 @@ int main(int argc, char **argv)
             continue;
         }
         double trates[8] = {0}, tcpu[8] = {0};
-        measure ours[8];
+        bu_measure ours[8];
         for (int bi = 0; bi < nb; bi++) {
             int64_t b = atoll(blist[bi]);
             float *xb = malloc((size_t)b * 3 * 224 * 224 * sizeof *xb);

@@ -1,0 +1,176 @@
+/*
+ * bench_util.h - what the bench/models programs share: clocks, the quiet-window wait, a
+ * median-of-reps measurement of a callback, and running a PyTorch peer script that prints
+ * one JSON line per configuration. Header-only (static functions): every bench/<area>/<name>.c
+ * is its own program (Makefile BENCH_SRCS).
+ *
+ * Noise (performance.md §9.8): before each measurement the caller may wait (up to
+ * quiet_wait seconds) for a window where other processes keep the CPUs below 5 % busy;
+ * measurements report the median of the reps, the items per CPU-second of this process and
+ * the share of the CPUs other processes used meanwhile ("contended" above 5 %). Figures are
+ * printed, never asserted.
+ */
+#ifndef IB_BENCH_MODELS_BENCH_UTIL_H
+#define IB_BENCH_MODELS_BENCH_UTIL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline double bu_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static inline double bu_cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static inline int bu_cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Busy and total jiffies of all CPUs from /proc/stat. */
+static inline int bu_stat_jiffies(double *busy, double *total)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return -1;
+    unsigned long long v[10] = {0};
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+                   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+    fclose(f);
+    if (n < 4)
+        return -1;
+    double t = 0;
+    for (int i = 0; i < 8; i++)
+        t += (double)v[i];
+    *total = t;
+    *busy = t - (double)v[3] - (double)v[4]; /* minus idle and iowait */
+    return 0;
+}
+
+/* Wait until the machine is quiet (< 5 % busy over 0.5 s), at most max_s seconds; returns
+ * the busy share of the last window. */
+static inline double bu_wait_quiet(double max_s)
+{
+    double t_end = bu_now_s() + max_s, frac = 1;
+    while (bu_now_s() < t_end) {
+        double b0, t0, b1, t1;
+        if (bu_stat_jiffies(&b0, &t0))
+            return -1;
+        struct timespec ts = {0, 500000000};
+        nanosleep(&ts, NULL);
+        if (bu_stat_jiffies(&b1, &t1))
+            return -1;
+        frac = t1 > t0 ? (b1 - b0) / (t1 - t0) : 0;
+        if (frac < 0.05)
+            return frac;
+    }
+    return frac;
+}
+
+#define BU_MAX_REPS 16
+
+typedef struct bu_measure {
+    double rate;       /* median items/s */
+    double per_cpu_s;  /* items per CPU-second of this process */
+    double other_load; /* share of all CPUs busy with other processes during the runs */
+    double runs[BU_MAX_REPS];
+    int nruns;
+} bu_measure;
+
+/* One call of the measured work: returns 0 on success. */
+typedef int (*bu_fn)(void *ctx);
+
+/* Two warm-up calls, one timed call to size the reps to ~seconds each, then reps timed
+ * runs; items = what one call processes (images, samples). */
+static inline int bu_measure_fn(bu_fn fn, void *ctx, double items, int reps, double seconds,
+                                double quiet_wait, bu_measure *m)
+{
+    memset(m, 0, sizeof *m);
+    if (fn(ctx) || fn(ctx))
+        return -1;
+    double t0 = bu_now_s();
+    if (fn(ctx))
+        return -1;
+    double one = bu_now_s() - t0;
+    int iters = (int)fmax(1, seconds / fmax(one, 1e-4));
+    bu_wait_quiet(quiet_wait);
+    double b0 = 0, tt0 = 0, b1 = 0, tt1 = 0, cpu0 = bu_cpu_s(), cpu = 0;
+    bu_stat_jiffies(&b0, &tt0);
+    for (int r = 0; r < reps && r < BU_MAX_REPS; r++) {
+        double c = bu_cpu_s();
+        t0 = bu_now_s();
+        for (int i = 0; i < iters; i++)
+            if (fn(ctx))
+                return -1;
+        double dt = bu_now_s() - t0;
+        cpu += bu_cpu_s() - c;
+        m->runs[m->nruns++] = items * iters / dt;
+    }
+    bu_stat_jiffies(&b1, &tt1);
+    double mine = (bu_cpu_s() - cpu0) * (double)sysconf(_SC_CLK_TCK);
+    m->other_load = tt1 > tt0 ? fmax(0, (b1 - b0 - mine) / (tt1 - tt0)) : 0;
+    double sorted[BU_MAX_REPS];
+    memcpy(sorted, m->runs, sizeof sorted);
+    qsort(sorted, (size_t)m->nruns, sizeof sorted[0], bu_cmp_d);
+    m->rate = sorted[m->nruns / 2];
+    m->per_cpu_s = cpu > 0 ? items * iters * m->nruns / cpu : 0;
+    return 0;
+}
+
+/* Run a peer command that prints one JSON line per configuration with "images_per_sec",
+ * "cpu_seconds" and "images"; rates[i]/per_cpu[i] for line i (0 when missing). Returns the
+ * number of lines read; a non-zero exit of the peer is reported on stderr. */
+static inline int bu_run_peer(const char *cmd, double *rates, double *per_cpu, int n)
+{
+    for (int i = 0; i < n; i++)
+        rates[i] = per_cpu[i] = 0;
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    char line[4096];
+    int i = 0;
+    while (fgets(line, sizeof line, p) && i < n) {
+        const char *r = strstr(line, "\"images_per_sec\": ");
+        const char *c = strstr(line, "\"cpu_seconds\": ");
+        const char *k = strstr(line, "\"images\": ");
+        if (!r)
+            continue;
+        rates[i] = strtod(r + 18, NULL);
+        if (c && k) {
+            double cs = strtod(c + 15, NULL), im = strtod(k + 10, NULL);
+            per_cpu[i] = cs > 0 ? im / cs : 0;
+        }
+        i++;
+    }
+    int st = pclose(p);
+    if (st != 0)
+        fprintf(stderr, "bench: the PyTorch peer exited with status %d (run: %s)\n", st, cmd);
+    return i;
+}
+
+/* Split "a,b,c" into out[] (at most max items of 15 characters). */
+static inline void bu_parse_list(const char *s, char out[][16], int *n, int max)
+{
+    *n = 0;
+    while (*s && *n < max) {
+        size_t l = strcspn(s, ",");
+        snprintf(out[*n], 16, "%.*s", (int)l, s);
+        (*n)++;
+        s += l + (s[l] == ',');
+    }
+}
+
+#endif
