@@ -27,18 +27,7 @@
 #include "models/dlrm.h"
 #include "onnx/build.h"
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench_util.h"
 
 typedef struct triad_arg {
     double *a, *b, *c;
@@ -72,7 +61,7 @@ static double triad_gbs(int threads)
         pthread_t th[64];
         triad_arg arg[64];
         int nt = threads < 64 ? threads : 64;
-        double t0 = now_s();
+        double t0 = bu_now_s();
         for (int k = 0; k < nt; k++) {
             arg[k] = (triad_arg){a, b, c, n * (size_t)k / (size_t)nt,
                                  n * (size_t)(k + 1) / (size_t)nt, 1};
@@ -80,7 +69,7 @@ static double triad_gbs(int threads)
         }
         for (int k = 0; k < nt; k++)
             pthread_join(th[k], NULL);
-        double gbs = 24.0 * (double)n / (now_s() - t0) / 1e9;
+        double gbs = 24.0 * (double)n / (bu_now_s() - t0) / 1e9;
         best = fmax(best, gbs);
     }
     volatile double sink = a[n / 2];
@@ -194,17 +183,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "dlrm: run: %s\n", err.msg);
             return 1;
         }
-    double t0 = now_s();
+    double t0 = bu_now_s();
     ib_session_run(s, in, 2, &ov, 1, &err);
-    int iters = (int)fmax(1, seconds / fmax(now_s() - t0, 1e-4));
+    int iters = (int)fmax(1, seconds / fmax(bu_now_s() - t0, 1e-4));
     double runs[16];
     for (int r = 0; r < reps; r++) {
-        t0 = now_s();
+        t0 = bu_now_s();
         for (int i = 0; i < iters; i++)
             ib_session_run(s, in, 2, &ov, 1, &err);
-        runs[r] = (double)batch * iters / (now_s() - t0);
+        runs[r] = (double)batch * iters / (bu_now_s() - t0);
     }
-    qsort(runs, (size_t)reps, sizeof runs[0], cmp_d);
+    qsort(runs, (size_t)reps, sizeof runs[0], bu_cmp_d);
     double ours = runs[reps / 2];
     double emb_bytes = 26.0 * 128 * 4;
     double triad = triad_gbs(threads);
