@@ -155,13 +155,26 @@ static ib_value_id embeddings(bert_ctx *c, ib_value_id seg)
 
 int ib_models_bert(const ib_models_opts *o, ib_build **out, ib_err *err)
 {
+    ib_bert_config cfg;
+    ib_models_bert_config(o && o->tiny, &cfg);
+    return ib_models_bert_with(&cfg, o ? o->seed : 1, out, err);
+}
+
+int ib_models_bert_with(const ib_bert_config *cfg, uint64_t seed, ib_build **out, ib_err *err)
+{
     *out = NULL;
+    if (cfg->layers < 1 || cfg->hidden < 1 || cfg->heads < 1 || cfg->hidden % cfg->heads ||
+        cfg->ffn < 1 || cfg->vocab < 1 || cfg->max_positions < 1 || cfg->type_vocab < 1)
+        return ib_err_set(err, IB_EINVAL,
+                          "bert: bad configuration (layers %lld, hidden %lld, heads %lld, ffn "
+                          "%lld): every size must be >= 1 and hidden a multiple of heads",
+                          (long long)cfg->layers, (long long)cfg->hidden, (long long)cfg->heads,
+                          (long long)cfg->ffn);
     ib_build *b = NULL;
-    int rc = ib_build_create(o ? o->seed : 1, 11, &b);
+    int rc = ib_build_create(seed, 11, &b);
     if (rc)
         return ib_err_set(err, rc, "bert: cannot create the ONNX builder");
-    bert_ctx c = {.b = b};
-    ib_models_bert_config(o && o->tiny, &c.c);
+    bert_ctx c = {.b = b, .c = *cfg};
     int64_t H = c.c.hidden, heads = c.c.heads;
     c.ids = ib_build_input(b, IB_BERT_INPUT_IDS, IB_DTYPE_INT64, "batch_size,seq_length");
     ib_value_id mask = ib_build_input(b, IB_BERT_INPUT_MASK, IB_DTYPE_INT64, "batch_size,seq_length");

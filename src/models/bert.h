@@ -53,4 +53,9 @@ void ib_models_bert_config(bool tiny, ib_bert_config *out);
  */
 int ib_models_bert(const ib_models_opts *o, struct ib_build **out, ib_err *err);
 
+/* The same graph for any configuration (e.g. BERT-Large widths with fewer layers, for a quick
+ * benchmark at the real shapes). IB_EINVAL for a size < 1 or hidden not a multiple of heads. */
+int ib_models_bert_with(const ib_bert_config *cfg, uint64_t seed, struct ib_build **out,
+                        ib_err *err);
+
 #endif

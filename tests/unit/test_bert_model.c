@@ -154,3 +154,40 @@ TEST_TIMEOUT(bert_model_tiny_inference_mask_and_length, 120)
     ASSERT_DBL_GE(diff, 1e-4);
     ib_model_destroy(m);
 }
+
+/* ib_models_bert_with (what bench/models/bert --quick builds: BERT-Large widths, fewer
+ * layers): the graph follows the configuration, and bad sizes are refused by name. */
+TEST(bert_model_custom_config)
+{
+    ib_bert_config c;
+    ib_models_bert_config(true, &c);
+    c.layers = 3;
+    ib_build *b = NULL;
+    ib_err err;
+    ASSERT_OK_ERR(ib_models_bert_with(&c, 3, &b, &err), &err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/bert3.onnx", ib_test_tmpdir());
+    ASSERT_OK_ERR(ib_build_write_file(b, path, NULL, &err), &err);
+    ib_build_destroy(b);
+    ib_model *m = NULL;
+    ASSERT_OK_ERR(ib_model_load_file(path, NULL, &m, &err), &err);
+    hist h = {0};
+    ib_model_op_histogram(m, on_op, &h);
+    ASSERT_UINT_EQ(count_of(&h, "MatMul"), 3 * 8 + 1);
+    ASSERT_UINT_EQ(count_of(&h, "Softmax"), 3);
+    ib_model_stats st;
+    ASSERT_OK(ib_model_get_stats(m, &st));
+    ASSERT_UINT_GE(st.param_count, hand_params(&c));
+    ASSERT_UINT_LE(st.param_count, hand_params(&c) + 64);
+    ib_model_destroy(m);
+
+    ib_bert_config bad = c;
+    bad.heads = 3; /* 128 is not a multiple of 3 */
+    b = (ib_build *)&bad;
+    ASSERT_STATUS(ib_models_bert_with(&bad, 1, &b, &err), IB_EINVAL);
+    ASSERT_NULL(b);
+    ASSERT_STR_CONTAINS(err.msg, "multiple of heads");
+    bad = c;
+    bad.layers = 0;
+    ASSERT_STATUS(ib_models_bert_with(&bad, 1, &b, &err), IB_EINVAL);
+}
