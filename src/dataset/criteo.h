@@ -9,7 +9,8 @@
  * Pre-processing is the reference's CriteoBinDataset: dense = log(x + 1) as float32,
  * categorical = id % row_cap (the reference's --max-ind-range; 0 = no cap), labels as
  * float32. Rows are read on demand with pread, so the 14 GB official file is never held
- * whole. Raw TSV day files are not read here (preprocess them with the reference pipeline).
+ * whole. Raw TSV day files are converted to this layout first (criteo_tsv.h, `inferbench
+ * convert criteo-tsv`).
  *
  * Thread-safety: open/close on one thread; ib_criteo_load may run concurrently.
  */
