@@ -64,6 +64,9 @@ static void cpu_destroy(void *ctx)
     if (!c)
         return;
     dnnl_engine_destroy(c->eng);
+    for (size_t i = 0; i < c->wconv.len; i++)
+        ib_free(c->wconv.data[i].raw);
+    IB_VEC_FREE(&c->wconv);
     ib_free(c->cpus);
     ib_free(c);
 }

@@ -243,16 +243,79 @@ static int add_reorder(cpu_exec *e, const dnnl_memory_desc_t *src_md, void *src,
     return cpu_add_prim(e, pd, args, 2, err);
 }
 
+/* Reorder cdata (layout src) into dst (layout want) now, with attr. */
+static int const_reorder_into(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                              const dnnl_memory_desc_t *want, const_dnnl_primitive_attr_t attr,
+                              dnnl_memory_t *mem, ib_err *err);
+
 int cpu_const_reorder(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
                       const dnnl_memory_desc_t *want, const_dnnl_primitive_attr_t attr,
                       dnnl_memory_t *mem, ib_err *err)
 {
+    /* already in the wanted layout (oneDNN's f32 brgemm matmul keeps plain weights): the
+     * constant outlives the exec, so borrow it instead of copying 1.3 GB for BERT-Large */
+    if (!attr && dnnl_memory_desc_equal(src, want))
+        return cpu_mem(e, want, (void *)(uintptr_t)cdata, mem, err);
     void *dst = cpu_alloc(e, dnnl_memory_desc_get_size(want));
     if (!dst)
         return cpu_fail(e, err, IB_ENOMEM, "out of memory for converted weights");
     int rc = cpu_mem(e, want, dst, mem, err);
     if (rc)
         return rc;
+    return const_reorder_into(e, src, cdata, want, attr, mem, err);
+}
+
+/* 64-bit hash of the bytes (8-byte words, multiply-xorshift; the tail byte-wise). */
+static uint64_t bytes_hash(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+int cpu_const_reorder_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                             const dnnl_memory_desc_t *want, dnnl_memory_t *mem, ib_err *err)
+{
+    if (dnnl_memory_desc_equal(src, want))
+        return cpu_mem(e, want, (void *)(uintptr_t)cdata, mem, err);
+    cpu_ctx *c = e->ctx;
+    size_t nb = dnnl_memory_desc_get_size(src);
+    uint64_t h = bytes_hash(cdata, nb);
+    for (size_t i = 0; i < c->wconv.len; i++) {
+        cpu_wconv *w = &c->wconv.data[i];
+        if (w->src_bytes == nb && w->hash == h && dnnl_memory_desc_equal(&w->src, src) &&
+            dnnl_memory_desc_equal(&w->want, want))
+            return cpu_mem(e, want, w->data, mem, err);
+    }
+    size_t bytes = dnnl_memory_desc_get_size(want);
+    cpu_wconv w = {nb, h, *src, *want, NULL, NULL};
+    if (bytes > SIZE_MAX - IB_BACKEND_ALIGN || !(w.raw = ib_calloc(1, bytes + IB_BACKEND_ALIGN)))
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory for converted weights");
+    w.data = (void *)(((uintptr_t)w.raw + IB_BACKEND_ALIGN - 1) &
+                      ~(uintptr_t)(IB_BACKEND_ALIGN - 1));
+    int rc = cpu_mem(e, want, w.data, mem, err);
+    if (!rc)
+        rc = const_reorder_into(e, src, cdata, want, NULL, mem, err);
+    if (!rc && IB_VEC_PUSH(&c->wconv, w))
+        rc = cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    if (rc)
+        ib_free(w.raw); /* *mem points at it, but the failed compile discards the exec */
+    return rc;
+}
+
+static int const_reorder_into(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                              const dnnl_memory_desc_t *want, const_dnnl_primitive_attr_t attr,
+                              dnnl_memory_t *mem, ib_err *err)
+{
+    int rc;
     /* runs once, here: oneDNN manages its own scratchpad (compensation buffers) */
     dnnl_primitive_attr_t a = NULL;
     dnnl_status_t st = attr ? dnnl_primitive_attr_clone(&a, attr) : dnnl_primitive_attr_create(&a);

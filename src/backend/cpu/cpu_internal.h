@@ -22,8 +22,21 @@
 #include "backend/backend_impl.h"
 #include "base/vec.h"
 
+/* A constant converted once per backend instance and shared by every compiled subgraph
+ * (each sequence length or batch size of a session compiles its own subgraph): found by
+ * the source bytes (size + 64-bit hash), the source layout and the wanted layout, so a
+ * reused address with other contents never matches. */
+typedef struct cpu_wconv {
+    size_t src_bytes;
+    uint64_t hash;
+    dnnl_memory_desc_t src, want;
+    void *raw;  /* owned (ib_free) */
+    void *data; /* aligned inside raw */
+} cpu_wconv;
+
 typedef struct cpu_ctx {
     dnnl_engine_t eng;
+    IB_VEC(cpu_wconv) wconv; /* shared converted weights (cpu_const_reorder_shared) */
     int threads;   /* OpenMP team size of every step */
     int *cpus;     /* threads entries: the CPU id thread i is pinned to; NULL = no pinning */
     enum ib_precision precision;
@@ -134,6 +147,14 @@ int cpu_copy_into(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, void *d
 int cpu_const_reorder(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
                       const dnnl_memory_desc_t *want, const_dnnl_primitive_attr_t attr,
                       dnnl_memory_t *mem, ib_err *err);
+
+/* The same for a constant that outlives the exec (a model weight), converted without
+ * attributes: the converted copy is kept by the backend context and shared with every
+ * other subgraph compiled from the same bytes into the same layout, so a session holding
+ * several variants (sequence lengths, batch sizes) stores each converted weight once.
+ * A conversion into the source layout itself borrows the source (cpu_const_reorder too). */
+int cpu_const_reorder_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                             const dnnl_memory_desc_t *want, dnnl_memory_t *mem, ib_err *err);
 
 /* Give output v the layout md: storage is its binding when it fits (and, for
  * boundary values, only when md is plain), else a private block. */

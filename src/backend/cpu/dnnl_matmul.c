@@ -333,17 +333,22 @@ static int mm_build(cpu_exec *e, const mm_spec *s, ib_err *err)
         }
     }
     if (!rc && bconst && !q8) {
-        rc = cpu_const_reorder(e, &bplain, s->b->cdata, &bmd, NULL, &mb, err);
+        rc = cpu_const_reorder_shared(e, &bplain, s->b->cdata, &bmd, &mb, err);
     } else if (!rc && bconst) {
         /* quantise per column here (oneDNN 2.6 lacks scaled f32->s8 reorders into
          * every matmul weights format), then let the reorder add its compensation */
         dnnl_memory_desc_t bq8 = bplain;
         bq8.data_type = dnnl_s8;
-        int8_t *q = cpu_alloc(e, (size_t)ib_tensor_desc_numel(&s->b->desc));
+        /* a temporary unless the primitive reads the plain s8 bytes themselves */
+        bool keep = dnnl_memory_desc_equal(&bq8, &bmd);
+        size_t qn = (size_t)ib_tensor_desc_numel(&s->b->desc);
+        int8_t *q = keep ? cpu_alloc(e, qn) : ib_malloc(qn ? qn : 1);
         if (!q)
             return cpu_fail(e, err, IB_ENOMEM, "out of memory");
         quantise_cols(s->b->cdata, bd, nd, s->tb, sw, q);
-        rc = cpu_const_reorder(e, &bq8, q, &bmd, NULL, &mb, err);
+        rc = cpu_const_reorder_shared(e, &bq8, q, &bmd, &mb, err);
+        if (!keep)
+            ib_free(q);
     } else if (!rc) {
         rc = cpu_use_plain(e, s->b, wdt, &bp, err);
         if (!rc)
