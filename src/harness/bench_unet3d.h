@@ -1,0 +1,28 @@
+/*
+ * bench_unet3d.h - internal interface between the 3d-unet entry (bench_unet3d.c: variant
+ * dispatch, BraTS 2019) and its KiTS19 half (bench_unet3d_kits.c: resampled CT volumes,
+ * sliding-window inference with Gaussian importance weighting, kidney/tumour DICE). The
+ * functions mirror the ib_benchmark hooks of benchmark.h for the kits19 variant.
+ */
+#ifndef IB_HARNESS_BENCH_UNET3D_H
+#define IB_HARNESS_BENCH_UNET3D_H
+
+#include <stdbool.h>
+
+#include "harness/benchmark.h"
+
+/* cfg->variant: NULL/"" or "brats19" -> *kits = false; "kits19" -> true; else IB_EINVAL. */
+int ib_u3_variant(const ib_bench_config *cfg, bool *kits, ib_err *err);
+
+int ib_u3_kits_synthesize(const ib_bench_config *cfg, const char *dir, ib_err *err);
+int ib_u3_kits_open(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,
+                    void **state, size_t *total, ib_err *err);
+void ib_u3_kits_close(void *state);
+int ib_u3_kits_load(void *state, size_t index, ib_bench_sample *out, ib_err *err);
+size_t ib_u3_kits_payload_max(void *state, const ib_bench_config *cfg);
+int ib_u3_kits_infer(void *state, const ib_bench_config *cfg, ib_session *const *sessions,
+                     ib_bench_batch *b, ib_bench_payload *out, ib_err *err);
+int ib_u3_kits_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_acc_entry *e,
+                        size_t n, ib_strbuf *text, double *value, ib_err *err);
+
+#endif
