@@ -17,6 +17,8 @@ static const ib_benchmark *const g_table[] = {
     &ib_bench_dlrm_99_9,
     &ib_bench_bert_99,
     &ib_bench_bert_99_9,
+    &ib_bench_3d_unet_99,
+    &ib_bench_3d_unet_99_9,
 };
 
 void ib_bench_config_defaults(ib_bench_config *c)
