@@ -5,6 +5,16 @@
  * feature, in feature order), padded int64 inputs, the payload the reference SUT logs
  * (float32 [384, 2]: start and end logit per token), and accuracy-squad.py's computation
  * (answer choice + get_final_text, then evaluate-v1.1.py) for accuracy.txt.
+ *
+ * Variant (ib_bench_config.variant, `--variant`): "padded" (default) feeds every sample at
+ * 384 tokens as the reference SUT does; "unpadded" cuts a batch to its longest real length
+ * (the last input_mask 1), rounded up to a multiple of IB_BERT_LEN_STEP so a session
+ * compiles at most 384 / 32 = 12 variants (weights are shared between them). Cutting trailing
+ * masked positions leaves the real tokens' logits unchanged: a masked key adds
+ * exp(s - 10000) = 0 in float32 to the softmax, and positions are 0..len-1 either way
+ * (bert_harness_unpadded_same_answers checks the logits and accuracy.txt). The positions
+ * past the cut are not computed: their payload logits are written as -10000, which the
+ * accuracy script never reads (only context tokens, all inside the mask, are candidates).
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +36,13 @@ typedef struct bt_state {
     ib_wp_vocab *vocab;
     ib_squad_features f;
     char in[3][IB_BENCH_NAME_MAX];
+    bool unpadded; /* variant "unpadded": batches cut to their longest real length */
 } bt_state;
+
+/* Length granularity of the "unpadded" variant (bounds the compiled variants). */
+#define IB_BERT_LEN_STEP 32
+/* Payload logit written for positions the "unpadded" variant did not compute. */
+#define IB_BERT_UNCOMPUTED_LOGIT (-10000.0f)
 
 static int bt_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
@@ -127,11 +143,17 @@ static void bt_close(void *state)
 static int bt_open(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,
                    void **state, size_t *total, ib_err *err)
 {
-    (void)cfg;
     *state = NULL;
+    const char *var = cfg->variant && *cfg->variant ? cfg->variant : "padded";
+    if (strcmp(var, "padded") && strcmp(var, "unpadded"))
+        return ib_err_set(err, IB_EINVAL,
+                          "bert: unknown variant '%s' (use --variant padded, the reference's "
+                          "384 tokens, or unpadded, each batch cut to its longest real length)",
+                          var);
     bt_state *s = ib_calloc(1, sizeof *s);
     if (!s)
         return ib_err_set(err, IB_ENOMEM, "bert: out of memory");
+    s->unpadded = !strcmp(var, "unpadded");
     char path[4096];
     int rc = ib_path_join(path, sizeof path, dir, "dev-v1.1.json");
     if (!rc)
@@ -181,6 +203,46 @@ static int bt_load(void *state, size_t index, ib_bench_sample *out, ib_err *err)
     return IB_OK;
 }
 
+/* Real length of a sample: one past its last input_mask 1 (at least 1). */
+static size_t real_len(const ib_bench_sample *smp, size_t L)
+{
+    const int64_t *m = smp->t[1].data;
+    size_t n = L;
+    while (n > 1 && m[n - 1] == 0)
+        n--;
+    return n;
+}
+
+/* Timed: the batch's int64 [count, len] inputs; len = 384, or for the "unpadded" variant the
+ * longest real length of the batch rounded up to IB_BERT_LEN_STEP. */
+static int bt_collate(void *state, ib_bench_batch *b, ib_err *err)
+{
+    bt_state *s = state;
+    size_t L = s->f.seq_len, n = b->count, len = L;
+    if (s->unpadded) {
+        len = 1;
+        for (size_t i = 0; i < n; i++) {
+            size_t r = real_len(b->samples[i], L);
+            len = r > len ? r : len;
+        }
+        len = (len + IB_BERT_LEN_STEP - 1) / IB_BERT_LEN_STEP * IB_BERT_LEN_STEP;
+        len = len < L ? len : L;
+    }
+    b->n_inputs = 3;
+    for (unsigned j = 0; j < 3; j++) {
+        int64_t *dst = ib_bench_scratch_get(b->scratch, j, n * len * sizeof *dst);
+        if (!dst)
+            return ib_err_set(err, IB_ENOMEM, "bert: out of memory collating a batch");
+        for (size_t i = 0; i < n; i++)
+            memcpy(dst + i * len, b->samples[i]->t[j].data, len * sizeof *dst);
+        b->inputs[j] = (ib_tensor_view){.name = s->in[j],
+                                        .desc = {IB_DTYPE_INT64, 2, {(int64_t)n, (int64_t)len}},
+                                        .data = dst,
+                                        .capacity = n * len * sizeof *dst};
+    }
+    return IB_OK;
+}
+
 static size_t bt_payload_max(void *state, const ib_bench_config *cfg)
 {
     (void)state;
@@ -213,13 +275,17 @@ static int bt_post(void *state, const ib_bench_config *cfg, const ib_bench_batch
     (void)cfg;
     bt_state *s = state;
     size_t L = s->f.seq_len;
+    /* the computed length (the batch's inputs: 384, or cut by the unpadded variant) */
+    size_t len = b->n_inputs ? (size_t)b->inputs[0].desc.dims[1] : L;
+    if (len > L)
+        return ib_err_set(err, IB_EINVAL, "bert: outputs longer than %zu tokens", L);
     const float *st = b->outputs[0].data, *en = b->outputs[1].data;
     for (size_t i = 0; i < b->count; i++) {
         if (out[i].cap < L * 8)
             return ib_err_set(err, IB_EINVAL, "bert: payload buffer too small");
         for (size_t t = 0; t < L; t++) {
-            put_f32(out[i].data + 8 * t, st[i * L + t]);
-            put_f32(out[i].data + 8 * t + 4, en[i * L + t]);
+            put_f32(out[i].data + 8 * t, t < len ? st[i * len + t] : IB_BERT_UNCOMPUTED_LOGIT);
+            put_f32(out[i].data + 8 * t + 4, t < len ? en[i * len + t] : IB_BERT_UNCOMPUTED_LOGIT);
         }
         out[i].size = L * 8;
     }
@@ -317,7 +383,8 @@ done:
         .batch_server = 8, .server_max_wait_us = 5000, .calib_samples = 8,                     \
         .synth_default_samples = 8, .n_models = 1, .build_model = bt_build,                    \
         .bind_model = bt_bind, .synthesize = bt_synthesize, .open = bt_open,                   \
-        .close = bt_close, .load_sample = bt_load, .payload_max_bytes = bt_payload_max,        \
+        .close = bt_close, .load_sample = bt_load, .collate = bt_collate,                      \
+        .payload_max_bytes = bt_payload_max,                                                   \
         .postprocess = bt_post, .accuracy = bt_accuracy,                                       \
     }
 

@@ -78,3 +78,44 @@ TEST_TIMEOUT(bert_cli_bad_data, 120)
     ASSERT_STR_CONTAINS(e, "[CLS]");
     ib_free(e);
 }
+
+/* --variant unpadded (batches cut to their longest real length, bench_bert.c): the same
+ * answers as the padded reference path, payloads still float32 [384, 2], the uncomputed
+ * positions written as -10000 (hex 00401CC6, little-endian) - which the padded run never
+ * writes, so the test fails when nothing is cut; an unknown variant is exit 2. */
+TEST_TIMEOUT(bert_cli_unpadded_same_answers, 240)
+{
+    /* batch 1: each feature at its own length (133..384 tokens in the synthetic set) */
+    ASSERT_INT_EQ(run("--benchmark bert-99 --quick --mode accuracy --batch 1 --output-dir pad"),
+                  0);
+    ASSERT_INT_EQ(run("--benchmark bert-99 --quick --mode accuracy --batch 1 --variant unpadded "
+                      "--output-dir cut"),
+                  0);
+    char *a = slurp("pad/vm-cpu/bert-99/Offline/accuracy/accuracy.txt");
+    char *b = slurp("cut/vm-cpu/bert-99/Offline/accuracy/accuracy.txt");
+    *strchr(a, '\n') = 0; /* the first line: {"exact_match": .., "f1": ..} (the hash differs) */
+    *strchr(b, '\n') = 0;
+    ASSERT_STR_EQ(b, a);
+    char *la = slurp("pad/vm-cpu/bert-99/Offline/accuracy/mlperf_log_accuracy.json");
+    char *lb = slurp("cut/vm-cpu/bert-99/Offline/accuracy/mlperf_log_accuracy.json");
+    int na = 0, nb = 0;
+    for (const char *p = la; (p = strstr(p, "\"qsl_idx\"")); p++)
+        na++;
+    for (const char *p = lb; (p = strstr(p, "\"qsl_idx\"")); p++)
+        nb++;
+    ASSERT_INT_EQ(nb, na);
+    ASSERT_TRUE(strstr(la, "00401CC6") == NULL);
+    ASSERT_NOT_NULL(strstr(lb, "00401CC600401CC6"));
+    const char *d = strstr(lb, "\"data\"");
+    ASSERT_NOT_NULL(d);
+    d = strchr(d + 6, '"');
+    ASSERT_UINT_EQ(strcspn(d + 1, "\""), 6144);
+    ib_free(a);
+    ib_free(b);
+    ib_free(la);
+    ib_free(lb);
+    ASSERT_INT_EQ(run("--benchmark bert-99 --quick --variant short --output-dir bad"), 2);
+    char *e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "unknown variant 'short'");
+    ib_free(e);
+}
