@@ -1,0 +1,415 @@
+/*
+ * cuda_conv.c - Conv and inferbench.FusedConv (1D/2D/3D, groups, strides,
+ * dilations, symmetric pads or auto_pad) on cuDNN's convolution forward,
+ * followed by one epilogue kernel (bias + residual Z + Relu/LeakyRelu/Clip),
+ * and MaxPool/AveragePool on cuDNN pooling. Tensors are float32 NCHW (the
+ * plain ONNX layout); 1-D ops run as 2-D with H = 1.
+ *
+ * Precision: fp32 pins CUDNN_FMA_MATH (no TF32, so results match the
+ * reference at fp32 tolerance); fp16 allows tensor-op math with down-
+ * conversion of the fp32 tensors (CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
+ * bf16 is refused (supports_op), as cuDNN's legacy API has no bf16 math mode
+ * for fp32 tensors. The algorithm is cuDNN's first heuristic choice
+ * (cudnnGetConvolutionForwardAlgorithm_v7) whose workspace fits 256 MiB.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.h"
+#include "runtime/op.h"
+#include "runtime/ops/window.h"
+
+#define CU_CONV_WS_MAX ((size_t)256 << 20)
+
+/* Geometry from the ONNX attributes; false when cuDNN cannot express it
+ * (asymmetric pads, rank, ceil_mode for pools). */
+typedef struct cv_geom {
+    int nd;                    /* tensor rank for cuDNN (4 or 5) */
+    int x[5], w[5], y[5];      /* dims */
+    int pad[3], stride[3], dil[3], k[3];
+    int group;
+} cv_geom;
+
+static bool window_of(const ib_graph *g, const ib_node *n, const ib_tensor_desc *x,
+                      const int64_t *kernel, bool allow_dil, ib_window *w)
+{
+    ib_op_ctx oc = {.graph = g, .node = n, .scratch = NULL, .scratch_size = 0};
+    ib_err err;
+    ib_err_clear(&err);
+    return ib_window_forward(&oc, &err, x, kernel, allow_dil, true, w) == IB_OK;
+}
+
+static bool fits_int(int64_t v)
+{
+    return v >= 0 && v <= INT32_MAX;
+}
+
+/* Fill the spatial part of cg from w; 1-D becomes 2-D with H = 1. */
+static bool geom_from_window(const ib_window *w, cv_geom *cg)
+{
+    int nsp = w->nsp;
+    if (nsp < 1 || nsp > 3)
+        return false;
+    int off = nsp == 1 ? 1 : 0;
+    int sp = nsp == 1 ? 2 : nsp;
+    cg->nd = sp + 2;
+    for (int i = 0; i < sp; i++) {
+        cg->pad[i] = 0;
+        cg->stride[i] = 1;
+        cg->dil[i] = 1;
+        cg->k[i] = 1;
+    }
+    for (int i = 0; i < nsp; i++) {
+        if (w->pad_b[i] != w->pad_e[i] || !fits_int(w->pad_b[i]) || !fits_int(w->stride[i]) ||
+            !fits_int(w->dil[i]) || !fits_int(w->k[i]))
+            return false;
+        cg->pad[i + off] = (int)w->pad_b[i];
+        cg->stride[i + off] = (int)w->stride[i];
+        cg->dil[i + off] = (int)w->dil[i];
+        cg->k[i + off] = (int)w->k[i];
+    }
+    return true;
+}
+
+static bool dims_of(const ib_tensor_desc *d, int nd, int *out)
+{
+    /* rank 3 -> [N, C, 1, L] */
+    for (int i = 0; i < nd; i++)
+        out[i] = 1;
+    if (d->ndim == 3) {
+        if (!fits_int(d->dims[0]) || !fits_int(d->dims[1]) || !fits_int(d->dims[2]))
+            return false;
+        out[0] = (int)d->dims[0];
+        out[1] = (int)d->dims[1];
+        out[3] = (int)d->dims[2];
+        return true;
+    }
+    for (int i = 0; i < nd; i++) {
+        if (!fits_int(d->dims[i]))
+            return false;
+        out[i] = (int)d->dims[i];
+    }
+    return true;
+}
+
+static bool conv_geom(const ib_graph *g, const ib_node *n, const ib_tensor_desc *x,
+                      const ib_tensor_desc *w, const ib_tensor_desc *y, cv_geom *cg)
+{
+    memset(cg, 0, sizeof *cg);
+    if (x->ndim < 3 || x->ndim > 5 || w->ndim != x->ndim || !y || y->ndim != x->ndim)
+        return false;
+    ib_window win;
+    if (!window_of(g, n, x, w->dims + 2, true, &win) || !geom_from_window(&win, cg))
+        return false;
+    int64_t grp = ib_node_attr_int(n, "group", 1);
+    if (grp < 1 || !fits_int(grp))
+        return false;
+    cg->group = (int)grp;
+    return dims_of(x, cg->nd, cg->x) && dims_of(w, cg->nd, cg->w) && dims_of(y, cg->nd, cg->y);
+}
+
+/* Epilogue of a FusedConv: activation as an ibk_unary_op and its parameters. */
+static bool conv_act(const ib_node *n, int *act, float *a, float *b)
+{
+    const char *s = strcmp(n->op_type, "FusedConv") == 0 ? ib_node_attr_string(n, "activation", "")
+                                                         : "";
+    *a = 0.f;
+    *b = 0.f;
+    if (!s[0]) {
+        *act = IBK_COPY;
+    } else if (strcmp(s, "Relu") == 0) {
+        *act = IBK_RELU;
+    } else if (strcmp(s, "LeakyRelu") == 0) {
+        *act = IBK_LEAKY_RELU;
+        *a = ib_node_attr_float(n, "activation_alpha", 0.01f);
+    } else if (strcmp(s, "Clip") == 0) {
+        *act = IBK_CLIP;
+        *a = ib_node_attr_float(n, "clip_min", -INFINITY);
+        *b = ib_node_attr_float(n, "clip_max", INFINITY);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static bool sup_conv(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                     const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    if (p == IB_PRECISION_BF16)
+        return false;
+    if (!in[0] || !in[1] || !cu_all_f32(n, in))
+        return false;
+    int act;
+    float a, b;
+    cv_geom cg;
+    if (!conv_act(n, &act, &a, &b) || !conv_geom(g, n, in[0], in[1], cu_out_desc(g, n, 0), &cg))
+        return false;
+    const ib_tensor_desc *y = cu_out_desc(g, n, 0);
+    if (n->n_inputs > 2 && in[2] && ib_tensor_desc_numel(in[2]) != y->dims[1])
+        return false;
+    if (n->n_inputs > 3 && in[3] && !ib_tensor_desc_equal(in[3], y))
+        return false;
+    return true;
+}
+
+typedef struct conv_k {
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnConvolutionFwdAlgo_t algo;
+    size_t ws;
+    const void *x, *w;
+    void *y;
+    const float *bias, *z;
+    int act;
+    float a, b;
+    int64_t N, C, inner;
+} conv_k;
+
+static void conv_free(void *p)
+{
+    conv_k *k = p;
+    if (!k)
+        return;
+    if (k->xd)
+        (void)cudnnDestroyTensorDescriptor(k->xd);
+    if (k->yd)
+        (void)cudnnDestroyTensorDescriptor(k->yd);
+    if (k->wd)
+        (void)cudnnDestroyFilterDescriptor(k->wd);
+    if (k->cd)
+        (void)cudnnDestroyConvolutionDescriptor(k->cd);
+    ib_free(k);
+}
+
+static int run_conv(cu_exec *e, void *p, ib_err *err)
+{
+    conv_k *k = p;
+    const float one = 1.f, zero = 0.f;
+    int rc = cu_check_dnn(e, err,
+                          cudnnConvolutionForward(e->ctx->dnn, &one, k->xd, k->x, k->wd, k->w,
+                                                  k->cd, k->algo, e->ws, k->ws, &zero, k->yd, k->y),
+                          "convolution forward");
+    if (rc || (!k->bias && !k->z && k->act == IBK_COPY))
+        return rc;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_bias_act(e->ctx->stream, k->y, k->bias, k->z, k->N, k->C,
+                                                 k->inner, k->act, k->a, k->b),
+                       "conv epilogue kernel");
+}
+
+static int tensor_desc(cu_exec *e, cudnnTensorDescriptor_t *d, int nd, const int *dims,
+                       ib_err *err)
+{
+    int st[5];
+    st[nd - 1] = 1;
+    for (int i = nd - 2; i >= 0; i--)
+        st[i] = st[i + 1] * dims[i + 1];
+    int rc = cu_check_dnn(e, err, cudnnCreateTensorDescriptor(d), "tensor descriptor");
+    if (rc)
+        return rc;
+    return cu_check_dnn(e, err, cudnnSetTensorNdDescriptor(*d, CUDNN_DATA_FLOAT, nd, dims, st),
+                        "tensor descriptor");
+}
+
+static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *z = cu_in(e, n, 3);
+    cu_val *y = cu_out(e, n, 0);
+    cv_geom cg;
+    if (!conv_geom(e->graph, n, &x->desc, &w->desc, &y->desc, &cg))
+        return cu_fail(e, err, IB_EUNSUPPORTED, "geometry not expressible in cuDNN");
+    conv_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    cudnnHandle_t h = e->ctx->dnn;
+    int rc;
+    int nsp = cg.nd - 2;
+    if ((rc = tensor_desc(e, &k->xd, cg.nd, cg.x, err)) ||
+        (rc = tensor_desc(e, &k->yd, cg.nd, cg.y, err)))
+        goto fail;
+    if ((rc = cu_check_dnn(e, err, cudnnCreateFilterDescriptor(&k->wd), "filter descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetFilterNdDescriptor(k->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                                      cg.nd, cg.w),
+                           "filter descriptor")) ||
+        (rc = cu_check_dnn(e, err, cudnnCreateConvolutionDescriptor(&k->cd),
+                           "convolution descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetConvolutionNdDescriptor(k->cd, nsp, cg.pad, cg.stride, cg.dil,
+                                                           CUDNN_CROSS_CORRELATION,
+                                                           CUDNN_DATA_FLOAT),
+                           "convolution descriptor")) ||
+        (rc = cu_check_dnn(e, err, cudnnSetConvolutionGroupCount(k->cd, cg.group), "group count")))
+        goto fail;
+    cudnnMathType_t math = e->precision == IB_PRECISION_FP16 ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
+                                                             : CUDNN_FMA_MATH;
+    if ((rc = cu_check_dnn(e, err, cudnnSetConvolutionMathType(k->cd, math), "math type")))
+        goto fail;
+    int od[5];
+    if ((rc = cu_check_dnn(e, err,
+                           cudnnGetConvolutionNdForwardOutputDim(k->cd, k->xd, k->wd, cg.nd, od),
+                           "output dims")))
+        goto fail;
+    for (int i = 0; i < cg.nd; i++)
+        if (od[i] != cg.y[i]) {
+            rc = cu_fail(e, err, IB_EUNSUPPORTED,
+                         "cuDNN computes output dim %d = %d, the graph says %d", i, od[i], cg.y[i]);
+            goto fail;
+        }
+    cudnnConvolutionFwdAlgoPerf_t perf[8];
+    int got = 0;
+    if ((rc = cu_check_dnn(e, err,
+                           cudnnGetConvolutionForwardAlgorithm_v7(h, k->xd, k->wd, k->cd, k->yd,
+                                                                  8, &got, perf),
+                           "algorithm heuristic")))
+        goto fail;
+    int pick = -1;
+    for (int i = 0; i < got && pick < 0; i++)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= CU_CONV_WS_MAX &&
+            (e->precision == IB_PRECISION_FP16 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
+            pick = i;
+    if (pick < 0) {
+        rc = cu_fail(e, err, IB_EUNSUPPORTED, "cuDNN offers no forward algorithm (%d tried)", got);
+        goto fail;
+    }
+    k->algo = perf[pick].algo;
+    if ((rc = cu_check_dnn(e, err,
+                           cudnnGetConvolutionForwardWorkspaceSize(h, k->xd, k->wd, k->cd, k->yd,
+                                                                   k->algo, &k->ws),
+                           "workspace size")))
+        goto fail;
+    cu_need_ws(e, k->ws);
+    k->x = x->dev;
+    k->w = w->dev;
+    k->y = y->dev;
+    k->bias = bias ? bias->dev : NULL;
+    k->z = z ? z->dev : NULL;
+    if (!conv_act(n, &k->act, &k->a, &k->b)) {
+        rc = cu_fail(e, err, IB_EUNSUPPORTED, "activation not supported");
+        goto fail;
+    }
+    k->N = y->desc.dims[0];
+    k->C = y->desc.dims[1];
+    k->inner = k->N > 0 && k->C > 0 ? ib_tensor_desc_numel(&y->desc) / (k->N * k->C) : 0;
+    return cu_add_step(e, run_conv, k, conv_free, err);
+fail:
+    conv_free(k);
+    return rc;
+}
+
+/* ---- pooling --------------------------------------------------------------------- */
+
+typedef struct pool_k {
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnPoolingDescriptor_t pd;
+    const void *x;
+    void *y;
+} pool_k;
+
+static void pool_free(void *p)
+{
+    pool_k *k = p;
+    if (!k)
+        return;
+    if (k->xd)
+        (void)cudnnDestroyTensorDescriptor(k->xd);
+    if (k->yd)
+        (void)cudnnDestroyTensorDescriptor(k->yd);
+    if (k->pd)
+        (void)cudnnDestroyPoolingDescriptor(k->pd);
+    ib_free(k);
+}
+
+static int run_pool(cu_exec *e, void *p, ib_err *err)
+{
+    pool_k *k = p;
+    const float one = 1.f, zero = 0.f;
+    return cu_check_dnn(e, err,
+                        cudnnPoolingForward(e->ctx->dnn, k->pd, &one, k->xd, k->x, &zero, k->yd,
+                                            k->y),
+                        "pooling forward");
+}
+
+static bool pool_geom(const ib_graph *g, const ib_node *n, const ib_tensor_desc *x,
+                      const ib_tensor_desc *y, cv_geom *cg)
+{
+    memset(cg, 0, sizeof *cg);
+    if (x->ndim < 3 || x->ndim > 5 || !y || y->ndim != x->ndim)
+        return false;
+    const int64_t *ks;
+    size_t nk = ib_node_attr_ints(n, "kernel_shape", &ks);
+    if (nk != (size_t)(x->ndim - 2))
+        return false;
+    const int64_t *dl;
+    size_t ndl = ib_node_attr_ints(n, "dilations", &dl);
+    for (size_t i = 0; i < ndl; i++)
+        if (dl[i] != 1)
+            return false;
+    ib_window win;
+    if (!window_of(g, n, x, ks, false, &win) || !geom_from_window(&win, cg))
+        return false;
+    return dims_of(x, cg->nd, cg->x) && dims_of(y, cg->nd, cg->y);
+}
+
+static bool sup_pool(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                     const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    if (!in[0] || !cu_all_f32(n, in))
+        return false;
+    if (n->n_outputs > 1 && n->outputs[1] != IB_VALUE_NONE) /* MaxPool Indices */
+        return false;
+    if (ib_node_attr_int(n, "storage_order", 0) != 0)
+        return false;
+    cv_geom cg;
+    if (!pool_geom(g, n, in[0], cu_out_desc(g, n, 0), &cg))
+        return false;
+    /* cuDNN sizes outputs with floor: with ceil_mode the graph's dims must agree */
+    for (int i = 2; i < cg.nd; i++) {
+        int64_t o = ((int64_t)cg.x[i] + 2 * cg.pad[i - 2] - cg.k[i - 2]) / cg.stride[i - 2] + 1;
+        if (o != cg.y[i])
+            return false;
+    }
+    return true;
+}
+
+static int comp_pool(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
+    cv_geom cg;
+    if (!pool_geom(e->graph, n, &x->desc, &y->desc, &cg))
+        return cu_fail(e, err, IB_EUNSUPPORTED, "geometry not expressible in cuDNN");
+    pool_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    bool mx = strcmp(n->op_type, "MaxPool") == 0;
+    cudnnPoolingMode_t mode = mx ? CUDNN_POOLING_MAX_DETERMINISTIC
+                              : ib_node_attr_int(n, "count_include_pad", 0)
+                                  ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                  : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+    int rc;
+    if ((rc = tensor_desc(e, &k->xd, cg.nd, cg.x, err)) ||
+        (rc = tensor_desc(e, &k->yd, cg.nd, cg.y, err)) ||
+        (rc = cu_check_dnn(e, err, cudnnCreatePoolingDescriptor(&k->pd), "pooling descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetPoolingNdDescriptor(k->pd, mode, CUDNN_NOT_PROPAGATE_NAN,
+                                                       cg.nd - 2, cg.k, cg.pad, cg.stride),
+                           "pooling descriptor"))) {
+        pool_free(k);
+        return rc;
+    }
+    k->x = x->dev;
+    k->y = y->dev;
+    return cu_add_step(e, run_pool, k, pool_free, err);
+}
+
+const cu_op cu_ops_conv[] = {
+    {"", "Conv", sup_conv, comp_conv},
+    {"inferbench", "FusedConv", sup_conv, comp_conv},
+    {"", "MaxPool", sup_pool, comp_pool},
+    {"", "AveragePool", sup_pool, comp_pool},
+    {NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,227 @@
+/*
+ * cuda_exec.c - compiling a subgraph into steps (one or a few library calls
+ * or kernel launches per node, all enqueued on the context's stream) and
+ * running them: value table, constant upload through the weight cache,
+ * private device blocks, the shared cuDNN workspace, and graph_run, which
+ * captures the steps once into a CUDA Graph and replays it (falling back to
+ * launching the steps one by one when capture is refused).
+ *
+ * Every value lives in plain row-major layout in its binding (planned by the
+ * session in this backend's arena), so boundary values need no write-back.
+ * graph_run allocates nothing and does not synchronise (synchronize does).
+ */
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.h"
+
+cu_val *cu_in(cu_exec *e, const ib_node *n, uint32_t i)
+{
+    if (i >= n->n_inputs || n->inputs[i] == IB_VALUE_NONE)
+        return NULL;
+    int32_t k = e->val_of[n->inputs[i]];
+    return k < 0 ? NULL : &e->vals[k];
+}
+
+cu_val *cu_out(cu_exec *e, const ib_node *n, uint32_t i)
+{
+    if (i >= n->n_outputs || n->outputs[i] == IB_VALUE_NONE)
+        return NULL;
+    int32_t k = e->val_of[n->outputs[i]];
+    return k < 0 ? NULL : &e->vals[k];
+}
+
+int cu_alloc(cu_exec *e, size_t bytes, void **out, ib_err *err)
+{
+    void *p = NULL;
+    int rc = cu_check_rt(e, err, cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc (scratch)");
+    if (rc)
+        return rc;
+    if (IB_VEC_PUSH(&e->blocks, p)) {
+        (void)cudaFree(p);
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    *out = p;
+    return IB_OK;
+}
+
+int cu_add_step(cu_exec *e, cu_step_fn fn, void *kctx, void (*kfree)(void *), ib_err *err)
+{
+    cu_step st = {.fn = fn, .kctx = kctx, .kfree = kfree, .node = e->cur};
+    if (IB_VEC_PUSH(&e->steps, st)) {
+        if (kfree)
+            kfree(kctx);
+        else
+            ib_free(kctx);
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    return IB_OK;
+}
+
+void cu_need_ws(cu_exec *e, size_t bytes)
+{
+    if (bytes > e->ws_need)
+        e->ws_need = bytes;
+}
+
+void cu_strides(const ib_tensor_desc *d, int64_t *st)
+{
+    int64_t s = 1;
+    for (int32_t i = d->ndim - 1; i >= 0; i--) {
+        st[i] = s;
+        s *= d->dims[i];
+    }
+}
+
+void cu_graph_free(void *ctx, ib_backend_exec *e)
+{
+    cu_ctx *c = ctx;
+    if (!e)
+        return;
+    (void)cudaSetDevice(c->device);
+    (void)cudaStreamSynchronize(c->stream);
+    if (e->gexec)
+        (void)cudaGraphExecDestroy(e->gexec);
+    for (size_t i = 0; i < e->steps.len; i++) {
+        cu_step *s = &e->steps.data[i];
+        if (s->kfree)
+            s->kfree(s->kctx);
+        else
+            ib_free(s->kctx);
+    }
+    IB_VEC_FREE(&e->steps);
+    for (size_t i = 0; i < e->blocks.len; i++)
+        (void)cudaFree(e->blocks.data[i]);
+    IB_VEC_FREE(&e->blocks);
+    for (size_t i = 0; i < e->wrefs.len; i++)
+        cu_weight_put(c, e->wrefs.data[i]);
+    IB_VEC_FREE(&e->wrefs);
+    if (e->ws)
+        (void)cudaFree(e->ws);
+    (void)cudaGetLastError();
+    ib_free(e->vals);
+    ib_free(e->val_of);
+    ib_free(e);
+}
+
+static int bind_values(cu_exec *e, const ib_backend_subgraph *sg, ib_err *err)
+{
+    const ib_graph *g = sg->graph;
+    e->val_of = ib_malloc((g->values.len ? g->values.len : 1) * sizeof *e->val_of);
+    e->vals = ib_calloc(sg->n_bindings ? sg->n_bindings : 1, sizeof *e->vals);
+    if (!e->val_of || !e->vals)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < g->values.len; i++)
+        e->val_of[i] = -1;
+    e->n_vals = sg->n_bindings;
+    for (uint32_t i = 0; i < sg->n_bindings; i++) {
+        const ib_backend_binding *bd = &sg->bindings[i];
+        cu_val *v = &e->vals[i];
+        v->id = bd->value;
+        v->desc = bd->desc;
+        e->val_of[bd->value] = (int32_t)i;
+        if (bd->constant) {
+            size_t n = ib_tensor_desc_nbytes(&bd->desc);
+            v->host = bd->constant->data;
+            if (IB_VEC_PUSH(&e->wrefs, v->host))
+                return cu_fail(e, err, IB_ENOMEM, "out of memory");
+            int rc = cu_weight_get(e->ctx, v->host, n, &v->dev, err);
+            if (rc) {
+                e->wrefs.len--;
+                return rc;
+            }
+        } else {
+            v->dev = (char *)bd->buffer->impl + bd->offset;
+        }
+    }
+    return IB_OK;
+}
+
+int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,
+                     ib_err *err)
+{
+    cu_ctx *c = ctx;
+    int rc = cu_enter(c, err);
+    if (rc)
+        return rc;
+    cu_exec *e = ib_calloc(1, sizeof *e);
+    if (!e)
+        return ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
+    e->ctx = c;
+    e->graph = sg->graph;
+    e->precision = sg->precision;
+    if ((rc = bind_values(e, sg, err)))
+        goto fail;
+    for (uint32_t i = 0; i < sg->n_nodes; i++) {
+        const ib_node *n = &sg->graph->nodes.data[sg->nodes[i]];
+        e->cur = n;
+        const cu_op *op = cu_op_find(n);
+        if (!op) {
+            rc = cu_fail(e, err, IB_EUNSUPPORTED, "no CUDA implementation (supports_op refuses it)");
+            goto fail;
+        }
+        if ((rc = op->compile(e, n, err)))
+            goto fail;
+    }
+    e->cur = NULL;
+    if (e->ws_need && (rc = cu_check_rt(e, err, cudaMalloc(&e->ws, e->ws_need),
+                                        "cudaMalloc (cuDNN workspace)")))
+        goto fail;
+    *out = e;
+    return IB_OK;
+fail:
+    cu_graph_free(c, e);
+    return rc;
+}
+
+static int run_steps(cu_exec *e, ib_err *err)
+{
+    for (size_t i = 0; i < e->steps.len; i++) {
+        cu_step *s = &e->steps.data[i];
+        e->cur = s->node;
+        int rc = s->fn(e, s->kctx, err);
+        if (rc)
+            return rc;
+    }
+    e->cur = NULL;
+    return IB_OK;
+}
+
+/* Capture the steps into a CUDA Graph (once). False when capture is not
+ * possible; the steps are then launched directly from now on. */
+static bool capture(cu_exec *e)
+{
+    cudaStream_t s = e->ctx->stream;
+    if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    ib_err scratch;
+    ib_err_clear(&scratch);
+    int rc = run_steps(e, &scratch);
+    cudaGraph_t gr = NULL;
+    cudaError_t st = cudaStreamEndCapture(s, &gr);
+    bool ok = rc == IB_OK && st == cudaSuccess && gr &&
+              cudaGraphInstantiate(&e->gexec, gr, 0) == cudaSuccess;
+    if (gr)
+        (void)cudaGraphDestroy(gr);
+    if (!ok) {
+        e->gexec = NULL;
+        (void)cudaGetLastError();
+    }
+    e->cur = NULL;
+    return ok;
+}
+
+int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, ib_err *err)
+{
+    IB_UNUSED(sg);
+    cu_ctx *c = ctx;
+    int rc = cu_enter(c, err);
+    if (rc)
+        return rc;
+    if (!e->gexec && !e->graph_failed && !capture(e))
+        e->graph_failed = true;
+    if (e->gexec)
+        return cu_check_rt(NULL, err, cudaGraphLaunch(e->gexec, c->stream), "cudaGraphLaunch");
+    return run_steps(e, err);
+}

@@ -1,0 +1,146 @@
+/*
+ * cuda_internal.h - shared internals of the cuda backend (src/backend/cuda):
+ * the context (one device, one stream, the cuBLASLt and cuDNN handles, the
+ * pinned staging buffer, the weight cache), the compiled subgraph ("exec":
+ * steps enqueued in order on the stream, optionally replayed as one CUDA
+ * Graph) and the helpers the op files use. Not a public header.
+ *
+ * Layout: every value is held in plain row-major layout of its graph dtype
+ * (NCHW for convolutions), directly in its planned binding, so boundary
+ * values need no conversion and plan_bytes is the plain size. Constants are
+ * uploaded once per context (refcounted cache keyed by host address).
+ */
+#ifndef IB_BACKEND_CUDA_INTERNAL_H
+#define IB_BACKEND_CUDA_INTERNAL_H
+
+#include "backend/backend_impl.h"
+#include "backend/cuda/cuda_sys.h"
+#include "backend/cuda/kernels/cuda_kernels.h"
+#include "base/vec.h"
+
+#define CU_STAGING_BYTES (8u << 20)    /* pinned host staging for tensor_set/get */
+#define CU_LT_WORKSPACE (32u << 20)    /* cuBLASLt workspace per context */
+
+typedef struct cu_weight {
+    const void *host;  /* key: the constant's host data */
+    size_t nbytes;
+    void *dev;
+    uint32_t refs;     /* compiled subgraphs using it */
+} cu_weight;
+
+typedef struct cu_ctx {
+    int device;
+    enum ib_precision precision;
+    char name[256];
+    int sm_major, sm_minor, sm_count;
+    size_t total_mem;
+    cudaStream_t stream;
+    cublasLtHandle_t lt;
+    cudnnHandle_t dnn;
+    void *lt_ws;         /* CU_LT_WORKSPACE device bytes */
+    void *staging;       /* CU_STAGING_BYTES pinned host bytes (NULL: pageable copies) */
+    IB_VEC(cu_weight) weights;
+} cu_ctx;
+
+typedef struct cu_val {
+    ib_value_id id;
+    ib_tensor_desc desc;
+    void *dev;          /* device address of the value (binding or uploaded constant) */
+    const void *host;   /* constant data on the host, else NULL */
+} cu_val;
+
+typedef struct ib_backend_exec cu_exec;
+
+/* A step: enqueue work on e->ctx->stream. kctx is owned by the step and
+ * released with kfree (NULL = ib_free). */
+typedef int (*cu_step_fn)(cu_exec *e, void *kctx, ib_err *err);
+
+typedef struct cu_step {
+    cu_step_fn fn;
+    void *kctx;
+    void (*kfree)(void *kctx);
+    const ib_node *node;
+} cu_step;
+
+struct ib_backend_exec {
+    cu_ctx *ctx;
+    const ib_graph *graph;
+    enum ib_precision precision;
+    cu_val *vals;
+    uint32_t n_vals;
+    int32_t *val_of;            /* graph value id -> index in vals, -1 if not bound */
+    IB_VEC(cu_step) steps;
+    IB_VEC(void *) blocks;      /* private device blocks (cudaFree at the end) */
+    IB_VEC(const void *) wrefs; /* weight-cache keys this exec holds */
+    size_t ws_need;             /* cuDNN workspace bytes the steps need */
+    void *ws;                   /* device workspace (ws_need bytes) */
+    cudaGraphExec_t gexec;      /* the steps captured as one CUDA Graph */
+    bool graph_failed;          /* capture did not work: launch steps directly */
+    const ib_node *cur;         /* node being compiled (errors) */
+};
+
+/* ---- errors (cuda_backend.c) ---------------------------------------------- */
+
+/* Map a CUDA runtime / cuBLASLt / cuDNN status of `what` to an ib_err naming
+ * the node being compiled or run (e may be NULL). OOM becomes IB_ENOMEM. */
+int cu_check_rt(cu_exec *e, ib_err *err, cudaError_t st, const char *what);
+int cu_check_lt(cu_exec *e, ib_err *err, cublasStatus_t st, const char *what);
+int cu_check_dnn(cu_exec *e, ib_err *err, cudnnStatus_t st, const char *what);
+int cu_fail(cu_exec *e, ib_err *err, int code, const char *fmt, ...) IB_PRINTF(4, 5);
+/* Make the context's device current on the calling thread. */
+int cu_enter(cu_ctx *c, ib_err *err);
+
+/* ---- weights (cuda_backend.c) --------------------------------------------- */
+
+/* Device copy of constant host data (uploaded on first use, refcounted). */
+int cu_weight_get(cu_ctx *c, const void *host, size_t nbytes, void **dev, ib_err *err);
+void cu_weight_put(cu_ctx *c, const void *host);
+
+/* ---- compile helpers (cuda_exec.c) ---------------------------------------- */
+
+cu_val *cu_in(cu_exec *e, const ib_node *n, uint32_t i);  /* NULL when absent */
+cu_val *cu_out(cu_exec *e, const ib_node *n, uint32_t i); /* NULL when absent */
+/* A private device block of `bytes` (freed with the exec). */
+int cu_alloc(cu_exec *e, size_t bytes, void **out, ib_err *err);
+/* Append a step; takes ownership of kctx (also on failure). */
+int cu_add_step(cu_exec *e, cu_step_fn fn, void *kctx, void (*kfree)(void *), ib_err *err);
+/* Reserve cuDNN workspace bytes for a step (read e->ws at run time). */
+void cu_need_ws(cu_exec *e, size_t bytes);
+/* Row-major strides (elements) of d, into st[0..ndim). */
+void cu_strides(const ib_tensor_desc *d, int64_t *st);
+
+/* ---- op table (cuda_backend.c) -------------------------------------------- */
+
+typedef bool (*cu_supports_fn)(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                               const ib_tensor_desc *const *in, enum ib_precision p);
+typedef int (*cu_compile_fn)(cu_exec *e, const ib_node *n, ib_err *err);
+
+typedef struct cu_op {
+    const char *domain;
+    const char *op_type;
+    cu_supports_fn supports;
+    cu_compile_fn compile;
+} cu_op;
+
+const cu_op *cu_op_find(const ib_node *n);
+/* The i-th registered op (coverage listings); NULL past the end. */
+const cu_op *cu_op_at(size_t i);
+
+/* Helpers for supports functions. */
+bool cu_is_const(const ib_graph *g, const ib_node *n, uint32_t i);
+bool cu_all_f32(const ib_node *n, const ib_tensor_desc *const *in);
+const ib_tensor_desc *cu_out_desc(const ib_graph *g, const ib_node *n, uint32_t i);
+
+/* Families (one file each). */
+extern const cu_op cu_ops_ew[];     /* cuda_ops_ew.c: unary, binary, softmax, LayerNorm */
+extern const cu_op cu_ops_shape[];  /* cuda_ops_shape.c: reshape family, Transpose, Concat, Gather, reductions */
+extern const cu_op cu_ops_matmul[]; /* cuda_matmul.c: MatMul, Gemm, FusedMatMul, Attention */
+extern const cu_op cu_ops_conv[];   /* cuda_conv.c: Conv, FusedConv, pooling */
+
+/* The vtable entries of cuda_exec.c. */
+int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,
+                     ib_err *err);
+void cu_graph_free(void *ctx, ib_backend_exec *e);
+int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, ib_err *err);
+
+#endif

@@ -1,0 +1,455 @@
+/*
+ * cuda_matmul.c - MatMul, Gemm, inferbench.FusedMatMul and
+ * inferbench.Attention on cuBLASLt (float32 tensors in plain row-major
+ * layout).
+ *
+ * Row-major Y[M,N] = op(A) op(B) is computed as the column-major product
+ * Y^T[N,M] = op(B)^T op(A)^T, so Lt's "A" is our B and its "B" is our A,
+ * with no copies. Batched products use Lt's strided batches (stride 0 for a
+ * broadcast operand); a MatMul whose B has no batch folds A's batch into M.
+ *
+ * Precision: fp32 computes in CUBLAS_COMPUTE_32F (no TF32); fp16 and bf16
+ * use CUBLAS_COMPUTE_32F_FAST_16F / _FAST_16BF: Lt rounds the fp32 operands
+ * to 16 bits for the tensor cores and accumulates in fp32. Epilogues: the
+ * bias (N values) and Relu are fused into the Lt call; Gelu, a bias of another
+ * shape, Gemm's C and attention's mask/softmax are separate steps.
+ */
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.h"
+
+void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
+                   ibk_view *v); /* cuda_ops_ew.c */
+
+/* One planned Lt call. */
+typedef struct lt_k {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulAlgo_t algo;
+    float alpha, beta;
+    const void *A, *B; /* Lt's operands (our B and A) */
+    void *D;
+} lt_k;
+
+static void lt_free(void *p)
+{
+    lt_k *k = p;
+    if (!k)
+        return;
+    if (k->op)
+        (void)cublasLtMatmulDescDestroy(k->op);
+    if (k->la)
+        (void)cublasLtMatrixLayoutDestroy(k->la);
+    if (k->lb)
+        (void)cublasLtMatrixLayoutDestroy(k->lb);
+    if (k->lc)
+        (void)cublasLtMatrixLayoutDestroy(k->lc);
+    ib_free(k);
+}
+
+static int run_lt(cu_exec *e, void *p, ib_err *err)
+{
+    lt_k *k = p;
+    cu_ctx *c = e->ctx;
+    return cu_check_lt(e, err,
+                       cublasLtMatmul(c->lt, k->op, &k->alpha, k->A, k->la, k->B, k->lb, &k->beta,
+                                      k->D, k->lc, k->D, k->lc, &k->algo, c->lt_ws,
+                                      CU_LT_WORKSPACE, c->stream),
+                       "matmul");
+}
+
+/* Row-major problem description. */
+typedef struct mm_geom {
+    int64_t M, N, K, batch;
+    bool ta, tb;
+    int64_t sa, sb, sy; /* batch strides in elements (0 = broadcast) */
+    const float *a, *b, *bias;
+    float *y;
+    float alpha, beta; /* beta != 0: Y already holds the C term */
+    bool relu;
+} mm_geom;
+
+static uint32_t align_of(const void *p, int64_t stride_bytes)
+{
+    uintptr_t v = (uintptr_t)p | (uintptr_t)stride_bytes | 256u;
+    return (uint32_t)(v & (~v + 1));
+}
+
+static int layout(cu_exec *e, cublasLtMatrixLayout_t *l, uint64_t rows, uint64_t cols, int64_t ld,
+                  int64_t batch, int64_t stride, ib_err *err)
+{
+    int rc = cu_check_lt(e, err, cublasLtMatrixLayoutCreate(l, CUDA_R_32F, rows, cols, ld),
+                         "layout create");
+    if (rc || batch <= 1)
+        return rc;
+    int32_t bc = (int32_t)batch;
+    rc = cu_check_lt(e, err,
+                     cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &bc,
+                                                      sizeof bc),
+                     "layout batch count");
+    if (rc)
+        return rc;
+    return cu_check_lt(e, err,
+                       cublasLtMatrixLayoutSetAttribute(
+                           *l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+                       "layout batch stride");
+}
+
+static cublasComputeType_t compute_type(enum ib_precision p)
+{
+    return p == IB_PRECISION_FP16   ? CUBLAS_COMPUTE_32F_FAST_16F
+           : p == IB_PRECISION_BF16 ? CUBLAS_COMPUTE_32F_FAST_16BF
+                                    : CUBLAS_COMPUTE_32F;
+}
+
+/* Plan Y = alpha op(A) op(B) [+ beta Y] [+ bias] [relu] and append it. */
+static int add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
+{
+    if (g->M > INT32_MAX || g->N > INT32_MAX || g->K > INT32_MAX || g->batch > INT32_MAX)
+        return cu_fail(e, err, IB_EUNSUPPORTED, "matmul dims exceed cuBLASLt's 32-bit range");
+    lt_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    cu_ctx *c = e->ctx;
+    int rc;
+    k->alpha = g->alpha;
+    k->beta = g->beta;
+    k->A = g->b;
+    k->B = g->a;
+    k->D = g->y;
+    cublasOperation_t opa = g->tb ? CUBLAS_OP_T : CUBLAS_OP_N; /* on our B */
+    cublasOperation_t opb = g->ta ? CUBLAS_OP_T : CUBLAS_OP_N; /* on our A */
+    if ((rc = cu_check_lt(e, err, cublasLtMatmulDescCreate(&k->op, compute_type(e->precision),
+                                                           CUDA_R_32F),
+                          "matmul desc create")))
+        goto fail;
+    cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa);
+    cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb);
+    cublasLtEpilogue_t epi = g->bias ? (g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
+                                     : (g->relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
+    cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+    if (g->bias)
+        cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g->bias,
+                                       sizeof g->bias);
+    /* Lt A = our B: stored [K,N] (ld N) or, transposed, [N,K] (ld K). */
+    if ((rc = layout(e, &k->la, (uint64_t)(g->tb ? g->K : g->N), (uint64_t)(g->tb ? g->N : g->K),
+                     g->tb ? g->K : g->N, g->batch, g->sb, err)) ||
+        (rc = layout(e, &k->lb, (uint64_t)(g->ta ? g->M : g->K), (uint64_t)(g->ta ? g->K : g->M),
+                     g->ta ? g->M : g->K, g->batch, g->sa, err)) ||
+        (rc = layout(e, &k->lc, (uint64_t)g->N, (uint64_t)g->M, g->N, g->batch, g->sy, err)))
+        goto fail;
+    cublasLtMatmulPreference_t pref = NULL;
+    if ((rc = cu_check_lt(e, err, cublasLtMatmulPreferenceCreate(&pref), "preference create")))
+        goto fail;
+    uint64_t ws = CU_LT_WORKSPACE;
+    uint32_t al_a = align_of(k->A, g->sb * 4), al_b = align_of(k->B, g->sa * 4),
+             al_c = align_of(k->D, g->sy * 4);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                         sizeof ws);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a,
+                                         sizeof al_a);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b,
+                                         sizeof al_b);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c,
+                                         sizeof al_c);
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c,
+                                         sizeof al_c);
+    cublasLtMatmulHeuristicResult_t res;
+    int found = 0;
+    memset(&res, 0, sizeof res);
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(c->lt, k->op, k->la, k->lb, k->lc, k->lc,
+                                                       pref, 1, &res, &found);
+    (void)cublasLtMatmulPreferenceDestroy(pref);
+    if ((rc = cu_check_lt(e, err, st, "algorithm heuristic")))
+        goto fail;
+    if (found < 1) {
+        rc = cu_fail(e, err, IB_EUNSUPPORTED,
+                     "cuBLASLt has no algorithm for M=%lld N=%lld K=%lld batch=%lld at %s",
+                     (long long)g->M, (long long)g->N, (long long)g->K, (long long)g->batch,
+                     ib_precision_name(e->precision));
+        goto fail;
+    }
+    k->algo = res.algo;
+    return cu_add_step(e, run_lt, k, lt_free, err);
+fail:
+    lt_free(k);
+    return rc;
+}
+
+/* Batch strides of A [..., r, c] and B against the output batch dims; false
+ * when an operand's batch is neither broadcast (1) nor the output's. */
+static bool batch_strides(const ib_tensor_desc *a, const ib_tensor_desc *b,
+                          const ib_tensor_desc *y, int64_t *batch, int64_t *sa, int64_t *sb)
+{
+    int64_t ba = 1, bb = 1, by = 1;
+    for (int32_t d = 0; d < a->ndim - 2; d++)
+        ba *= a->dims[d];
+    for (int32_t d = 0; d < b->ndim - 2; d++)
+        bb *= b->dims[d];
+    for (int32_t d = 0; d < y->ndim - 2; d++)
+        by *= y->dims[d];
+    *batch = by;
+    *sa = ba == 1 ? 0 : a->dims[a->ndim - 2] * a->dims[a->ndim - 1];
+    *sb = bb == 1 ? 0 : b->dims[b->ndim - 2] * b->dims[b->ndim - 1];
+    /* a non-broadcast operand must carry the output's batch dims exactly */
+    for (int k = 0; k < 2; k++) {
+        const ib_tensor_desc *t = k ? b : a;
+        if ((k ? bb : ba) == 1)
+            continue;
+        int32_t off = (y->ndim - 2) - (t->ndim - 2);
+        if (off < 0)
+            return false;
+        for (int32_t d = 0; d < y->ndim - 2; d++) {
+            int64_t td = d - off >= 0 ? t->dims[d - off] : 1;
+            if (td != y->dims[d])
+                return false;
+        }
+    }
+    return true;
+}
+
+/* ---- MatMul / FusedMatMul ----------------------------------------------------- */
+
+typedef struct un_k2 {
+    int op;
+    float *y;
+    int64_t n;
+} un_k2;
+
+static int run_gelu(cu_exec *e, void *p, ib_err *err)
+{
+    un_k2 *k = p;
+    return cu_check_rt(e, err, (cudaError_t)ibk_unary(e->ctx->stream, k->op, k->y, k->y, k->n, 0, 0),
+                       "gelu kernel");
+}
+
+typedef struct fill_k {
+    const void *x;
+    void *y;
+    ibk_view v;
+} fill_k;
+
+static int run_fill(cu_exec *e, void *p, ib_err *err)
+{
+    fill_k *k = p;
+    return cu_check_rt(e, err, (cudaError_t)ibk_strided_copy(e->ctx->stream, k->x, k->y, &k->v, 4),
+                       "broadcast fill kernel");
+}
+
+/* Y = broadcast(c) (the C / bias term before a beta = 1 product). */
+static int add_fill(cu_exec *e, const cu_val *cterm, cu_val *y, ib_err *err)
+{
+    fill_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    cu_bcast_view(&cterm->desc, NULL, &y->desc, &k->v);
+    k->x = cterm->dev;
+    k->y = y->dev;
+    return cu_add_step(e, run_fill, k, NULL, err);
+}
+
+static bool is_fused(const ib_node *n)
+{
+    return strcmp(n->op_type, "FusedMatMul") == 0;
+}
+
+static bool sup_matmul(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                       const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    if (!in[0] || !in[1] || !cu_all_f32(n, in) || in[0]->ndim < 2 || in[1]->ndim < 2)
+        return false;
+    const ib_tensor_desc *y = cu_out_desc(g, n, 0);
+    if (y->ndim < 2)
+        return false;
+    if (is_fused(n)) {
+        const char *act = ib_node_attr_string(n, "activation", "");
+        if (act[0] && strcmp(act, "Relu") && strcmp(act, "Gelu"))
+            return false;
+        if (n->n_inputs > 2 && in[2] && in[2]->ndim > y->ndim)
+            return false;
+    }
+    int64_t b, sa, sb;
+    return batch_strides(in[0], in[1], y, &b, &sa, &sb);
+}
+
+static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *a = cu_in(e, n, 0), *b = cu_in(e, n, 1), *y = cu_out(e, n, 0);
+    cu_val *bias = is_fused(n) ? cu_in(e, n, 2) : NULL;
+    mm_geom g;
+    memset(&g, 0, sizeof g);
+    g.ta = is_fused(n) && ib_node_attr_int(n, "transA", 0) != 0;
+    g.tb = is_fused(n) && ib_node_attr_int(n, "transB", 0) != 0;
+    g.alpha = is_fused(n) ? ib_node_attr_float(n, "alpha", 1.0f) : 1.0f;
+    const ib_tensor_desc *ad = &a->desc, *bd = &b->desc;
+    g.M = ad->dims[ad->ndim - (g.ta ? 1 : 2)];
+    g.K = ad->dims[ad->ndim - (g.ta ? 2 : 1)];
+    g.N = bd->dims[bd->ndim - (g.tb ? 2 : 1)];
+    batch_strides(ad, bd, &y->desc, &g.batch, &g.sa, &g.sb);
+    g.sy = g.M * g.N;
+    if (g.sb == 0 && !g.ta && g.batch > 1 && g.sa != 0) { /* fold A's batch into M */
+        g.M *= g.batch;
+        g.batch = 1;
+        g.sa = g.sy = 0;
+    }
+    g.a = a->dev;
+    g.b = b->dev;
+    g.y = y->dev;
+    const char *act = is_fused(n) ? ib_node_attr_string(n, "activation", "") : "";
+    bool gelu = strcmp(act, "Gelu") == 0;
+    g.relu = strcmp(act, "Relu") == 0;
+    int rc;
+    if (bias) {
+        int64_t bn = ib_tensor_desc_numel(&bias->desc);
+        bool vec = bn == g.N && bias->desc.ndim >= 1 && bias->desc.dims[bias->desc.ndim - 1] == g.N;
+        if (vec) {
+            g.bias = bias->dev;
+        } else { /* another broadcast: Y = bias first, then Y += alpha A B */
+            if ((rc = add_fill(e, bias, y, err)))
+                return rc;
+            g.beta = 1.0f;
+        }
+    }
+    if ((rc = add_gemm(e, &g, err)))
+        return rc;
+    if (!gelu)
+        return IB_OK;
+    un_k2 *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    bool tanh_form = strcmp(ib_node_attr_string(n, "approximate", "none"), "tanh") == 0;
+    *k = (un_k2){.op = tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF, .y = y->dev,
+                 .n = ib_tensor_desc_numel(&y->desc)};
+    return cu_add_step(e, run_gelu, k, NULL, err);
+}
+
+/* ---- Gemm -------------------------------------------------------------------------- */
+
+static bool sup_gemm(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                     const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(g);
+    IB_UNUSED(p);
+    return in[0] && in[1] && cu_all_f32(n, in) && in[0]->ndim == 2 && in[1]->ndim == 2 &&
+           (n->n_inputs < 3 || !in[2] || in[2]->ndim <= 2);
+}
+
+static int comp_gemm(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *a = cu_in(e, n, 0), *b = cu_in(e, n, 1), *cc = cu_in(e, n, 2), *y = cu_out(e, n, 0);
+    mm_geom g;
+    memset(&g, 0, sizeof g);
+    g.ta = ib_node_attr_int(n, "transA", 0) != 0;
+    g.tb = ib_node_attr_int(n, "transB", 0) != 0;
+    g.alpha = ib_node_attr_float(n, "alpha", 1.0f);
+    float beta = ib_node_attr_float(n, "beta", 1.0f);
+    g.M = a->desc.dims[g.ta ? 1 : 0];
+    g.K = a->desc.dims[g.ta ? 0 : 1];
+    g.N = b->desc.dims[g.tb ? 0 : 1];
+    g.batch = 1;
+    g.a = a->dev;
+    g.b = b->dev;
+    g.y = y->dev;
+    int rc;
+    if (cc && beta != 0.0f) {
+        if (beta == 1.0f && ib_tensor_desc_numel(&cc->desc) == g.N &&
+            cc->desc.dims[cc->desc.ndim - 1] == g.N) {
+            g.bias = cc->dev;
+        } else {
+            if ((rc = add_fill(e, cc, y, err)))
+                return rc;
+            g.beta = beta;
+        }
+    }
+    return add_gemm(e, &g, err);
+}
+
+/* ---- Attention: Y = softmax(scale Q Kt + mask) V ------------------------------------- */
+
+typedef struct att_k {
+    float *s;
+    const float *mask;
+    int64_t rows, cols;
+    float scale;
+    ibk_view mv; /* mask strides over the row dims */
+    int64_t mcs;
+} att_k;
+
+static int run_att_softmax(cu_exec *e, void *p, ib_err *err)
+{
+    att_k *k = p;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_softmax(e->ctx->stream, k->s, k->s, k->rows, k->cols,
+                                                k->scale, k->mask, &k->mv, k->mcs, 0),
+                       "attention softmax kernel");
+}
+
+static bool sup_attn(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                     const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(g);
+    IB_UNUSED(p);
+    if (!in[0] || !in[1] || !in[2] || !cu_all_f32(n, in))
+        return false;
+    int32_t r = in[0]->ndim;
+    if (r < 3 || in[1]->ndim != r || in[2]->ndim != r)
+        return false;
+    for (int32_t d = 0; d < r - 2; d++)
+        if (in[1]->dims[d] != in[0]->dims[d] || in[2]->dims[d] != in[0]->dims[d])
+            return false;
+    return n->n_inputs < 4 || !in[3] || in[3]->ndim <= r;
+}
+
+static int comp_attn(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *q = cu_in(e, n, 0), *kt = cu_in(e, n, 1), *v = cu_in(e, n, 2), *m = cu_in(e, n, 3);
+    cu_val *y = cu_out(e, n, 0);
+    int32_t r = q->desc.ndim;
+    int64_t batch = 1;
+    for (int32_t d = 0; d < r - 2; d++)
+        batch *= q->desc.dims[d];
+    int64_t sq = q->desc.dims[r - 2], dd = q->desc.dims[r - 1], sk = kt->desc.dims[r - 1];
+    int64_t dv = v->desc.dims[r - 1];
+    void *s = NULL;
+    int rc = cu_alloc(e, (size_t)(batch * sq * sk) * sizeof(float), &s, err);
+    if (rc)
+        return rc;
+    mm_geom g1 = {.M = sq, .N = sk, .K = dd, .batch = batch, .sa = sq * dd, .sb = dd * sk,
+                  .sy = sq * sk, .a = q->dev, .b = kt->dev, .y = s, .alpha = 1.0f};
+    if ((rc = add_gemm(e, &g1, err)))
+        return rc;
+    att_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    k->s = s;
+    k->rows = batch * sq;
+    k->cols = sk;
+    k->scale = ib_node_attr_float(n, "scale", 1.0f);
+    if (m) {
+        ib_tensor_desc sd = q->desc;
+        sd.dims[r - 1] = sk;
+        ibk_view full;
+        cu_bcast_view(&m->desc, NULL, &sd, &full);
+        k->mask = m->dev;
+        k->mv = full;
+        k->mv.ndim = r - 1; /* row dims */
+        k->mcs = full.sa[r - 1];
+    }
+    if ((rc = cu_add_step(e, run_att_softmax, k, NULL, err)))
+        return rc;
+    mm_geom g2 = {.M = sq, .N = dv, .K = sk, .batch = batch, .sa = sq * sk, .sb = sk * dv,
+                  .sy = sq * dv, .a = s, .b = v->dev, .y = y->dev, .alpha = 1.0f};
+    return add_gemm(e, &g2, err);
+}
+
+const cu_op cu_ops_matmul[] = {
+    {"", "MatMul", sup_matmul, comp_matmul},
+    {"inferbench", "FusedMatMul", sup_matmul, comp_matmul},
+    {"", "Gemm", sup_gemm, comp_gemm},
+    {"inferbench", "Attention", sup_attn, comp_attn},
+    {NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,386 @@
+/*
+ * cuda_ops_shape.c - data movement and reductions: the reshape family
+ * (Reshape, Flatten, Squeeze, Unsqueeze: one device copy, none when the
+ * planner gave input and output the same bytes), Transpose and Expand
+ * (strided-copy kernel, any dtype of 1/2/4/8 bytes), Concat (2-D device
+ * copies), Gather (row-gather kernel, int32/int64 indices; the embedding
+ * lookup) and ReduceSum/Mean/Max/Min/SumSquare/L1/L2 plus GlobalAverage/
+ * MaxPool over one contiguous block of axes (reduction kernel, float32).
+ */
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.h"
+
+int cu_compile_copy(cu_exec *e, const ib_node *n, ib_err *err); /* cuda_ops_ew.c */
+
+static bool esize_ok(const ib_tensor_desc *d)
+{
+    size_t s = ib_dtype_size(d->dtype);
+    return s == 1 || s == 2 || s == 4 || s == 8;
+}
+
+/* ---- reshape family ------------------------------------------------------- */
+
+static bool sup_reshape(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                        const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const ib_tensor_desc *o = cu_out_desc(g, n, 0);
+    return in[0] && o && ib_tensor_desc_nbytes(o) == ib_tensor_desc_nbytes(in[0]);
+}
+
+static int comp_reshape(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    return cu_compile_copy(e, n, err);
+}
+
+/* ---- strided copies (Transpose, Expand) ----------------------------------- */
+
+typedef struct sc_k {
+    const void *x;
+    void *y;
+    ibk_view v;
+    int esize;
+} sc_k;
+
+static int run_strided(cu_exec *e, void *k, ib_err *err)
+{
+    sc_k *s = k;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_strided_copy(e->ctx->stream, s->x, s->y, &s->v, s->esize),
+                       "strided copy kernel");
+}
+
+static bool sup_transpose(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                          const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(g);
+    IB_UNUSED(p);
+    const int64_t *perm;
+    size_t np = ib_node_attr_ints(n, "perm", &perm);
+    return in[0] && esize_ok(in[0]) && (np == 0 || np == (size_t)in[0]->ndim);
+}
+
+static int comp_transpose(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
+    sc_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    const int64_t *perm;
+    size_t np = ib_node_attr_ints(n, "perm", &perm);
+    int64_t st[IB_MAX_DIMS];
+    cu_strides(&x->desc, st);
+    int32_t r = x->desc.ndim;
+    k->v.ndim = r ? r : 1;
+    k->v.dims[0] = 1;
+    for (int32_t d = 0; d < r; d++) {
+        int64_t s = np ? perm[d] : r - 1 - d;
+        if (s < 0)
+            s += r;
+        k->v.dims[d] = x->desc.dims[s];
+        k->v.sa[d] = st[s];
+    }
+    k->x = x->dev;
+    k->y = y->dev;
+    k->esize = (int)ib_dtype_size(x->desc.dtype);
+    return cu_add_step(e, run_strided, k, NULL, err);
+}
+
+void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
+                   ibk_view *v); /* cuda_ops_ew.c */
+
+static bool sup_expand(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                       const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const ib_tensor_desc *o = cu_out_desc(g, n, 0);
+    return in[0] && o && esize_ok(in[0]) && o->ndim >= in[0]->ndim;
+}
+
+static int comp_expand(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
+    sc_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    cu_bcast_view(&x->desc, NULL, &y->desc, &k->v);
+    k->x = x->dev;
+    k->y = y->dev;
+    k->esize = (int)ib_dtype_size(x->desc.dtype);
+    return cu_add_step(e, run_strided, k, NULL, err);
+}
+
+/* ---- Concat --------------------------------------------------------------- */
+
+typedef struct cat_part {
+    const void *src;
+    size_t width; /* bytes per outer row of this input */
+} cat_part;
+
+typedef struct cat_k {
+    void *y;
+    size_t rows, pitch; /* outer rows; output bytes per row */
+    uint32_t n;
+    cat_part parts[];
+} cat_k;
+
+static int run_concat(cu_exec *e, void *k, ib_err *err)
+{
+    cat_k *c = k;
+    size_t off = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const cat_part *p = &c->parts[i];
+        if (p->width && c->rows) {
+            int rc = cu_check_rt(e, err,
+                                 cudaMemcpy2DAsync((char *)c->y + off, c->pitch, p->src, p->width,
+                                                   p->width, c->rows, cudaMemcpyDeviceToDevice,
+                                                   e->ctx->stream),
+                                 "cudaMemcpy2DAsync (Concat)");
+            if (rc)
+                return rc;
+        }
+        off += p->width;
+    }
+    return IB_OK;
+}
+
+static bool sup_concat(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                       const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(g);
+    IB_UNUSED(p);
+    for (uint32_t i = 0; i < n->n_inputs; i++)
+        if (!in[i] || in[i]->dtype != in[0]->dtype)
+            return false;
+    return n->n_inputs >= 1 && in[0]->ndim >= 1;
+}
+
+static int comp_concat(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *y = cu_out(e, n, 0);
+    int64_t r = y->desc.ndim, axis = ib_node_attr_int(n, "axis", 0);
+    if (axis < 0)
+        axis += r;
+    cat_k *k = ib_calloc(1, sizeof *k + n->n_inputs * sizeof(cat_part));
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    size_t es = ib_dtype_size(y->desc.dtype), rows = 1, inner = es;
+    for (int64_t d = 0; d < r; d++) {
+        if (d < axis)
+            rows *= (size_t)y->desc.dims[d];
+        else if (d > axis)
+            inner *= (size_t)y->desc.dims[d];
+    }
+    k->y = y->dev;
+    k->rows = rows;
+    k->pitch = inner * (size_t)y->desc.dims[axis];
+    k->n = n->n_inputs;
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+        cu_val *x = cu_in(e, n, i);
+        k->parts[i].src = x->dev;
+        k->parts[i].width = inner * (size_t)x->desc.dims[axis];
+    }
+    return cu_add_step(e, run_concat, k, NULL, err);
+}
+
+/* ---- Gather ---------------------------------------------------------------- */
+
+typedef struct ga_k {
+    const void *data, *idx;
+    void *y;
+    int idx64;
+    int64_t outer, axis_n, n_idx, inner_bytes;
+} ga_k;
+
+static int run_gather(cu_exec *e, void *k, ib_err *err)
+{
+    ga_k *g = k;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_gather(e->ctx->stream, g->data, g->idx, g->idx64, g->y,
+                                               g->outer, g->axis_n, g->n_idx, g->inner_bytes),
+                       "gather kernel");
+}
+
+static bool sup_gather(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                       const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(g);
+    IB_UNUSED(p);
+    IB_UNUSED(n);
+    return in[0] && in[1] && in[0]->ndim >= 1 && ib_dtype_size(in[0]->dtype) > 0 &&
+           (in[1]->dtype == IB_DTYPE_INT64 || in[1]->dtype == IB_DTYPE_INT32);
+}
+
+static int comp_gather(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *ix = cu_in(e, n, 1), *y = cu_out(e, n, 0);
+    ga_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    int64_t r = x->desc.ndim, axis = ib_node_attr_int(n, "axis", 0);
+    if (axis < 0)
+        axis += r;
+    k->outer = 1;
+    k->inner_bytes = (int64_t)ib_dtype_size(x->desc.dtype);
+    for (int64_t d = 0; d < r; d++) {
+        if (d < axis)
+            k->outer *= x->desc.dims[d];
+        else if (d > axis)
+            k->inner_bytes *= x->desc.dims[d];
+    }
+    k->axis_n = x->desc.dims[axis];
+    k->n_idx = ib_tensor_desc_numel(&ix->desc);
+    k->idx64 = ix->desc.dtype == IB_DTYPE_INT64;
+    k->data = x->dev;
+    k->idx = ix->dev;
+    k->y = y->dev;
+    return cu_add_step(e, run_gather, k, NULL, err);
+}
+
+/* ---- reductions ---------------------------------------------------------------- */
+
+typedef struct red_k {
+    int op;
+    const float *x;
+    float *y;
+    int64_t outer, red, inner;
+} red_k;
+
+static int run_reduce(cu_exec *e, void *k, ib_err *err)
+{
+    red_k *r = k;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_reduce(e->ctx->stream, r->op, r->x, r->y, r->outer,
+                                               r->red, r->inner),
+                       "reduce kernel");
+}
+
+static int reduce_kop(const ib_node *n)
+{
+    static const struct {
+        const char *name;
+        int op;
+    } t[] = {{"ReduceSum", IBK_RSUM},       {"ReduceMean", IBK_RMEAN},
+             {"ReduceMax", IBK_RMAX},       {"ReduceMin", IBK_RMIN},
+             {"ReduceSumSquare", IBK_RSUMSQ}, {"ReduceL2", IBK_RL2},
+             {"ReduceL1", IBK_RL1},         {"GlobalAveragePool", IBK_RMEAN},
+             {"GlobalMaxPool", IBK_RMAX}};
+    for (size_t i = 0; i < IB_ARRAY_LEN(t); i++)
+        if (strcmp(t[i].name, n->op_type) == 0)
+            return t[i].op;
+    return -1;
+}
+
+/* The reduction as [outer, red, inner]; false when the reduced axes are not
+ * one contiguous block (size-1 dims ignored) or the axes are not constant. */
+static bool reduce_shape(const ib_graph *g, const ib_node *n, const ib_tensor_desc *x,
+                         int64_t *outer, int64_t *red, int64_t *inner)
+{
+    bool mask[IB_MAX_DIMS] = {false};
+    int32_t r = x->ndim;
+    if (strncmp(n->op_type, "Global", 6) == 0) {
+        for (int32_t d = 2; d < r; d++)
+            mask[d] = true;
+    } else {
+        const int64_t *axes = NULL;
+        size_t na = 0;
+        bool from_input = strcmp(n->op_type, "ReduceSum") == 0 ? n->opset >= 13 : n->opset >= 18;
+        if (from_input) {
+            if (n->n_inputs > 1 && n->inputs[1] != IB_VALUE_NONE) {
+                if (!cu_is_const(g, n, 1))
+                    return false;
+                const ib_tensor *t = ib_node_input(g, n, 1)->constant;
+                if (t->desc.dtype != IB_DTYPE_INT64)
+                    return false;
+                axes = t->data;
+                na = (size_t)ib_tensor_desc_numel(&t->desc);
+            }
+            if (na == 0 && ib_node_attr_int(n, "noop_with_empty_axes", 0))
+                return false; /* identity: rare, left to the reference */
+        } else {
+            na = ib_node_attr_ints(n, "axes", &axes);
+        }
+        for (size_t i = 0; i < na; i++) {
+            int64_t a = axes[i] < 0 ? axes[i] + r : axes[i];
+            if (a < 0 || a >= r)
+                return false;
+            mask[a] = true;
+        }
+        if (na == 0)
+            for (int32_t d = 0; d < r; d++)
+                mask[d] = true;
+    }
+    int32_t first = -1, last = -1;
+    for (int32_t d = 0; d < r; d++)
+        if (mask[d] && x->dims[d] != 1) {
+            if (first < 0)
+                first = d;
+            last = d;
+        }
+    *outer = *red = *inner = 1;
+    for (int32_t d = 0; d < r; d++) {
+        if (first < 0 || d < first)
+            *outer *= x->dims[d];
+        else if (d > last)
+            *inner *= x->dims[d];
+        else if (!mask[d] && x->dims[d] != 1)
+            return false; /* a kept dim inside the reduced block */
+        else
+            *red *= x->dims[d];
+    }
+    return true;
+}
+
+static bool sup_reduce(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                       const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    int64_t o, r, i;
+    if (reduce_kop(n) < 0 || !in[0] || in[0]->dtype != IB_DTYPE_FLOAT32 ||
+        ib_tensor_desc_numel(in[0]) == 0)
+        return false;
+    if (strncmp(n->op_type, "Global", 6) == 0 && in[0]->ndim < 3)
+        return false;
+    return reduce_shape(g, n, in[0], &o, &r, &i);
+}
+
+static int comp_reduce(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
+    red_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    reduce_shape(e->graph, n, &x->desc, &k->outer, &k->red, &k->inner);
+    k->op = reduce_kop(n);
+    k->x = x->dev;
+    k->y = y->dev;
+    return cu_add_step(e, run_reduce, k, NULL, err);
+}
+
+const cu_op cu_ops_shape[] = {
+    {"", "Reshape", sup_reshape, comp_reshape},
+    {"", "Flatten", sup_reshape, comp_reshape},
+    {"", "Squeeze", sup_reshape, comp_reshape},
+    {"", "Unsqueeze", sup_reshape, comp_reshape},
+    {"", "Transpose", sup_transpose, comp_transpose},
+    {"", "Expand", sup_expand, comp_expand},
+    {"", "Concat", sup_concat, comp_concat},
+    {"", "Gather", sup_gather, comp_gather},
+    {"", "ReduceSum", sup_reduce, comp_reduce},
+    {"", "ReduceMean", sup_reduce, comp_reduce},
+    {"", "ReduceMax", sup_reduce, comp_reduce},
+    {"", "ReduceMin", sup_reduce, comp_reduce},
+    {"", "ReduceSumSquare", sup_reduce, comp_reduce},
+    {"", "ReduceL1", sup_reduce, comp_reduce},
+    {"", "ReduceL2", sup_reduce, comp_reduce},
+    {"", "GlobalAveragePool", sup_reduce, comp_reduce},
+    {"", "GlobalMaxPool", sup_reduce, comp_reduce},
+    {NULL, NULL, NULL, NULL},
+};

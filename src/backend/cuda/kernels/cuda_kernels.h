@@ -1,0 +1,76 @@
+/*
+ * cuda_kernels.h - the extern "C" launchers of src/backend/cuda/kernels/ (.cu files),
+ * callable from C11. Every launcher enqueues on `stream`, returns the
+ * cudaError_t of the launch as an int (0 = cudaSuccess) and never
+ * synchronises. Tensors are float32, plain row-major, unless the name says
+ * otherwise; element counts are int64.
+ */
+#ifndef IB_BACKEND_CUDA_KERNELS_H
+#define IB_BACKEND_CUDA_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct CUstream_st *ibk_stream; /* = cudaStream_t */
+
+#define IBK_MAX_DIMS 8
+
+/* A strided view: out index i (row-major over dims) reads element
+ * sum(coord[d] * stride[d]) of its source (stride 0 = broadcast). */
+typedef struct ibk_view {
+    int32_t ndim;
+    int64_t dims[IBK_MAX_DIMS];
+    int64_t sa[IBK_MAX_DIMS]; /* strides of source a (elements) */
+    int64_t sb[IBK_MAX_DIMS]; /* strides of source b (binary ops only) */
+} ibk_view;
+
+enum ibk_unary_op {
+    IBK_RELU, IBK_LEAKY_RELU, IBK_SIGMOID, IBK_TANH, IBK_EXP, IBK_LOG, IBK_SQRT, IBK_ABS,
+    IBK_NEG, IBK_RECIP, IBK_ERF, IBK_GELU_ERF, IBK_GELU_TANH, IBK_CLIP, IBK_COPY, IBK_FLOOR,
+    IBK_CEIL, IBK_ELU, IBK_SOFTPLUS, IBK_HARD_SIGMOID, IBK_HARD_SWISH, IBK_POW_SCALAR,
+    IBK_UNARY_COUNT
+};
+
+enum ibk_binary_op { IBK_ADD, IBK_SUB, IBK_MUL, IBK_DIV, IBK_MAX, IBK_MIN, IBK_POW, IBK_BINARY_COUNT };
+
+enum ibk_reduce_op { IBK_RSUM, IBK_RMEAN, IBK_RMAX, IBK_RMIN, IBK_RSUMSQ, IBK_RL2, IBK_RL1 };
+
+/* y = op(x) elementwise (a, b: LeakyRelu/Elu alpha, Clip min/max, HardSigmoid
+ * alpha/beta, Pow exponent). In place (x == y) is allowed. */
+int ibk_unary(ibk_stream s, int op, const float *x, float *y, int64_t n, float a, float b);
+/* y[i] = op(a[view_a(i)], b[view_b(i)]) over v->dims (numpy broadcasting). */
+int ibk_binary(ibk_stream s, int op, const float *a, const float *b, float *y, const ibk_view *v);
+/* y[i] = x[view_a(i)] for elements of esize bytes (1, 2, 4 or 8): Transpose,
+ * Expand, broadcast fills, Slice with steps. */
+int ibk_strided_copy(ibk_stream s, const void *x, void *y, const ibk_view *v, int esize);
+/* Row softmax over cols: y = softmax(scale * x + mask) (log-softmax when
+ * logsm). mask may be NULL; else its element for (row r, col j) is
+ * mask[view_a(r) + j * mask_col_stride] where v->dims are the row dims. */
+int ibk_softmax(ibk_stream s, const float *x, float *y, int64_t rows, int64_t cols, float scale,
+                const float *mask, const ibk_view *v, int64_t mask_col_stride, int logsm);
+/* LayerNorm over the last `cols` values of each row; gamma/beta have cols
+ * elements (beta may be NULL). */
+int ibk_layernorm(ibk_stream s, const float *x, const float *gamma, const float *beta, float *y,
+                  int64_t rows, int64_t cols, float eps);
+/* y[o, i] = reduce_r x[o, r, i] for x viewed as [outer, red, inner]. */
+int ibk_reduce(ibk_stream s, int op, const float *x, float *y, int64_t outer, int64_t red,
+               int64_t inner);
+/* y[o, i, :] = data[o, idx[i], :] (negative indices count from the end; an
+ * index outside [-axis_n, axis_n) yields zeros). inner_bytes per row. */
+int ibk_gather(ibk_stream s, const void *data, const void *idx, int idx_is_64, void *y,
+               int64_t outer, int64_t axis_n, int64_t n_idx, int64_t inner_bytes);
+
+/* y[n, c, i] = act(y[n, c, i] + bias[c] + z[n, c, i]) for y viewed as
+ * [N, C, inner] (bias, z may be NULL); act is an ibk_unary_op (IBK_COPY =
+ * none) with parameters a, b. The convolution epilogue. */
+int ibk_bias_act(ibk_stream s, float *y, const float *bias, const float *z, int64_t N, int64_t C,
+                 int64_t inner, int act, float a, float b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

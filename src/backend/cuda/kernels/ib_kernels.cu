@@ -1,0 +1,423 @@
+/*
+ * ib_kernels.cu - the CUDA kernels of the cuda backend behind the extern "C"
+ * launchers of cuda_kernels.h: elementwise unary and broadcast binary ops,
+ * strided copies (Transpose/Expand/Slice), masked scaled softmax, LayerNorm,
+ * reductions and row gathers. One file, so nvcc runs once per build (sm_80
+ * and sm_90 only, see the Makefile). Accumulations (softmax, LayerNorm,
+ * reductions) are in float with block-wide tree reductions.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "cuda_kernels.h"
+
+#define IBK_THREADS 256
+
+static unsigned grid_for(int64_t n)
+{
+    int64_t g = (n + IBK_THREADS - 1) / IBK_THREADS;
+    if (g > 65535LL * 32)
+        g = 65535LL * 32; /* grid-stride loops cover the rest */
+    return (unsigned)(g > 0 ? g : 1);
+}
+
+static int launch_status(void)
+{
+    return (int)cudaGetLastError();
+}
+
+/* ---- unary --------------------------------------------------------------- */
+
+__device__ static float unary_op(int op, float x, float a, float b)
+{
+    switch (op) {
+    case IBK_RELU: return x > 0.f ? x : 0.f;
+    case IBK_LEAKY_RELU: return x >= 0.f ? x : a * x;
+    case IBK_SIGMOID: return 1.f / (1.f + expf(-x));
+    case IBK_TANH: return tanhf(x);
+    case IBK_EXP: return expf(x);
+    case IBK_LOG: return logf(x);
+    case IBK_SQRT: return sqrtf(x);
+    case IBK_ABS: return fabsf(x);
+    case IBK_NEG: return -x;
+    case IBK_RECIP: return 1.f / x;
+    case IBK_ERF: return erff(x);
+    case IBK_GELU_ERF: return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+    case IBK_GELU_TANH: {
+        float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+        return 0.5f * x * (1.f + tanhf(u));
+    }
+    case IBK_CLIP: return fminf(fmaxf(x, a), b);
+    case IBK_COPY: return x;
+    case IBK_FLOOR: return floorf(x);
+    case IBK_CEIL: return ceilf(x);
+    case IBK_ELU: return x >= 0.f ? x : a * (expf(x) - 1.f);
+    case IBK_SOFTPLUS: return x > 20.f ? x : log1pf(expf(x));
+    case IBK_HARD_SIGMOID: return fminf(fmaxf(a * x + b, 0.f), 1.f);
+    case IBK_HARD_SWISH: return x * fminf(fmaxf(x / 6.f + 0.5f, 0.f), 1.f);
+    case IBK_POW_SCALAR: return powf(x, a);
+    default: return x;
+    }
+}
+
+__global__ static void k_unary(int op, const float *x, float *y, int64_t n, float a, float b)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = unary_op(op, x[i], a, b);
+}
+
+extern "C" int ibk_unary(ibk_stream s, int op, const float *x, float *y, int64_t n, float a,
+                         float b)
+{
+    if (n <= 0)
+        return 0;
+    k_unary<<<grid_for(n), IBK_THREADS, 0, s>>>(op, x, y, n, a, b);
+    return launch_status();
+}
+
+/* ---- binary with broadcasting -------------------------------------------- */
+
+__device__ static float binary_op(int op, float a, float b)
+{
+    switch (op) {
+    case IBK_ADD: return a + b;
+    case IBK_SUB: return a - b;
+    case IBK_MUL: return a * b;
+    case IBK_DIV: return a / b;
+    case IBK_MAX: return fmaxf(a, b);
+    case IBK_MIN: return fminf(a, b);
+    case IBK_POW: return powf(a, b);
+    default: return a;
+    }
+}
+
+__global__ static void k_binary_same(int op, const float *a, const float *b, float *y, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = binary_op(op, a[i], b[i]);
+}
+
+__global__ static void k_binary(int op, const float *a, const float *b, float *y, ibk_view v,
+                                int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i, oa = 0, ob = 0;
+        for (int d = v.ndim - 1; d >= 0; d--) {
+            int64_t c = r % v.dims[d];
+            r /= v.dims[d];
+            oa += c * v.sa[d];
+            ob += c * v.sb[d];
+        }
+        y[i] = binary_op(op, a[oa], b[ob]);
+    }
+}
+
+static int64_t view_numel(const ibk_view *v)
+{
+    int64_t n = 1;
+    for (int d = 0; d < v->ndim; d++)
+        n *= v->dims[d];
+    return n;
+}
+
+/* Strides of a dense row-major tensor of v's dims? */
+static bool dense(const ibk_view *v, const int64_t *st)
+{
+    int64_t e = 1;
+    for (int d = v->ndim - 1; d >= 0; d--) {
+        if (v->dims[d] != 1 && st[d] != e)
+            return false;
+        e *= v->dims[d];
+    }
+    return true;
+}
+
+extern "C" int ibk_binary(ibk_stream s, int op, const float *a, const float *b, float *y,
+                          const ibk_view *v)
+{
+    int64_t n = view_numel(v);
+    if (n <= 0)
+        return 0;
+    if (dense(v, v->sa) && dense(v, v->sb))
+        k_binary_same<<<grid_for(n), IBK_THREADS, 0, s>>>(op, a, b, y, n);
+    else
+        k_binary<<<grid_for(n), IBK_THREADS, 0, s>>>(op, a, b, y, *v, n);
+    return launch_status();
+}
+
+/* ---- strided copy -------------------------------------------------------- */
+
+template <typename T>
+__global__ static void k_strided(const T *x, T *y, ibk_view v, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i, o = 0;
+        for (int d = v.ndim - 1; d >= 0; d--) {
+            o += (r % v.dims[d]) * v.sa[d];
+            r /= v.dims[d];
+        }
+        y[i] = x[o];
+    }
+}
+
+extern "C" int ibk_strided_copy(ibk_stream s, const void *x, void *y, const ibk_view *v, int esize)
+{
+    int64_t n = view_numel(v);
+    if (n <= 0)
+        return 0;
+    unsigned g = grid_for(n);
+    switch (esize) {
+    case 1: k_strided<uint8_t><<<g, IBK_THREADS, 0, s>>>((const uint8_t *)x, (uint8_t *)y, *v, n); break;
+    case 2: k_strided<uint16_t><<<g, IBK_THREADS, 0, s>>>((const uint16_t *)x, (uint16_t *)y, *v, n); break;
+    case 4: k_strided<uint32_t><<<g, IBK_THREADS, 0, s>>>((const uint32_t *)x, (uint32_t *)y, *v, n); break;
+    case 8: k_strided<uint64_t><<<g, IBK_THREADS, 0, s>>>((const uint64_t *)x, (uint64_t *)y, *v, n); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    return launch_status();
+}
+
+/* ---- block reductions ---------------------------------------------------- */
+
+__device__ static float warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ static float warp_max(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* Sum (or max) over the block; every thread gets the result. sh: 32 floats. */
+__device__ static float block_reduce(float v, bool is_max, float *sh)
+{
+    int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    v = is_max ? warp_max(v) : warp_sum(v);
+    __syncthreads(); /* sh may still be read by a previous call */
+    if (lane == 0)
+        sh[wid] = v;
+    __syncthreads();
+    int nw = (blockDim.x + 31) >> 5;
+    float r = lane < nw ? sh[lane] : (is_max ? -INFINITY : 0.f);
+    return is_max ? warp_max(r) : warp_sum(r);
+}
+
+/* ---- softmax -------------------------------------------------------------- */
+
+__global__ static void k_softmax(const float *x, float *y, int64_t cols, float scale,
+                                 const float *mask, ibk_view v, int64_t mcs, int logsm)
+{
+    __shared__ float sh[32];
+    int64_t row = blockIdx.x;
+    const float *xr = x + row * cols;
+    float *yr = y + row * cols;
+    const float *mr = NULL;
+    if (mask) {
+        int64_t r = row, o = 0;
+        for (int d = v.ndim - 1; d >= 0; d--) {
+            o += (r % v.dims[d]) * v.sa[d];
+            r /= v.dims[d];
+        }
+        mr = mask + o;
+    }
+    float mx = -INFINITY;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+        float t = scale * xr[j] + (mr ? mr[j * mcs] : 0.f);
+        mx = fmaxf(mx, t);
+    }
+    mx = block_reduce(mx, true, sh);
+    float sum = 0.f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+        float t = scale * xr[j] + (mr ? mr[j * mcs] : 0.f);
+        sum += expf(t - mx);
+    }
+    sum = block_reduce(sum, false, sh);
+    float inv = 1.f / sum, lse = logf(sum);
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+        float t = scale * xr[j] + (mr ? mr[j * mcs] : 0.f) - mx;
+        yr[j] = logsm ? t - lse : expf(t) * inv;
+    }
+}
+
+extern "C" int ibk_softmax(ibk_stream s, const float *x, float *y, int64_t rows, int64_t cols,
+                           float scale, const float *mask, const ibk_view *v,
+                           int64_t mask_col_stride, int logsm)
+{
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    if (rows > 0x7fffffffLL)
+        return (int)cudaErrorInvalidValue;
+    ibk_view none;
+    none.ndim = 0;
+    k_softmax<<<(unsigned)rows, IBK_THREADS, 0, s>>>(x, y, cols, scale, mask, v ? *v : none,
+                                                     mask_col_stride, logsm);
+    return launch_status();
+}
+
+/* ---- LayerNorm ------------------------------------------------------------ */
+
+__global__ static void k_layernorm(const float *x, const float *g, const float *b, float *y,
+                                   int64_t cols, float eps)
+{
+    __shared__ float sh[32];
+    const float *xr = x + blockIdx.x * cols;
+    float *yr = y + blockIdx.x * cols;
+    float s = 0.f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+        s += xr[j];
+    float mean = block_reduce(s, false, sh) / (float)cols;
+    float q = 0.f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+        float d = xr[j] - mean;
+        q += d * d;
+    }
+    float rstd = rsqrtf(block_reduce(q, false, sh) / (float)cols + eps);
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+        yr[j] = (xr[j] - mean) * rstd * g[j] + (b ? b[j] : 0.f);
+}
+
+extern "C" int ibk_layernorm(ibk_stream s, const float *x, const float *gamma, const float *beta,
+                             float *y, int64_t rows, int64_t cols, float eps)
+{
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    if (rows > 0x7fffffffLL)
+        return (int)cudaErrorInvalidValue;
+    k_layernorm<<<(unsigned)rows, IBK_THREADS, 0, s>>>(x, gamma, beta, y, cols, eps);
+    return launch_status();
+}
+
+/* ---- reductions ----------------------------------------------------------- */
+
+/* One thread per (outer, inner) output: a strided walk over red. Good for
+ * inner > 1; for inner == 1 rows use one block each (k_reduce_rows). */
+__global__ static void k_reduce_cols(int op, const float *x, float *y, int64_t outer, int64_t red,
+                                     int64_t inner)
+{
+    int64_t n = outer * inner;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t o = i / inner, in = i % inner;
+        const float *p = x + o * red * inner + in;
+        bool mx = op == IBK_RMAX, mn = op == IBK_RMIN;
+        float acc = mx ? -INFINITY : mn ? INFINITY : 0.f;
+        for (int64_t r = 0; r < red; r++) {
+            float v = p[r * inner];
+            acc = mx ? fmaxf(acc, v) : mn ? fminf(acc, v)
+                  : op == IBK_RSUMSQ || op == IBK_RL2 ? acc + v * v
+                  : op == IBK_RL1 ? acc + fabsf(v) : acc + v;
+        }
+        if (op == IBK_RMEAN)
+            acc /= (float)red;
+        else if (op == IBK_RL2)
+            acc = sqrtf(acc);
+        y[i] = acc;
+    }
+}
+
+__global__ static void k_reduce_rows(int op, const float *x, float *y, int64_t red)
+{
+    __shared__ float sh[32];
+    const float *p = x + blockIdx.x * red;
+    bool mx = op == IBK_RMAX, mn = op == IBK_RMIN;
+    float acc = mx ? -INFINITY : mn ? INFINITY : 0.f;
+    for (int64_t r = threadIdx.x; r < red; r += blockDim.x) {
+        float v = p[r];
+        acc = mx ? fmaxf(acc, v) : mn ? fminf(acc, v)
+              : op == IBK_RSUMSQ || op == IBK_RL2 ? acc + v * v
+              : op == IBK_RL1 ? acc + fabsf(v) : acc + v;
+    }
+    if (mn)
+        acc = -block_reduce(-acc, true, sh);
+    else
+        acc = block_reduce(acc, mx, sh);
+    if (threadIdx.x == 0) {
+        if (op == IBK_RMEAN)
+            acc /= (float)red;
+        else if (op == IBK_RL2)
+            acc = sqrtf(acc);
+        y[blockIdx.x] = acc;
+    }
+}
+
+extern "C" int ibk_reduce(ibk_stream s, int op, const float *x, float *y, int64_t outer,
+                          int64_t red, int64_t inner)
+{
+    if (outer <= 0 || inner <= 0 || red <= 0)
+        return 0;
+    if (inner == 1 && red >= 64 && outer <= 0x7fffffffLL)
+        k_reduce_rows<<<(unsigned)outer, IBK_THREADS, 0, s>>>(op, x, y, red);
+    else
+        k_reduce_cols<<<grid_for(outer * inner), IBK_THREADS, 0, s>>>(op, x, y, outer, red, inner);
+    return launch_status();
+}
+
+/* ---- gather ---------------------------------------------------------------- */
+
+template <typename T>
+__global__ static void k_gather(const T *data, const void *idx, int idx64, T *y, int64_t outer,
+                                int64_t axis_n, int64_t n_idx, int64_t inner)
+{
+    int64_t n = outer * n_idx * inner;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t in = i % inner, t = i / inner;
+        int64_t j = t % n_idx, o = t / n_idx;
+        int64_t k = idx64 ? ((const int64_t *)idx)[j] : (int64_t)((const int32_t *)idx)[j];
+        if (k < 0)
+            k += axis_n;
+        y[i] = (k >= 0 && k < axis_n) ? data[(o * axis_n + k) * inner + in] : (T)0;
+    }
+}
+
+extern "C" int ibk_gather(ibk_stream s, const void *data, const void *idx, int idx_is_64, void *y,
+                          int64_t outer, int64_t axis_n, int64_t n_idx, int64_t inner_bytes)
+{
+    if (outer <= 0 || n_idx <= 0 || inner_bytes <= 0)
+        return 0;
+    if (inner_bytes % 4 == 0) {
+        int64_t inner = inner_bytes / 4;
+        k_gather<uint32_t><<<grid_for(outer * n_idx * inner), IBK_THREADS, 0, s>>>(
+            (const uint32_t *)data, idx, idx_is_64, (uint32_t *)y, outer, axis_n, n_idx, inner);
+    } else {
+        k_gather<uint8_t><<<grid_for(outer * n_idx * inner_bytes), IBK_THREADS, 0, s>>>(
+            (const uint8_t *)data, idx, idx_is_64, (uint8_t *)y, outer, axis_n, n_idx,
+            inner_bytes);
+    }
+    return launch_status();
+}
+
+/* ---- convolution epilogue --------------------------------------------------- */
+
+__global__ static void k_bias_act(float *y, const float *bias, const float *z, int64_t n, int64_t C,
+                                  int64_t inner, int act, float a, float b)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float v = y[i];
+        if (bias)
+            v += bias[(i / inner) % C];
+        if (z)
+            v += z[i];
+        y[i] = unary_op(act, v, a, b);
+    }
+}
+
+extern "C" int ibk_bias_act(ibk_stream s, float *y, const float *bias, const float *z, int64_t N,
+                            int64_t C, int64_t inner, int act, float a, float b)
+{
+    int64_t n = N * C * inner;
+    if (n <= 0)
+        return 0;
+    k_bias_act<<<grid_for(n), IBK_THREADS, 0, s>>>(y, bias, z, n, C, inner, act, a, b);
+    return launch_status();
+}
