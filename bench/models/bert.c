@@ -4,7 +4,8 @@
  *
  *   build/release/bench/models/bert [--quick] [--layers 24] [--threads N] [--batches 1,8]
  *       [--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] [--no-torch]
- *       [--real N] [--quiet-wait S] [--python /usr/bin/python3]
+ *       [--peer-modes jit,fastpath,autocast,cast,fastpath-cast,dynamic] [--real N]
+ *       [--quiet-wait S] [--python /usr/bin/python3]
  *
  * Model: src/models/bert.c (the reference ONNX graph, seeded random weights; speed does not
  * depend on the values) at BERT-Large widths; --quick keeps every shape but builds 2 layers
@@ -20,7 +21,8 @@
  * its modes: jit+freeze+optimize_for_inference or the nn.TransformerEncoder fast path for
  * fp32; autocast or a .to(bfloat16) model for bf16; quantize_dynamic for int8;
  * OMP_WAIT_POLICY=PASSIVE, which performance.md §5 found PyTorch needs on 2 cores), the ratio,
- * and "contended" when other processes took > 5 % of the CPUs meanwhile.
+ * and "contended" when other processes took > 5 % of the CPUs meanwhile. --peer-modes limits
+ * the peer to the named modes (a precision with none named runs all of its modes).
  *
  * --real N: N synthetic SQuAD features (src/dataset/synth_squad.c through the real
  * tokenizer and windowing) run one at a time padded to --seq (what the harness feeds) and
@@ -364,7 +366,7 @@ int main(int argc, char **argv)
     size_t real_q = 0;
     int64_t layers = 24, seq = IB_BERT_MAX_SEQ;
     double seconds = 3, quiet_wait = 10;
-    const char *batches = "1,8", *precs = "fp32,bf16,int8";
+    const char *batches = "1,8", *precs = "fp32,bf16,int8", *peer_modes = "";
     const char *python = getenv("IB_PYTHON") ? getenv("IB_PYTHON") : "/usr/bin/python3";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -390,12 +392,15 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--peer-modes") && v)
+            peer_modes = argv[++i];
         else if (!strcmp(a, "--real") && v)
             real_q = (size_t)atoll(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [--quick] [--layers 24] [--threads N] [--batches 1,8] "
                             "[--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] "
-                            "[--no-torch] [--real N] [--quiet-wait S] [--python PATH]\n",
+                            "[--no-torch] [--peer-modes jit,cast,...] [--real N] [--quiet-wait S] "
+                            "[--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
@@ -454,9 +459,9 @@ int main(int argc, char **argv)
             char cmd[8400];
             snprintf(cmd, sizeof cmd,
                      "OMP_WAIT_POLICY=PASSIVE '%s' '%s' --precision %s --batches %s --threads %d "
-                     "--reps %d --seconds %g --layers %lld --seq %lld",
+                     "--reps %d --seconds %g --layers %lld --seq %lld --modes '%s'",
                      python, script, plist[pi], batches, threads, reps, seconds,
-                     (long long)layers, (long long)seq);
+                     (long long)layers, (long long)seq, peer_modes);
             FILE *pp = popen(cmd, "r");
             char line[4096];
             int k = 0;

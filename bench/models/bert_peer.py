@@ -171,12 +171,15 @@ def main():
     ap.add_argument("--seq", type=int, default=384)
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--modes", default="", help="comma list (default: every mode)")
+    ap.add_argument("--modes", default="",
+                    help="comma list; a precision with none of its modes listed runs all")
     a = ap.parse_args()
     if a.threads > 0:
         torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     want = [m for m in a.modes.split(",") if m]
+    if not any(name in want for name, _ in modes_for(a.precision, a.layers, None)):
+        want = []  # none of this precision's modes named: run them all
     for b in [int(v) for v in a.batches.split(",")]:
         x = (torch.randint(0, VOCAB, (b, a.seq)), torch.ones(b, a.seq, dtype=torch.int64),
              torch.cat([torch.zeros(b, a.seq // 2, dtype=torch.int64),
