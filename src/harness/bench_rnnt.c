@@ -1,0 +1,482 @@
+/*
+ * bench_rnnt.c - the rnnt entry (benchmarks.md §1.5): RNN-T (encoder, prediction and joint
+ * as three ONNX models, src/models/rnnt.c) with seeded random weights, LibriSpeech dev-clean
+ * (manifest or layout, <= 15 s; src/dataset/librispeech.c) or a synthetic set, and the timed
+ * path the rules ask for (§1.0: "RNN-T feature extraction is part of the timed model"):
+ * features (src/dataset/mel.c), the encoder over the padded batch, then the reference's
+ * greedy decoding (pytorch/decoders.py ScriptGreedyDecoder: at most 30 symbols per encoder
+ * step) for every utterance of the batch at once. The payload is the token ids as int64
+ * (pytorch_SUT.py array.array("q", transcript)) or a narrower int (accuracy_eval.py
+ * --output_dtype), and accuracy.txt is accuracy_eval.py's line.
+ *
+ * Batching never changes a result: an utterance's features use its own samples only, the
+ * encoder LSTMs run forward in time so padding frames after an utterance's end cannot reach
+ * its outputs (and the mask zeroes them before StackTime, as the reference's own zero
+ * padding), and every decoder row is computed from that utterance's own state. Only the
+ * batch size of the GEMMs differs, which tests check gives the same tokens.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/common.h"
+#include "dataset/audio.h"
+#include "dataset/librispeech.h"
+#include "dataset/mel.h"
+#include "harness/benchmark.h"
+#include "metrics/wer.h"
+#include "models/rnnt.h"
+#include "onnx/build.h"
+
+/* declared in benchmark.h once the entry is in the table */
+extern const ib_benchmark ib_bench_rnnt;
+
+#define RT_MAX_SYMBOLS 30 /* decoders.py max_symbols_per_step */
+#define RT_T_BUCKET 32    /* encoder frames are padded to a multiple of this (fewer shapes) */
+/* the longest utterance the filter keeps (15 s): 500 frames -> 250 encoder steps */
+#define RT_MAX_ENC_STEPS 250
+
+typedef struct rt_state {
+    ib_librispeech *ds;
+    ib_mel *mel;
+    int64_t enc_h, pred_h, pred_l;
+} rt_state;
+
+enum { SL_FEAT, SL_MASK, SL_MEL, SL_ENC, SL_TOK, SL_H, SL_C, SL_HO, SL_CO, SL_G, SL_GC, SL_LOG,
+       SL_UTT, SL_OUTS };
+
+static int rt_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
+{
+    ib_models_opts o = {cfg->seed, cfg->tiny};
+    ib_build *b = NULL;
+    int rc = ib_models_rnnt(&o, (enum ib_rnnt_part)k, &b, err);
+    if (rc)
+        return rc;
+    rc = ib_build_write_file(b, path, NULL, err);
+    ib_build_destroy(b);
+    return rc;
+}
+
+/* Find a graph input/output by name with a dtype and rank; its desc in *d. */
+static bool find_io(const ib_model *m, bool input, const char *name, enum ib_dtype t, int rank,
+                    ib_tensor_desc *d)
+{
+    size_t n = input ? ib_model_input_count(m) : ib_model_output_count(m);
+    for (size_t i = 0; i < n; i++) {
+        const char *nm = NULL;
+        if ((input ? ib_model_input(m, i, &nm, d) : ib_model_output(m, i, &nm, d)) == IB_OK &&
+            strcmp(nm, name) == 0)
+            return d->dtype == t && d->ndim == rank;
+    }
+    return false;
+}
+
+static void add_in(ib_bench_io *io, const char *name, const ib_tensor_desc *d)
+{
+    ib_bench_input *in = &io->inputs[io->n_inputs++];
+    snprintf(in->name, IB_BENCH_NAME_MAX, "%s", name);
+    in->desc = *d;
+    in->batched = false; /* the entry's infer feeds them */
+}
+
+static void add_out(ib_bench_io *io, const char *name, enum ib_dtype t, size_t bytes)
+{
+    ib_bench_output *o = &io->outputs[io->n_outputs++];
+    snprintf(o->name, IB_BENCH_NAME_MAX, "%s", name);
+    o->dtype = t;
+    o->max_bytes_per_sample = bytes;
+}
+
+static int rt_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_bench_io *io,
+                   ib_err *err)
+{
+    (void)cfg;
+    memset(io, 0, sizeof *io);
+    ib_tensor_desc a, b, c, o1, o2, o3;
+    if (k == IB_RNNT_ENCODER) {
+        if (!find_io(m, true, IB_RNNT_ENC_INPUT, IB_DTYPE_FLOAT32, 3, &a) ||
+            a.dims[2] != IB_MEL_DIM || !find_io(m, true, IB_RNNT_ENC_MASK, IB_DTYPE_FLOAT32, 3, &b) ||
+            !find_io(m, false, IB_RNNT_ENC_OUTPUT, IB_DTYPE_FLOAT32, 3, &o1) || o1.dims[2] <= 0)
+            return ib_err_set(err, IB_EINVAL,
+                              "rnnt encoder: expected inputs %s float32 [N,T,240], %s float32 "
+                              "[N,T,1] and output %s float32 [T/2,N,H] with H fixed",
+                              IB_RNNT_ENC_INPUT, IB_RNNT_ENC_MASK, IB_RNNT_ENC_OUTPUT);
+        add_in(io, IB_RNNT_ENC_INPUT, &a);
+        add_in(io, IB_RNNT_ENC_MASK, &b);
+        add_out(io, IB_RNNT_ENC_OUTPUT, IB_DTYPE_FLOAT32,
+                (size_t)o1.dims[2] * RT_MAX_ENC_STEPS * sizeof(float));
+        io->params[0] = o1.dims[2];
+        snprintf(io->note, sizeof io->note,
+                 "RNN-T as 3 models: encoder %s/%s -> %s (H %lld), prediction, joint",
+                 IB_RNNT_ENC_INPUT, IB_RNNT_ENC_MASK, IB_RNNT_ENC_OUTPUT, (long long)o1.dims[2]);
+    } else if (k == IB_RNNT_PREDICTION) {
+        if (!find_io(m, true, IB_RNNT_PRED_TOKEN, IB_DTYPE_INT64, 2, &a) ||
+            !find_io(m, true, IB_RNNT_PRED_H_IN, IB_DTYPE_FLOAT32, 3, &b) ||
+            !find_io(m, true, IB_RNNT_PRED_C_IN, IB_DTYPE_FLOAT32, 3, &c) || b.dims[1] <= 0 ||
+            b.dims[2] <= 0 || !find_io(m, false, IB_RNNT_PRED_G, IB_DTYPE_FLOAT32, 2, &o1) ||
+            !find_io(m, false, IB_RNNT_PRED_H_OUT, IB_DTYPE_FLOAT32, 3, &o2) ||
+            !find_io(m, false, IB_RNNT_PRED_C_OUT, IB_DTYPE_FLOAT32, 3, &o3))
+            return ib_err_set(err, IB_EINVAL,
+                              "rnnt prediction: expected inputs %s int64 [N,1], %s and %s "
+                              "float32 [N,L,H] (L, H fixed) and outputs %s [N,H], %s, %s",
+                              IB_RNNT_PRED_TOKEN, IB_RNNT_PRED_H_IN, IB_RNNT_PRED_C_IN,
+                              IB_RNNT_PRED_G, IB_RNNT_PRED_H_OUT, IB_RNNT_PRED_C_OUT);
+        add_in(io, IB_RNNT_PRED_TOKEN, &a);
+        add_in(io, IB_RNNT_PRED_H_IN, &b);
+        add_in(io, IB_RNNT_PRED_C_IN, &c);
+        size_t hb = (size_t)b.dims[2] * sizeof(float);
+        add_out(io, IB_RNNT_PRED_G, IB_DTYPE_FLOAT32, hb);
+        add_out(io, IB_RNNT_PRED_H_OUT, IB_DTYPE_FLOAT32, hb * (size_t)b.dims[1]);
+        add_out(io, IB_RNNT_PRED_C_OUT, IB_DTYPE_FLOAT32, hb * (size_t)b.dims[1]);
+        io->params[0] = b.dims[2];
+        io->params[1] = b.dims[1];
+    } else if (k == IB_RNNT_JOINT) {
+        if (!find_io(m, true, IB_RNNT_JOINT_F, IB_DTYPE_FLOAT32, 2, &a) || a.dims[1] <= 0 ||
+            !find_io(m, true, IB_RNNT_JOINT_G, IB_DTYPE_FLOAT32, 2, &b) || b.dims[1] <= 0 ||
+            !find_io(m, false, IB_RNNT_JOINT_LOGITS, IB_DTYPE_FLOAT32, 2, &o1) ||
+            o1.dims[1] != IB_RNNT_CLASSES)
+            return ib_err_set(err, IB_EINVAL,
+                              "rnnt joint: expected inputs %s float32 [N,H_enc], %s float32 "
+                              "[N,H_pred] and output %s float32 [N,29]",
+                              IB_RNNT_JOINT_F, IB_RNNT_JOINT_G, IB_RNNT_JOINT_LOGITS);
+        add_in(io, IB_RNNT_JOINT_F, &a);
+        add_in(io, IB_RNNT_JOINT_G, &b);
+        add_out(io, IB_RNNT_JOINT_LOGITS, IB_DTYPE_FLOAT32, IB_RNNT_CLASSES * sizeof(float));
+        io->params[0] = a.dims[1];
+        io->params[1] = b.dims[1];
+    } else {
+        return ib_err_set(err, IB_EINVAL, "rnnt: no model %zu", k);
+    }
+    return IB_OK;
+}
+
+static int rt_synthesize(const ib_bench_config *cfg, const char *dir, ib_err *err)
+{
+    size_t n = cfg->synth_samples ? cfg->synth_samples : 8;
+    /* benchmarks.md §5: 1-15 s (plus one > 15 s that the filter drops); tiny: short ones */
+    return ib_librispeech_synthesize(dir, n, cfg->tiny ? 0.5 : 1.0, cfg->tiny ? 2.0 : 15.0,
+                                     cfg->seed, err);
+}
+
+static void rt_close(void *state)
+{
+    rt_state *s = state;
+    if (!s)
+        return;
+    ib_librispeech_free(s->ds);
+    ib_mel_destroy(s->mel);
+    ib_free(s);
+}
+
+static int rt_open(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,
+                   void **state, size_t *total, ib_err *err)
+{
+    (void)cfg;
+    *state = NULL;
+    rt_state *s = ib_calloc(1, sizeof *s);
+    if (!s)
+        return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory");
+    s->enc_h = io[0].params[0];
+    s->pred_h = io[1].params[0];
+    s->pred_l = io[1].params[1];
+    int rc = IB_OK;
+    if (io[2].params[0] != s->enc_h || io[2].params[1] != s->pred_h)
+        rc = ib_err_set(err, IB_EINVAL,
+                        "rnnt: the joint takes f [N,%lld] and g [N,%lld] but the encoder gives "
+                        "%lld and the prediction net %lld features",
+                        (long long)io[2].params[0], (long long)io[2].params[1],
+                        (long long)s->enc_h, (long long)s->pred_h);
+    if (!rc)
+        rc = ib_librispeech_open(dir, IB_LIBRI_MAX_DURATION, &s->ds, err);
+    if (!rc)
+        rc = ib_mel_create(&s->mel, err);
+    if (rc) {
+        rt_close(s);
+        return rc;
+    }
+    *state = s;
+    *total = s->ds->n;
+    return IB_OK;
+}
+
+/* Untimed: the waveform as float32 (soundfile's scale); features are timed (infer). */
+static int rt_load(void *state, size_t index, ib_bench_sample *out, ib_err *err)
+{
+    rt_state *s = state;
+    memset(out, 0, sizeof *out);
+    float *x = NULL;
+    size_t n = 0;
+    int rc = ib_audio_read(s->ds->utt[index].path, IB_LIBRI_RATE, &x, &n, err);
+    if (rc)
+        return rc;
+    if (n < IB_MEL_MIN_SAMPLES) {
+        ib_free(x);
+        return ib_err_set(err, IB_EFORMAT, "%s: %zu samples, fewer than the %d features need",
+                          s->ds->utt[index].path, n, IB_MEL_MIN_SAMPLES);
+    }
+    out->mem = x;
+    out->n_tensors = 1;
+    out->aux = n;
+    out->t[0] = (ib_tensor_view){.name = "waveform",
+                                 .desc = {IB_DTYPE_FLOAT32, 2, {1, (int64_t)n}},
+                                 .data = x,
+                                 .capacity = n * sizeof *x};
+    return IB_OK;
+}
+
+static size_t rt_payload_max(void *state, const ib_bench_config *cfg)
+{
+    (void)state;
+    (void)cfg;
+    return (size_t)RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS * sizeof(int64_t);
+}
+
+static enum ib_dtype rt_dtype(const ib_bench_config *cfg)
+{
+    return cfg->payload_dtype == IB_DTYPE_UNDEFINED ? IB_DTYPE_INT64 : cfg->payload_dtype;
+}
+
+/* One token id in the payload dtype, little-endian. */
+static void put_id(uint8_t *p, size_t w, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    for (size_t k = 0; k < w; k++)
+        p[k] = (uint8_t)(u >> (8 * k));
+}
+
+typedef struct utt_state {
+    size_t enc_len; /* encoder steps: ceil(frames / 2) */
+    size_t n_tok;
+    int64_t last;   /* last label, IB_RNNT_SOS before the first */
+    int dirty;      /* the cached g / h' / c' are not for (last, h, c) yet */
+    int active;     /* still adding symbols at the current step */
+    int symbols;    /* symbols tried at the current step */
+} utt_state;
+
+/* ---- the timed path ------------------------------------------------------------------- */
+
+static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *sessions,
+                    ib_bench_batch *b, ib_bench_payload *out, ib_err *err)
+{
+    rt_state *s = state;
+    const size_t N = b->count, He = (size_t)s->enc_h, Hp = (size_t)s->pred_h,
+                 L = (size_t)s->pred_l;
+    /* 1. features for each utterance into a [N, T, 240] batch (timed, §1.0) */
+    size_t T = 0, max_n = 0;
+    for (size_t i = 0; i < N; i++) {
+        size_t n = (size_t)b->samples[i]->aux;
+        T = IB_MAX(T, ib_mel_frames(n));
+        max_n = IB_MAX(max_n, n);
+    }
+    T = (T + RT_T_BUCKET - 1) / RT_T_BUCKET * RT_T_BUCKET; /* even, a multiple of the bucket */
+    const size_t T2 = T / 2;
+    float *feat = ib_bench_scratch_get(b->scratch, SL_FEAT, T * N * IB_MEL_DIM * sizeof(float));
+    float *mask = ib_bench_scratch_get(b->scratch, SL_MASK, T * N * sizeof(float));
+    float *mscr = ib_bench_scratch_get(b->scratch, SL_MEL, ib_mel_scratch_floats(max_n) * 4);
+    float *enc = ib_bench_scratch_get(b->scratch, SL_ENC, T2 * N * He * sizeof(float));
+    int64_t *tok = ib_bench_scratch_get(b->scratch, SL_TOK, N * sizeof(int64_t));
+    float *h = ib_bench_scratch_get(b->scratch, SL_H, L * N * Hp * sizeof(float));
+    float *c = ib_bench_scratch_get(b->scratch, SL_C, L * N * Hp * sizeof(float));
+    float *ho = ib_bench_scratch_get(b->scratch, SL_HO, L * N * Hp * sizeof(float));
+    float *co = ib_bench_scratch_get(b->scratch, SL_CO, L * N * Hp * sizeof(float));
+    float *g = ib_bench_scratch_get(b->scratch, SL_G, N * Hp * sizeof(float));
+    float *gc = ib_bench_scratch_get(b->scratch, SL_GC, 3 * L * N * Hp * sizeof(float) + N * Hp * 4);
+    float *logit = ib_bench_scratch_get(b->scratch, SL_LOG, N * IB_RNNT_CLASSES * sizeof(float));
+    utt_state *u = ib_bench_scratch_get(b->scratch, SL_UTT, N * sizeof *u);
+    int64_t *outs = ib_bench_scratch_get(b->scratch, SL_OUTS,
+                                         N * (size_t)RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS * 8);
+    if (!feat || !mask || !mscr || !enc || !tok || !h || !c || !ho || !co || !g || !gc ||
+        !logit || !u || !outs)
+        return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory for a batch of %zu", N);
+    memset(feat, 0, T * N * IB_MEL_DIM * sizeof(float));
+    for (size_t i = 0; i < N; i++) {
+        size_t n = (size_t)b->samples[i]->aux, fr = ib_mel_frames(n);
+        int rc = ib_mel_compute(s->mel, b->samples[i]->t[0].data, n, feat + i * T * IB_MEL_DIM,
+                                IB_MEL_DIM, mscr, err);
+        if (rc)
+            return rc;
+        for (size_t t = 0; t < T; t++)
+            mask[i * T + t] = t < fr ? 1.0f : 0.0f;
+        memset(&u[i], 0, sizeof u[i]);
+        u[i].enc_len = (fr + 1) / 2; /* StackTime: ceil(len / 2) */
+        u[i].last = IB_RNNT_SOS;
+        u[i].dirty = 1;
+    }
+    /* 2. the encoder */
+    ib_tensor_view ein[2] = {
+        {IB_RNNT_ENC_INPUT, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)T, IB_MEL_DIM}}, feat, 0},
+        {IB_RNNT_ENC_MASK, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)T, 1}}, mask, 0}};
+    ib_tensor_view eout = {IB_RNNT_ENC_OUTPUT, {0}, enc, T2 * N * He * sizeof(float)};
+    int rc = ib_session_run(sessions[IB_RNNT_ENCODER], ein, 2, &eout, 1, err);
+    if (rc)
+        return rc;
+    /* 3. greedy decoding (decoders.py _greedy_decode), all utterances in step; the
+     * hidden state starts at zero (torch.nn.LSTM with state None) */
+    memset(h, 0, L * N * Hp * sizeof(float));
+    memset(c, 0, L * N * Hp * sizeof(float));
+    float *hp = gc, *cp = gc + L * N * Hp; /* h', c' of the cached step, [N, L, Hp] */
+    size_t max_len = 0;
+    for (size_t i = 0; i < N; i++)
+        max_len = IB_MAX(max_len, u[i].enc_len);
+    ib_tensor_view pin[3] = {
+        {IB_RNNT_PRED_TOKEN, {IB_DTYPE_INT64, 2, {(int64_t)N, 1}}, tok, 0},
+        {IB_RNNT_PRED_H_IN, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)L, (int64_t)Hp}}, h, 0},
+        {IB_RNNT_PRED_C_IN, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)L, (int64_t)Hp}}, c, 0}};
+    float *gnew = gc + 2 * L * N * Hp;
+    ib_tensor_view pout[3] = {{IB_RNNT_PRED_G, {0}, gnew, N * Hp * sizeof(float)},
+                              {IB_RNNT_PRED_H_OUT, {0}, ho, L * N * Hp * sizeof(float)},
+                              {IB_RNNT_PRED_C_OUT, {0}, co, L * N * Hp * sizeof(float)}};
+    ib_tensor_view jin[2] = {
+        {IB_RNNT_JOINT_F, {IB_DTYPE_FLOAT32, 2, {(int64_t)N, (int64_t)He}}, NULL, 0},
+        {IB_RNNT_JOINT_G, {IB_DTYPE_FLOAT32, 2, {(int64_t)N, (int64_t)Hp}}, g, 0}};
+    ib_tensor_view jout = {IB_RNNT_JOINT_LOGITS, {0}, logit,
+                           N * IB_RNNT_CLASSES * sizeof(float)};
+    for (size_t t = 0; t < max_len; t++) {
+        size_t n_active = 0;
+        for (size_t i = 0; i < N; i++) {
+            u[i].active = t < u[i].enc_len;
+            u[i].symbols = 0;
+            n_active += (size_t)u[i].active;
+        }
+        jin[0].data = enc + t * N * He; /* encoder step t of every utterance: [N, He] */
+        while (n_active) {
+            int need = 0;
+            for (size_t i = 0; i < N; i++) {
+                need |= u[i].active && u[i].dirty;
+                tok[i] = u[i].last;
+            }
+            if (need) { /* _pred_step(last symbol, hidden) for the rows whose state moved */
+                if ((rc = ib_session_run(sessions[IB_RNNT_PREDICTION], pin, 3, pout, 3, err)))
+                    return rc;
+                for (size_t i = 0; i < N; i++) {
+                    if (!(u[i].active && u[i].dirty))
+                        continue;
+                    memcpy(g + i * Hp, gnew + i * Hp, Hp * sizeof(float));
+                    memcpy(hp + i * L * Hp, ho + i * L * Hp, L * Hp * sizeof(float));
+                    memcpy(cp + i * L * Hp, co + i * L * Hp, L * Hp * sizeof(float));
+                    u[i].dirty = 0;
+                }
+            }
+            if ((rc = ib_session_run(sessions[IB_RNNT_JOINT], jin, 2, &jout, 1, err)))
+                return rc;
+            for (size_t i = 0; i < N; i++) {
+                if (!u[i].active)
+                    continue;
+                const float *lg = logit + i * IB_RNNT_CLASSES;
+                int k = 0; /* logp.max(0): the first maximum */
+                for (int j = 1; j < IB_RNNT_CLASSES; j++)
+                    if (lg[j] > lg[k])
+                        k = j;
+                u[i].symbols++;
+                if (k == IB_RNNT_BLANK) {
+                    u[i].active = 0;
+                } else { /* label.append(k); hidden = hidden_prime */
+                    outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + u[i].n_tok++] = k;
+                    u[i].last = k;
+                    u[i].dirty = 1;
+                    memcpy(h + i * L * Hp, hp + i * L * Hp, L * Hp * sizeof(float));
+                    memcpy(c + i * L * Hp, cp + i * L * Hp, L * Hp * sizeof(float));
+                    if (u[i].symbols >= RT_MAX_SYMBOLS)
+                        u[i].active = 0;
+                }
+                n_active -= (size_t)!u[i].active;
+            }
+        }
+    }
+    /* 4. payloads: the ids in the configured integer width */
+    size_t w = ib_dtype_size(rt_dtype(cfg));
+    for (size_t i = 0; i < N; i++) {
+        if (out[i].cap < u[i].n_tok * w)
+            return ib_err_set(err, IB_EINVAL, "rnnt: payload buffer too small");
+        for (size_t k = 0; k < u[i].n_tok; k++)
+            put_id(out[i].data + k * w, w, outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + k]);
+        out[i].size = u[i].n_tok * w;
+    }
+    return IB_OK;
+}
+
+/* ---- accuracy (accuracy_eval.py) ------------------------------------------------------------ */
+
+static int rt_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_acc_entry *e,
+                       size_t n, ib_strbuf *text, double *value, ib_err *err)
+{
+    rt_state *s = state;
+    size_t w = ib_dtype_size(rt_dtype(cfg));
+    ib_wer_acc acc = {0};
+    int64_t *ids = NULL;
+    size_t cap = 0;
+    int rc = IB_OK;
+    /* every log entry counts, in log order (the script does not de-duplicate) */
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (e[i].qsl_idx >= s->ds->n || e[i].size % w) {
+            rc = ib_err_set(err, IB_EFORMAT,
+                            "rnnt: accuracy log entry %zu: qsl_idx %llu of %zu, or %zu bytes "
+                            "(not whole %zu-byte ids)",
+                            i, (unsigned long long)e[i].qsl_idx, s->ds->n, e[i].size, w);
+            break;
+        }
+        size_t m = e[i].size / w;
+        if (m > cap) {
+            int64_t *p = ib_realloc(ids, m * sizeof *ids);
+            if (!p) {
+                rc = ib_err_set(err, IB_ENOMEM, "rnnt: out of memory");
+                break;
+            }
+            ids = p;
+            cap = m;
+        }
+        for (size_t k = 0; k < m; k++) { /* array.array(dtype).tolist(): signed, LE */
+            uint64_t v = 0;
+            for (size_t j = 0; j < w; j++)
+                v |= (uint64_t)e[i].data[k * w + j] << (8 * j);
+            if (w < 8 && (v >> (8 * w - 1)) & 1)
+                v |= ~0ull << (8 * w);
+            ids[k] = (int64_t)v;
+        }
+        char *hyp = NULL;
+        if ((rc = ib_wer_ids_to_text(ids, m, &hyp, err)))
+            break;
+        if (ib_wer_acc_add(&acc, hyp, s->ds->utt[e[i].qsl_idx].transcript))
+            rc = ib_err_set(err, IB_ENOMEM, "rnnt: out of memory");
+        ib_free(hyp);
+    }
+    ib_free(ids);
+    if (rc)
+        return rc;
+    double wer = ib_wer_acc_value(&acc);
+    char line[160];
+    ib_wer_line(wer, line, sizeof line);
+    if (ib_strbuf_puts(text, line))
+        return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory");
+    *value = (1 - wer) * 100;
+    return IB_OK;
+}
+
+const ib_benchmark ib_bench_rnnt = {
+    .id = "rnnt",
+    .model_name = "rnnt",
+    .title = "RNN-T on LibriSpeech dev-clean (1 - WER)",
+    .dataset_name = "LibriSpeech dev-clean (dev-clean-wav.json manifest or the FLAC layout)",
+    .scenarios = (1u << IB_LG_SCENARIO_SERVER) | (1u << IB_LG_SCENARIO_OFFLINE),
+    .performance_sample_count = 2513,
+    .server_latency_ns = 1000000000,
+    .accuracy_metric = "accuracy",
+    .accuracy_reference = 92.548, /* 1 - 7.452253714852645 % WER */
+    .accuracy_target_fraction = 0.99,
+    .payload_dtypes = {IB_DTYPE_INT64, IB_DTYPE_INT32, IB_DTYPE_INT16, IB_DTYPE_INT8,
+                       IB_DTYPE_UNDEFINED},
+    .batch_offline = 16,
+    .batch_server = 8,
+    .server_max_wait_us = 20000,
+    .calib_samples = 0,
+    .synth_default_samples = 8,
+    .n_models = 3,
+    .build_model = rt_build,
+    .bind_model = rt_bind,
+    .synthesize = rt_synthesize,
+    .open = rt_open,
+    .close = rt_close,
+    .load_sample = rt_load,
+    .payload_max_bytes = rt_payload_max,
+    .infer = rt_infer,
+    .accuracy = rt_accuracy,
+};

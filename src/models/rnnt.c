@@ -1,0 +1,213 @@
+/*
+ * rnnt.c - the RNN-T encoder, prediction and joint graphs (rnnt.h) with seeded random
+ * weights: model_separable_rnnt.py's Encoder (pre_rnn, StackTime, post_rnn), Prediction
+ * (Embedding + dec_rnn) and Joint (Linear, ReLU, Linear) with rnn.py's LstmDrop (dropout is
+ * inactive in eval), in ONNX opset 11.
+ *
+ * Parameters at the reference sizes: encoder 2 LSTMs (240 -> 1024, 1024 -> 1024) + 3 LSTMs
+ * (2048 -> 1024, 2 x 1024 -> 1024), 4 H (I + H) + 8 H each (ONNX keeps both bias vectors);
+ * prediction 28 x 320 embedding (+ the zero start row) + 2 x LSTM(320); joint
+ * 1344 x 512 + 512 + 512 x 29 + 29.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "models/rnnt.h"
+#include "onnx/build.h"
+#include "runtime/graph.h"
+
+void ib_models_rnnt_config(bool tiny, ib_rnnt_config *out)
+{
+    if (tiny)
+        *out = (ib_rnnt_config){240, 256, 2, 2, 3, 128, 2, 128, 0.17};
+    else
+        *out = (ib_rnnt_config){240, 1024, 2, 2, 3, 320, 2, 512, 0.17};
+}
+
+/* The float data of initializer v (to adjust a few drawn values), NULL after an error. */
+static float *const_data(ib_build *b, ib_value_id v)
+{
+    ib_graph *g = ib_build_graph(b);
+    if (ib_build_error(b, NULL) || v == IB_VALUE_NONE || !g || (size_t)v >= g->values.len)
+        return NULL;
+    ib_tensor *t = g->values.data[v].constant;
+    return t ? (float *)t->data : NULL;
+}
+
+/* One LSTM layer on x [T, N, in]: returns Y squeezed to [T, N, H]; *yh, *yc = Y_h, Y_c
+ * [1, N, H] when non-NULL (then h0, c0 are its initial state). */
+static ib_value_id lstm(ib_build *b, const char *name, ib_value_id x, int64_t in, int64_t H,
+                        ib_value_id h0, ib_value_id c0, ib_value_id *yh, ib_value_id *yc)
+{
+    char n[160], shape[64];
+    double k = 1.0 / sqrt((double)H);
+    snprintf(n, sizeof n, "%s.W", name);
+    snprintf(shape, sizeof shape, "1,%lld,%lld", (long long)(4 * H), (long long)in);
+    ib_value_id w = ib_build_weight(b, n, IB_DTYPE_FLOAT32, shape, ib_fill_uniform(-k, k));
+    snprintf(n, sizeof n, "%s.R", name);
+    snprintf(shape, sizeof shape, "1,%lld,%lld", (long long)(4 * H), (long long)H);
+    ib_value_id r = ib_build_weight(b, n, IB_DTYPE_FLOAT32, shape, ib_fill_uniform(-k, k));
+    /* B = [Wb (i, o, f, c), Rb (i, o, f, c)]: uniform, then the forget-gate part of Wb set
+     * to forget_gate_bias 1.0 and of Rb to 0 (rnn.py LstmDrop) */
+    snprintf(n, sizeof n, "%s.B", name);
+    snprintf(shape, sizeof shape, "1,%lld", (long long)(8 * H));
+    ib_value_id bias = ib_build_weight(b, n, IB_DTYPE_FLOAT32, shape, ib_fill_uniform(-k, k));
+    float *bv = const_data(b, bias);
+    {
+        for (int64_t j = 0; bv && j < H; j++) {
+            bv[2 * H + j] = 1.0f;     /* Wb forget */
+            bv[4 * H + 2 * H + j] = 0; /* Rb forget */
+        }
+    }
+    ib_value_id ins[7] = {x, w, r, bias, IB_VALUE_NONE, h0, c0};
+    ib_value_id outs[3] = {IB_VALUE_NONE, IB_VALUE_NONE, IB_VALUE_NONE};
+    char attrs[64];
+    snprintf(attrs, sizeof attrs, "hidden_size=%lld", (long long)H);
+    uint32_t n_in = h0 != IB_VALUE_NONE ? 7 : 4;
+    uint32_t n_out = yh ? 3 : 1;
+    ib_build_node(b, "LSTM", NULL, name, ins, n_in, outs, n_out, NULL, 0, attrs);
+    if (yh) {
+        *yh = outs[1];
+        *yc = outs[2];
+    }
+    return IB_BUILD_OP(b, "Squeeze", "axes=[1]", outs[0]);
+}
+
+static int finish(ib_build *b, ib_build **out, ib_err *err)
+{
+    int rc = ib_build_error(b, err);
+    if (rc) {
+        ib_build_destroy(b);
+        return rc;
+    }
+    *out = b;
+    return IB_OK;
+}
+
+static void encoder(ib_build *b, const ib_rnnt_config *c)
+{
+    char shape[64], name[64];
+    /* batch-major in (the session's batch is dim 0), time-major inside as torch.nn.LSTM */
+    snprintf(shape, sizeof shape, "N,T,%lld", (long long)c->in_features);
+    ib_value_id x = ib_build_input(b, IB_RNNT_ENC_INPUT, IB_DTYPE_FLOAT32, shape);
+    ib_value_id mask = ib_build_input(b, IB_RNNT_ENC_MASK, IB_DTYPE_FLOAT32, "N,T,1");
+    x = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", x);
+    mask = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", mask);
+    int64_t in = c->in_features, H = c->enc_hidden;
+    for (int64_t l = 0; l < c->pre_layers; l++) {
+        snprintf(name, sizeof name, "encoder.pre_rnn.lstm.l%lld", (long long)l);
+        x = lstm(b, name, x, in, H, IB_VALUE_NONE, IB_VALUE_NONE, NULL, NULL);
+        in = H;
+    }
+    /* StackTime: frames past each utterance's length are zero (the reference pads its one
+     * utterance with zeros to a multiple of the factor), then [T, N, H] -> [T/k, N, kH] */
+    x = IB_BUILD_OP(b, "Mul", "", x, mask);
+    x = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", x);
+    int64_t shp[3] = {0, -1, c->stack * H};
+    x = IB_BUILD_OP(b, "Reshape", "", x, ib_build_ints(b, "stack_time.shape", shp, 3, NULL));
+    x = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", x);
+    in = c->stack * H;
+    for (int64_t l = 0; l < c->post_layers; l++) {
+        snprintf(name, sizeof name, "encoder.post_rnn.lstm.l%lld", (long long)l);
+        x = lstm(b, name, x, in, H, IB_VALUE_NONE, IB_VALUE_NONE, NULL, NULL);
+        in = H;
+    }
+    snprintf(shape, sizeof shape, "T2,N,%lld", (long long)H);
+    ib_build_output(b, x, IB_RNNT_ENC_OUTPUT, IB_DTYPE_FLOAT32, shape);
+}
+
+static void prediction(ib_build *b, const ib_rnnt_config *c)
+{
+    int64_t H = c->pred_hidden, L = c->pred_layers;
+    char shape[64], name[64];
+    ib_value_id tok = ib_build_input(b, IB_RNNT_PRED_TOKEN, IB_DTYPE_INT64, "N,1");
+    snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
+    ib_value_id h = ib_build_input(b, IB_RNNT_PRED_H_IN, IB_DTYPE_FLOAT32, shape);
+    ib_value_id cc = ib_build_input(b, IB_RNNT_PRED_C_IN, IB_DTYPE_FLOAT32, shape);
+    h = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", h); /* [L, N, H] for the LSTMs */
+    cc = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", cc);
+    /* torch.nn.Embedding(28, 320) draws N(0, 1); row 28 (start of sequence) is zero */
+    snprintf(shape, sizeof shape, "%d,%lld", IB_RNNT_CLASSES, (long long)H);
+    ib_value_id emb = ib_build_weight(b, "prediction.embed.weight", IB_DTYPE_FLOAT32, shape,
+                                      ib_fill_normal(0, 1));
+    float *ev = const_data(b, emb);
+    {
+        for (int64_t j = 0; ev && j < H; j++)
+            ev[IB_RNNT_SOS * H + j] = 0;
+    }
+    ib_value_id x = IB_BUILD_OP(b, "Gather", "axis=0", emb, tok); /* [N, 1, H] */
+    x = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", x);          /* [1, N, H] */
+    ib_value_id hs[8], cs[8], yh[8], yc[8];
+    char split[64];
+    snprintf(split, sizeof split, "axis=0 split=[%s]", L == 2 ? "1,1" : "1");
+    if (L > 1) {
+        ib_build_op_multi(b, "Split", &h, 1, hs, (uint32_t)L, "%s", split);
+        ib_build_op_multi(b, "Split", &cc, 1, cs, (uint32_t)L, "%s", split);
+    } else {
+        hs[0] = h;
+        cs[0] = cc;
+    }
+    for (int64_t l = 0; l < L; l++) {
+        snprintf(name, sizeof name, "prediction.dec_rnn.lstm.l%lld", (long long)l);
+        x = lstm(b, name, x, H, H, hs[l], cs[l], &yh[l], &yc[l]);
+    }
+    ib_value_id g = IB_BUILD_OP(b, "Squeeze", "axes=[0]", x);
+    ib_value_id ho = L > 1 ? ib_build_op(b, "Concat", yh, (uint32_t)L, "axis=0") : yh[0];
+    ib_value_id co = L > 1 ? ib_build_op(b, "Concat", yc, (uint32_t)L, "axis=0") : yc[0];
+    ho = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", ho); /* back to [N, L, H] */
+    co = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", co);
+    snprintf(shape, sizeof shape, "N,%lld", (long long)H);
+    ib_build_output(b, g, IB_RNNT_PRED_G, IB_DTYPE_FLOAT32, shape);
+    snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
+    ib_build_output(b, ho, IB_RNNT_PRED_H_OUT, IB_DTYPE_FLOAT32, shape);
+    ib_build_output(b, co, IB_RNNT_PRED_C_OUT, IB_DTYPE_FLOAT32, shape);
+}
+
+static void joint(ib_build *b, const ib_rnnt_config *c)
+{
+    char shape[64];
+    snprintf(shape, sizeof shape, "N,%lld", (long long)c->enc_hidden);
+    ib_value_id f = ib_build_input(b, IB_RNNT_JOINT_F, IB_DTYPE_FLOAT32, shape);
+    snprintf(shape, sizeof shape, "N,%lld", (long long)c->pred_hidden);
+    ib_value_id g = ib_build_input(b, IB_RNNT_JOINT_G, IB_DTYPE_FLOAT32, shape);
+    int64_t in = c->enc_hidden + c->pred_hidden, J = c->joint_hidden;
+    ib_value_id x = IB_BUILD_OP(b, "Concat", "axis=1", f, g);
+    snprintf(shape, sizeof shape, "%lld,%lld", (long long)in, (long long)J);
+    ib_value_id w1 = ib_build_weight(b, "joint.net.0.weight", IB_DTYPE_FLOAT32, shape,
+                                     ib_fill_xavier());
+    snprintf(shape, sizeof shape, "%lld", (long long)J);
+    ib_value_id b1 = ib_build_weight(b, "joint.net.0.bias", IB_DTYPE_FLOAT32, shape,
+                                     ib_fill_uniform(-0.05, 0.05));
+    x = IB_BUILD_OP(b, "Relu", "", IB_BUILD_OP(b, "Add", "", IB_BUILD_OP(b, "MatMul", "", x, w1), b1));
+    snprintf(shape, sizeof shape, "%lld,%d", (long long)J, IB_RNNT_CLASSES);
+    ib_value_id w2 = ib_build_weight(b, "joint.net.3.weight", IB_DTYPE_FLOAT32, shape,
+                                     ib_fill_xavier());
+    float b2[IB_RNNT_CLASSES] = {0};
+    b2[IB_RNNT_BLANK] = (float)c->blank_bias;
+    ib_value_id bb = ib_build_floats(b, "joint.net.3.bias", b2, IB_RNNT_CLASSES, NULL);
+    x = IB_BUILD_OP(b, "Add", "", IB_BUILD_OP(b, "MatMul", "", x, w2), bb);
+    snprintf(shape, sizeof shape, "N,%d", IB_RNNT_CLASSES);
+    ib_build_output(b, x, IB_RNNT_JOINT_LOGITS, IB_DTYPE_FLOAT32, shape);
+}
+
+int ib_models_rnnt(const ib_models_opts *o, enum ib_rnnt_part part, ib_build **out, ib_err *err)
+{
+    *out = NULL;
+    ib_build *b = NULL;
+    int rc = ib_build_create(o ? o->seed : 1, 11, &b);
+    if (rc)
+        return ib_err_set(err, rc, "rnnt: cannot create the ONNX builder");
+    ib_rnnt_config c;
+    ib_models_rnnt_config(o && o->tiny, &c);
+    switch (part) {
+    case IB_RNNT_ENCODER: encoder(b, &c); break;
+    case IB_RNNT_PREDICTION: prediction(b, &c); break;
+    case IB_RNNT_JOINT: joint(b, &c); break;
+    default:
+        ib_build_destroy(b);
+        return ib_err_set(err, IB_EINVAL, "rnnt: no model part %d (0 encoder, 1 prediction, "
+                                          "2 joint)",
+                          (int)part);
+    }
+    return finish(b, out, err);
+}

@@ -1,0 +1,75 @@
+/*
+ * rnnt.h - the RNN-T builder (rnnt.c): the MLPerf reference model (speech_recognition/rnnt
+ * pytorch/model_separable_rnnt.py with configs/rnnt.toml [rnnt]; benchmarks.md §1.5) as
+ * three ONNX graphs with seeded random weights, and its tiny test variant. There is no
+ * official ONNX file (the reference ships a PyTorch checkpoint), so the tensor names below
+ * are inferbench's own.
+ *
+ *   encoder     input float32 [N, T, 240] (spliced features) and input_mask float32
+ *               [N, T, 1] (1 for t < the utterance's frame count, else 0; T even), both
+ *               transposed to time-major [T, N, .] inside -> pre_rnn: 2 x LSTM(1024) -> x mask -> StackTime x2 ([T, N, H] ->
+ *               [T/2, N, 2H]: frame j = [h(2j), h(2j+1)], the masked zeros standing in for
+ *               the reference's zero padding of an odd length) -> post_rnn: 3 x LSTM(1024)
+ *               -> encoder_output [T/2, N, 1024]
+ *   prediction  token int64 [N, 1] (label id 0..27, or 28 = start of sequence, whose
+ *               embedding row is zero as the reference's prediction(None) feeds zeros),
+ *               h_in, c_in float32 [N, 2, 320] -> embedding [29, 320] -> 2 x LSTM(320) ->
+ *               g [N, 320], h_out, c_out [N, 2, 320] (batch-major: the session's batch
+ *               dimension is dim 0, and one utterance's state is contiguous)
+ *   joint       f float32 [N, 1024], g [N, 320] -> concat [f, g] -> Linear(1344, 512) ->
+ *               ReLU -> Linear(512, 29) -> logits [N, 29] (id 28 = blank)
+ *
+ * LSTM weights in ONNX layout (gates i, o, f, c), uniform(-1/sqrt(H), 1/sqrt(H)) as
+ * torch.nn.LSTM initialises them, forget-gate input bias 1.0 (forget_gate_bias); Linear
+ * weights Xavier. Random weights transcribe nothing: the joint's blank logit gets a bias
+ * (blank_bias) so that blanks win about as often as in a trained model's output, which
+ * keeps the greedy decoder's work per frame realistic; a trained model replaces all of it.
+ */
+#ifndef IB_MODELS_RNNT_H
+#define IB_MODELS_RNNT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/models.h"
+
+#define IB_RNNT_ENC_INPUT "input"
+#define IB_RNNT_ENC_MASK "input_mask"
+#define IB_RNNT_ENC_OUTPUT "encoder_output"
+#define IB_RNNT_PRED_TOKEN "token"
+#define IB_RNNT_PRED_H_IN "h_in"
+#define IB_RNNT_PRED_C_IN "c_in"
+#define IB_RNNT_PRED_G "g"
+#define IB_RNNT_PRED_H_OUT "h_out"
+#define IB_RNNT_PRED_C_OUT "c_out"
+#define IB_RNNT_JOINT_F "f"
+#define IB_RNNT_JOINT_G "g"
+#define IB_RNNT_JOINT_LOGITS "logits"
+
+#define IB_RNNT_CLASSES 29 /* 28 labels + blank */
+#define IB_RNNT_BLANK 28
+#define IB_RNNT_SOS 28     /* the prediction net's start token (zero embedding) */
+
+enum ib_rnnt_part { IB_RNNT_ENCODER = 0, IB_RNNT_PREDICTION = 1, IB_RNNT_JOINT = 2 };
+
+typedef struct ib_rnnt_config {
+    int64_t in_features;  /* 240 = 80 mels x splice 3 */
+    int64_t enc_hidden;   /* 1024 */
+    int64_t pre_layers;   /* 2 */
+    int64_t stack;        /* 2 (StackTime factor) */
+    int64_t post_layers;  /* 3 */
+    int64_t pred_hidden;  /* 320 */
+    int64_t pred_layers;  /* 2 */
+    int64_t joint_hidden; /* 512 */
+    double blank_bias;    /* added to the blank logit of the random joint */
+} ib_rnnt_config;
+
+/* The reference sizes, or the tiny stand-in (encoder 256, prediction 128, joint 128, same
+ * layer counts; benchmarks.md §5). */
+void ib_models_rnnt_config(bool tiny, ib_rnnt_config *out);
+
+/* Build one part. Ownership: *out is the caller's (ib_build_destroy). */
+int ib_models_rnnt(const ib_models_opts *o, enum ib_rnnt_part part, struct ib_build **out,
+                   ib_err *err);
+
+#endif

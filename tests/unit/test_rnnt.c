@@ -1,0 +1,372 @@
+/*
+ * test_rnnt.c - the RNN-T builder (src/models/rnnt.c) and entry (src/harness/bench_rnnt.c):
+ * parameter counts against a hand count (encoder 42,967,040 = 5,185,536 + 8,396,800 +
+ * 12,591,104 + 2 x 8,396,800, prediction 1,652,800, joint 703,517), the tiny graphs'
+ * shapes, the entry's batched greedy decoding against a literal batch-1 port of
+ * decoders.py _greedy_decode (no caching, prediction net every iteration), a batch of N
+ * against N batches of 1, the payload widths and accuracy_eval.py's line, and bad input.
+ */
+#include <string.h>
+
+#include "dataset/librispeech.h"
+#include "dataset/mel.h"
+#include "harness/benchmark.h"
+#include "harness/scratch.h"
+#include "inferbench/base.h"
+#include "inferbench/runtime.h"
+#include "metrics/wer.h"
+#include "models/rnnt.h"
+#include "onnx/build.h"
+#include "test.h"
+#include "test_op_hist.h"
+
+extern const ib_benchmark ib_bench_rnnt;
+
+static ib_model *load_part(bool tiny, int part, uint64_t seed)
+{
+    ib_models_opts o = {seed, tiny};
+    ib_build *b = NULL;
+    ib_err err;
+    ASSERT_OK_ERR(ib_models_rnnt(&o, (enum ib_rnnt_part)part, &b, &err), &err);
+    void *buf = NULL;
+    size_t len = 0;
+    ASSERT_OK_ERR(ib_build_write(b, NULL, &buf, &len, &err), &err);
+    ib_build_destroy(b);
+    ib_model *m = NULL;
+    ASSERT_OK_ERR(ib_model_load_memory(buf, len, NULL, &m, &err), &err);
+    ib_free(buf);
+    return m;
+}
+
+TEST_TIMEOUT(rnnt_model_parameter_count, 120)
+{
+    uint64_t want[3] = {42967040 + 3 /* StackTime's reshape shape */, 1652800, 703517};
+    uint64_t lstm[3] = {5, 2, 0};
+    for (int p = 0; p < 3; p++) {
+        ib_model *m = load_part(false, p, 1);
+        ib_model_stats st;
+        ASSERT_OK(ib_model_get_stats(m, &st));
+        ASSERT_UINT_EQ(st.param_count, want[p]);
+        hist h = {0};
+        ib_model_op_histogram(m, on_op, &h);
+        ASSERT_UINT_EQ(count_of(&h, "LSTM"), lstm[p]);
+        ib_model_destroy(m);
+    }
+    /* the reference's PyTorch count: ours minus the zero start row and the shape = 45.3 M
+     * (benchmarks.md §1.5) */
+    ASSERT_UINT_EQ(42967040 + (1652800 - 320) + 703517, 45323037);
+    ib_err err;
+    ib_build *b = NULL;
+    ASSERT_STATUS(ib_models_rnnt(NULL, (enum ib_rnnt_part)3, &b, &err), IB_EINVAL);
+}
+
+/* ---- the entry on a tiny model and synthetic data --------------------------------------- */
+
+typedef struct fixture {
+    ib_model *m[3];
+    ib_bench_io io[3];
+    void *state;
+    size_t total;
+    ib_bench_sample *smp;
+    ib_session *s[3];
+    ib_bench_config cfg;
+} fixture;
+
+static void fixture_open(fixture *f, size_t n_utts, int64_t max_batch)
+{
+    memset(f, 0, sizeof *f);
+    const ib_benchmark *e = &ib_bench_rnnt;
+    ib_bench_config_defaults(&f->cfg);
+    f->cfg.tiny = true;
+    f->cfg.seed = 3;
+    f->cfg.synth_samples = n_utts;
+    ib_err err;
+    for (size_t k = 0; k < 3; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "part%zu.onnx", k);
+        ASSERT_OK_ERR(e->build_model(&f->cfg, k, path, &err), &err);
+        ASSERT_OK_ERR(ib_model_load_file(path, NULL, &f->m[k], &err), &err);
+        ASSERT_OK_ERR(e->bind_model(&f->cfg, k, f->m[k], &f->io[k], &err), &err);
+    }
+    ASSERT_OK_ERR(e->synthesize(&f->cfg, "data", &err), &err);
+    ASSERT_OK_ERR(e->open(&f->cfg, "data", f->io, &f->state, &f->total, &err), &err);
+    ASSERT_UINT_EQ(f->total, n_utts);
+    f->smp = ib_calloc(f->total, sizeof *f->smp);
+    for (size_t i = 0; i < f->total; i++)
+        ASSERT_OK_ERR(e->load_sample(f->state, i, &f->smp[i], &err), &err);
+    for (size_t k = 0; k < 3; k++) {
+        ib_session_options so;
+        ib_session_options_defaults(&so);
+        so.threads = 1;
+        so.max_batch = max_batch;
+        ASSERT_OK_ERR(ib_session_create(f->m[k], &so, &f->s[k], &err), &err);
+    }
+}
+
+static void fixture_close(fixture *f)
+{
+    for (size_t i = 0; i < f->total; i++)
+        ib_free(f->smp[i].mem);
+    ib_free(f->smp);
+    ib_bench_rnnt.close(f->state);
+    for (size_t k = 0; k < 3; k++) {
+        ib_session_destroy(f->s[k]);
+        ib_model_destroy(f->m[k]);
+    }
+}
+
+/* Run the entry's infer on samples idx[0..n-1]; payload i into pay[i] (cap bytes each). */
+static void run_infer(fixture *f, const size_t *idx, size_t n, uint8_t *pay, size_t cap,
+                      size_t *sizes)
+{
+    const ib_bench_sample *sp[16];
+    ib_lg_sample_index li[16];
+    ib_bench_payload out[16];
+    ib_bench_scratch scr;
+    memset(&scr, 0, sizeof scr);
+    for (size_t i = 0; i < n; i++) {
+        sp[i] = &f->smp[idx[i]];
+        li[i] = idx[i];
+        out[i] = (ib_bench_payload){pay + i * cap, cap, 0};
+    }
+    ib_bench_batch b;
+    memset(&b, 0, sizeof b);
+    b.count = n;
+    b.samples = sp;
+    b.indices = li;
+    b.scratch = &scr;
+    ib_err err;
+    ASSERT_OK_ERR(ib_bench_rnnt.infer(f->state, &f->cfg, f->s, &b, out, &err), &err);
+    for (size_t i = 0; i < n; i++)
+        sizes[i] = out[i].size;
+    ib_bench_scratch_free(&scr);
+}
+
+/* decoders.py _greedy_decode for one utterance, literally: batch 1, the prediction net run
+ * on every iteration, hidden = hidden_prime only on a non-blank symbol. */
+static size_t naive_decode(fixture *f, const ib_bench_sample *smp, int64_t *tokens)
+{
+    ib_err err;
+    size_t n = (size_t)smp->aux, fr = ib_mel_frames(n), T = (fr + 1) / 2 * 2;
+    ib_mel *mel = NULL;
+    ASSERT_OK(ib_mel_create(&mel, &err));
+    float *feat = ib_calloc(T * IB_MEL_DIM, sizeof *feat), *mask = ib_calloc(T, sizeof *mask);
+    float *scr = ib_malloc(ib_mel_scratch_floats(n) * sizeof *scr);
+    ASSERT_OK(ib_mel_compute(mel, smp->t[0].data, n, feat, IB_MEL_DIM, scr, &err));
+    for (size_t t = 0; t < fr; t++)
+        mask[t] = 1;
+    int64_t He = f->io[0].params[0], Hp = f->io[1].params[0], L = f->io[1].params[1];
+    float *enc = ib_malloc((size_t)(T / 2 * He) * sizeof *enc);
+    ib_tensor_view ein[2] = {
+        {IB_RNNT_ENC_INPUT, {IB_DTYPE_FLOAT32, 3, {1, (int64_t)T, IB_MEL_DIM}}, feat, 0},
+        {IB_RNNT_ENC_MASK, {IB_DTYPE_FLOAT32, 3, {1, (int64_t)T, 1}}, mask, 0}};
+    ib_tensor_view eo = {IB_RNNT_ENC_OUTPUT, {0}, enc, (size_t)(T / 2 * He) * 4};
+    ASSERT_OK_ERR(ib_session_run(f->s[0], ein, 2, &eo, 1, &err), &err);
+    ASSERT_INT_EQ(eo.desc.dims[0], (int64_t)T / 2);
+    size_t hsz = (size_t)(L * Hp);
+    float *h = ib_calloc(hsz, 4), *c = ib_calloc(hsz, 4), *h2 = ib_malloc(hsz * 4),
+          *c2 = ib_malloc(hsz * 4), *g = ib_malloc((size_t)Hp * 4), logit[IB_RNNT_CLASSES];
+    size_t nt = 0;
+    for (size_t t = 0; t < (fr + 1) / 2; t++) {
+        int symbols = 0, not_blank = 1;
+        while (not_blank && symbols < 30) {
+            int64_t last = nt ? tokens[nt - 1] : IB_RNNT_SOS;
+            ib_tensor_view pin[3] = {
+                {IB_RNNT_PRED_TOKEN, {IB_DTYPE_INT64, 2, {1, 1}}, &last, 0},
+                {IB_RNNT_PRED_H_IN, {IB_DTYPE_FLOAT32, 3, {1, L, Hp}}, h, 0},
+                {IB_RNNT_PRED_C_IN, {IB_DTYPE_FLOAT32, 3, {1, L, Hp}}, c, 0}};
+            ib_tensor_view po[3] = {{IB_RNNT_PRED_G, {0}, g, (size_t)Hp * 4},
+                                    {IB_RNNT_PRED_H_OUT, {0}, h2, hsz * 4},
+                                    {IB_RNNT_PRED_C_OUT, {0}, c2, hsz * 4}};
+            ASSERT_OK_ERR(ib_session_run(f->s[1], pin, 3, po, 3, &err), &err);
+            ib_tensor_view jin[2] = {
+                {IB_RNNT_JOINT_F, {IB_DTYPE_FLOAT32, 2, {1, He}}, enc + t * (size_t)He, 0},
+                {IB_RNNT_JOINT_G, {IB_DTYPE_FLOAT32, 2, {1, Hp}}, g, 0}};
+            ib_tensor_view jo = {IB_RNNT_JOINT_LOGITS, {0}, logit, sizeof logit};
+            ASSERT_OK_ERR(ib_session_run(f->s[2], jin, 2, &jo, 1, &err), &err);
+            int k = 0;
+            for (int j = 1; j < IB_RNNT_CLASSES; j++)
+                if (logit[j] > logit[k])
+                    k = j;
+            if (k == IB_RNNT_BLANK) {
+                not_blank = 0;
+            } else {
+                tokens[nt++] = k;
+                memcpy(h, h2, hsz * 4);
+                memcpy(c, c2, hsz * 4);
+            }
+            symbols++;
+        }
+    }
+    ib_free(feat);
+    ib_free(mask);
+    ib_free(scr);
+    ib_free(enc);
+    ib_free(h);
+    ib_free(c);
+    ib_free(h2);
+    ib_free(c2);
+    ib_free(g);
+    ib_mel_destroy(mel);
+    return nt;
+}
+
+static int64_t id_at(const uint8_t *p, size_t k)
+{
+    int64_t v;
+    memcpy(&v, p + 8 * k, 8);
+    return v;
+}
+
+TEST_TIMEOUT(rnnt_batched_decoding_equals_single, 120)
+{
+    fixture f;
+    fixture_open(&f, 5, 8);
+    size_t cap = ib_bench_rnnt.payload_max_bytes(f.state, &f.cfg);
+    ASSERT_UINT_EQ(cap, 30 * 250 * 8);
+    uint8_t *batch = ib_malloc(5 * cap), *one = ib_malloc(cap);
+    size_t bs[5], os[1], idx[5] = {0, 1, 2, 3, 4};
+    run_infer(&f, idx, 5, batch, cap, bs);
+    size_t total_tokens = 0, total_steps = 0;
+    int64_t *ref = ib_malloc(cap);
+    for (size_t i = 0; i < 5; i++) {
+        /* batch of 1 gives the same bytes */
+        run_infer(&f, &idx[i], 1, one, cap, os);
+        ASSERT_UINT_EQ(os[0], bs[i]);
+        ASSERT_TRUE(memcmp(one, batch + i * cap, bs[i]) == 0);
+        /* and the literal decoders.py loop gives the same tokens */
+        size_t nt = naive_decode(&f, &f.smp[i], ref);
+        ASSERT_UINT_EQ(nt * 8, bs[i]);
+        for (size_t k = 0; k < nt; k++)
+            ASSERT_INT_EQ(id_at(batch + i * cap, k), ref[k]);
+        size_t steps = (ib_mel_frames((size_t)f.smp[i].aux) + 1) / 2;
+        ASSERT_TRUE(nt <= 30 * steps);
+        for (size_t k = 0; k < nt; k++)
+            ASSERT_TRUE(id_at(batch + i * cap, k) >= 0 && id_at(batch + i * cap, k) < 28);
+        total_tokens += nt;
+        total_steps += steps;
+    }
+    /* random weights with the blank bias: some symbols, far from the 30-per-step cap */
+    fprintf(stderr, "%zu symbols over %zu encoder steps\n", total_tokens, total_steps);
+    ASSERT_TRUE(total_tokens > 0);
+    ASSERT_TRUE(total_tokens < 3 * total_steps);
+    /* a different order and a batch of 3 (another padded length) */
+    size_t idx2[3] = {4, 0, 2};
+    run_infer(&f, idx2, 3, batch, cap, bs);
+    for (size_t i = 0; i < 3; i++) {
+        run_infer(&f, &idx2[i], 1, one, cap, os);
+        ASSERT_UINT_EQ(os[0], bs[i]);
+        ASSERT_TRUE(memcmp(one, batch + i * cap, bs[i]) == 0);
+    }
+    ib_free(ref);
+    ib_free(batch);
+    ib_free(one);
+    fixture_close(&f);
+}
+
+TEST_TIMEOUT(rnnt_payload_dtypes_and_accuracy_line, 60)
+{
+    fixture f;
+    fixture_open(&f, 3, 2);
+    ib_librispeech *ds = NULL;
+    ib_err err;
+    ASSERT_OK(ib_librispeech_open("data", 0, &ds, &err));
+    /* payloads that spell the references exactly, in int64 and int8: WER 0 */
+    enum ib_dtype dts[2] = {IB_DTYPE_INT64, IB_DTYPE_INT8};
+    for (int d = 0; d < 2; d++) {
+        f.cfg.payload_dtype = dts[d];
+        size_t w = ib_dtype_size(dts[d]);
+        uint8_t buf[3][512];
+        ib_bench_acc_entry e[4];
+        for (size_t i = 0; i < 3; i++) {
+            const char *t = ds->utt[i].transcript;
+            size_t n = strlen(t);
+            memset(buf[i], 0, sizeof buf[i]);
+            for (size_t k = 0; k < n; k++)
+                buf[i][k * w] = (uint8_t)(strchr(IB_WER_LABELS, t[k]) - IB_WER_LABELS);
+            e[i] = (ib_bench_acc_entry){i, buf[i], n * w};
+        }
+        ib_strbuf text;
+        ib_strbuf_init(&text);
+        double v = 0;
+        ASSERT_OK_ERR(ib_bench_rnnt.accuracy(f.state, &f.cfg, e, 3, &text, &v, &err), &err);
+        ASSERT_STR_EQ(text.data, "Word Error Rate: 0.0%, accuracy=100.0%\n");
+        ASSERT_DBL_EQ(v, 100.0);
+        /* a duplicate entry with an empty hypothesis counts again (no de-duplication):
+         * errors = words of utterance 0 */
+        e[3] = (ib_bench_acc_entry){0, buf[0], 0};
+        size_t d0 = 0, w0 = 0, wall = 0;
+        ASSERT_OK(ib_wer_distance("", ds->utt[0].transcript, &d0, &w0));
+        for (size_t i = 0; i < 3; i++) {
+            size_t dd, ww;
+            ASSERT_OK(ib_wer_distance("", ds->utt[i].transcript, &dd, &ww));
+            wall += ww;
+        }
+        ib_strbuf_reset(&text);
+        ASSERT_OK(ib_bench_rnnt.accuracy(f.state, &f.cfg, e, 4, &text, &v, &err));
+        char want[160];
+        ib_wer_line((double)w0 / (double)(wall + w0), want, sizeof want);
+        ASSERT_STR_EQ(text.data, want);
+        /* bad entries: a partial id, an unknown qsl_idx, the blank id */
+        if (w > 1) {
+            ib_bench_acc_entry bad = {0, buf[0], w + 1};
+            ASSERT_STATUS(ib_bench_rnnt.accuracy(f.state, &f.cfg, &bad, 1, &text, &v, &err),
+                          IB_EFORMAT);
+        }
+        ib_bench_acc_entry far = {7, buf[0], w};
+        ASSERT_STATUS(ib_bench_rnnt.accuracy(f.state, &f.cfg, &far, 1, &text, &v, &err),
+                      IB_EFORMAT);
+        uint8_t blank[8] = {28};
+        ib_bench_acc_entry bl = {0, blank, w};
+        ASSERT_STATUS(ib_bench_rnnt.accuracy(f.state, &f.cfg, &bl, 1, &text, &v, &err),
+                      IB_EFORMAT);
+        ASSERT_STR_CONTAINS(err.msg, "id 28");
+        ib_strbuf_deinit(&text);
+    }
+    /* the real payload in int16: the same ids as int64, two bytes each */
+    size_t cap = ib_bench_rnnt.payload_max_bytes(f.state, &f.cfg);
+    uint8_t *p64 = ib_malloc(cap), *p16 = ib_malloc(cap);
+    size_t s64, s16, idx = 1;
+    f.cfg.payload_dtype = IB_DTYPE_INT64;
+    run_infer(&f, &idx, 1, p64, cap, &s64);
+    f.cfg.payload_dtype = IB_DTYPE_INT16;
+    run_infer(&f, &idx, 1, p16, cap, &s16);
+    ASSERT_UINT_EQ(s16 * 4, s64);
+    for (size_t k = 0; k < s16 / 2; k++)
+        ASSERT_INT_EQ(p16[2 * k] | (p16[2 * k + 1] << 8), id_at(p64, k));
+    ib_free(p64);
+    ib_free(p16);
+    ib_librispeech_free(ds);
+    fixture_close(&f);
+}
+
+TEST(rnnt_bind_errors)
+{
+    ib_model *joint = load_part(true, 2, 1), *enc = load_part(true, 0, 1);
+    ib_bench_io io;
+    ib_bench_config cfg;
+    ib_bench_config_defaults(&cfg);
+    ib_err err;
+    ASSERT_STATUS(ib_bench_rnnt.bind_model(&cfg, 0, joint, &io, &err), IB_EINVAL);
+    ASSERT_STR_CONTAINS(err.msg, "rnnt encoder: expected");
+    ASSERT_STATUS(ib_bench_rnnt.bind_model(&cfg, 1, enc, &io, &err), IB_EINVAL);
+    ASSERT_STATUS(ib_bench_rnnt.bind_model(&cfg, 2, enc, &io, &err), IB_EINVAL);
+    ASSERT_OK(ib_bench_rnnt.bind_model(&cfg, 0, enc, &io, &err));
+    ASSERT_INT_EQ(io.params[0], 256);
+    ASSERT_OK(ib_bench_rnnt.bind_model(&cfg, 2, joint, &io, &err));
+    ASSERT_INT_EQ(io.params[0], 256);
+    ASSERT_INT_EQ(io.params[1], 128);
+    /* a joint whose widths do not match the encoder's is refused at open */
+    ib_bench_io ios[3];
+    ASSERT_OK(ib_bench_rnnt.bind_model(&cfg, 0, enc, &ios[0], &err));
+    ios[1] = io;
+    ios[1].params[0] = 64;
+    ios[1].params[1] = 2;
+    ios[2] = io;
+    void *st = NULL;
+    size_t total = 0;
+    ASSERT_STATUS(ib_bench_rnnt.open(&cfg, ".", ios, &st, &total, &err), IB_EINVAL);
+    ASSERT_STR_CONTAINS(err.msg, "the joint takes");
+    ib_model_destroy(joint);
+    ib_model_destroy(enc);
+}
