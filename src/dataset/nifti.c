@@ -336,6 +336,24 @@ int ib_nifti_read(const char *path, ib_nifti *out, ib_err *err)
     return rc;
 }
 
+int ib_nifti_read_header(const char *path, ib_nifti *out, ib_err *err)
+{
+    memset(out, 0, sizeof *out);
+    gzFile f = gzopen(path, "rb"); /* reads plain files as they are */
+    if (!f)
+        return ib_err_set(err, errno == ENOENT ? IB_ENOTFOUND : IB_EIO, "%s: cannot open: %s",
+                          path, strerror(errno));
+    uint8_t h[352];
+    int got = gzread(f, h, sizeof h);
+    gzclose(f);
+    if (got < 0)
+        return ib_err_set(err, IB_EFORMAT, "%s: corrupt gzip stream", path);
+    int rc = parse_header(h, (size_t)got, path, out, err);
+    if (rc)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
 /* ---- writer -------------------------------------------------------------------------------- */
 
 static void store(uint8_t *p, int16_t dt, double v)

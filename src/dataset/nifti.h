@@ -69,6 +69,11 @@ int ib_nifti_parse(const uint8_t *buf, size_t len, const char *name, ib_nifti *o
  * by the name) and parse it. A truncated or corrupt gzip stream is IB_EFORMAT. */
 int ib_nifti_read(const char *path, ib_nifti *out, ib_err *err);
 
+/* ib_nifti_read_header - the header of `path` only (plain or gzip; the first 352 bytes are
+ * read and parsed with the checks of ib_nifti_parse except the data size). out->data is
+ * NULL. For loaders that need shapes before reading whole volumes. */
+int ib_nifti_read_header(const char *path, ib_nifti *out, ib_err *err);
+
 /* Decompress a whole gzip stream into *out (ib_free), at most max_bytes. For tests/fuzz. */
 int ib_nifti_gunzip(const uint8_t *in, size_t len, size_t max_bytes, const char *name,
                     uint8_t **out, size_t *out_len, ib_err *err);
