@@ -27,9 +27,6 @@
 #include "models/rnnt.h"
 #include "onnx/build.h"
 
-/* declared in benchmark.h once the entry is in the table */
-extern const ib_benchmark ib_bench_rnnt;
-
 #define RT_MAX_SYMBOLS 30 /* decoders.py max_symbols_per_step */
 #define RT_T_BUCKET 32    /* encoder frames are padded to a multiple of this (fewer shapes) */
 /* the longest utterance the filter keeps (15 s): 500 frames -> 250 encoder steps */

@@ -236,6 +236,7 @@ extern const ib_benchmark ib_bench_dlrm_99;
 extern const ib_benchmark ib_bench_dlrm_99_9;
 extern const ib_benchmark ib_bench_bert_99;
 extern const ib_benchmark ib_bench_bert_99_9;
+extern const ib_benchmark ib_bench_rnnt;
 extern const ib_benchmark ib_bench_3d_unet_99;
 extern const ib_benchmark ib_bench_3d_unet_99_9;
 

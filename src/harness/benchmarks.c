@@ -17,6 +17,7 @@ static const ib_benchmark *const g_table[] = {
     &ib_bench_dlrm_99_9,
     &ib_bench_bert_99,
     &ib_bench_bert_99_9,
+    &ib_bench_rnnt,
     &ib_bench_3d_unet_99,
     &ib_bench_3d_unet_99_9,
 };
