@@ -93,3 +93,28 @@ TEST_TIMEOUT(cli_unet_performance_and_errors, 240)
     ASSERT_STR_CONTAINS(e, "BraTS19_X_1_flair.nii");
     ib_free(e);
 }
+
+TEST_TIMEOUT(cli_unet_kits19_accuracy_and_performance, 240)
+{
+    int rc = run("--benchmark 3d-unet-99 --dataset kits19 --quick --mode submission --system s "
+                 "--output-dir out");
+    ASSERT_INT_EQ(rc, 0);
+    char *acc = slurp("out/s/3d-unet-99/Offline/accuracy/accuracy.txt");
+    ASSERT_TRUE(!strncmp(acc, "Accuracy: mean = ", 17));
+    ASSERT_STR_CONTAINS(acc, ", kidney = ");
+    ASSERT_STR_CONTAINS(acc, ", tumor = ");
+    char *rj = slurp("out/s/3d-unet-99/Offline/run.json");
+    ASSERT_STR_CONTAINS(rj, "kits19");
+    char *sum = slurp("out/s/3d-unet-99/Offline/performance/run_1/mlperf_log_summary.txt");
+    ASSERT_STR_CONTAINS(sum, "Result is : VALID");
+    ib_free(acc);
+    ib_free(rj);
+    ib_free(sum);
+    /* the kits19 payload is uint8 labels only */
+    rc = run("--benchmark 3d-unet-99 --dataset kits19 --quick --payload-dtype float16 "
+             "--output-dir o2");
+    ASSERT_INT_EQ(rc, 2);
+    char *e = slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "uint8");
+    ib_free(e);
+}

@@ -3,15 +3,20 @@
  * on payloads made from the ground truth: one-hot float16 logits of every case in its
  * padded patch must score DICE 1 in every region (so un-padding, argmax and the crop's
  * place in the whole volume are right); a later duplicate of a case replaces the earlier
- * one as in accuracy-brats.py; a missing case and a wrong payload size are errors.
+ * one as in accuracy-brats.py; a missing case and a wrong payload size are errors. kits19:
+ * the sliding window with a sign-revealing stand-in model (every voxel covered and averaged
+ * back to its own value), the ground-truth labels scoring DICE 1, and the payload checks.
  */
 #include <string.h>
 
 #include "base/strbuf.h"
 #include "dataset/brats.h"
+#include "dataset/kits.h"
 #include "harness/benchmark.h"
+#include "harness/scratch.h"
 #include "inferbench/base.h"
 #include "inferbench/runtime.h"
+#include "onnx/build.h"
 #include "test.h"
 
 typedef struct fixture {
@@ -116,4 +121,114 @@ TEST_TIMEOUT(unet_entry_brats_ground_truth_scores_one, 60)
     ib_free(empty);
     ib_strbuf_deinit(&sb);
     teardown(&f);
+}
+
+/* ---- kits19 ------------------------------------------------------------------------------- */
+
+
+/* A stand-in "model" whose logits are (x, 0, -x): after the Gaussian-weighted average of
+ * the overlapping windows every voxel must come back as x, so the argmax is 2 where the
+ * pre-processed image is negative and 0 elsewhere (the tie at 0 goes to class 0). A voxel
+ * no window covered would have norm 0 and come back NaN -> class 0. */
+static ib_model *sign_model(void)
+{
+    ib_build *b = NULL;
+    ib_err err;
+    ASSERT_OK(ib_build_create(1, 12, &b));
+    ib_value_id x = ib_build_input(b, "input", IB_DTYPE_FLOAT32, "N,1,32,32,32");
+    ib_value_id zero = IB_BUILD_OP(b, "Sub", "", x, x);
+    ib_value_id neg = IB_BUILD_OP(b, "Neg", "", x);
+    ib_value_id y = IB_BUILD_OP(b, "Concat", "axis=1", x, zero, neg);
+    ib_build_output(b, y, "output", IB_DTYPE_FLOAT32, "N,3,32,32,32");
+    ASSERT_OK_ERR(ib_build_write_file(b, "sign.onnx", NULL, &err), &err);
+    ib_build_destroy(b);
+    ib_model *m = NULL;
+    ASSERT_OK_ERR(ib_model_load_file("sign.onnx", NULL, &m, &err), &err);
+    return m;
+}
+
+TEST_TIMEOUT(unet_entry_kits_sliding_window_and_dice, 60)
+{
+    const ib_benchmark *bn = &ib_bench_3d_unet_99;
+    ib_err err;
+    ib_bench_config cfg;
+    ib_bench_config_defaults(&cfg);
+    cfg.tiny = true;
+    cfg.synth_samples = 2;
+    cfg.variant = "kits19";
+    ib_model *m = sign_model();
+    ib_bench_io io;
+    ASSERT_OK_ERR(bn->bind_model(&cfg, 0, m, &io, &err), &err);
+    ASSERT_OK_ERR(bn->synthesize(&cfg, "k", &err), &err);
+    void *st = NULL;
+    size_t total = 0;
+    ASSERT_OK_ERR(bn->open(&cfg, "k", &io, &st, &total, &err), &err);
+    ASSERT_UINT_EQ(total, 2);
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.threads = 1;
+    ib_session *sess = NULL;
+    ASSERT_OK_ERR(ib_session_create(m, &so, &sess, &err), &err);
+    size_t cap = bn->payload_max_bytes(st, &cfg);
+    ib_bench_acc_entry e[2];
+    uint8_t *pay[2];
+    ib_bench_scratch scr;
+    memset(&scr, 0, sizeof scr);
+    for (size_t q = 0; q < 2; q++) {
+        ib_bench_sample smp;
+        ASSERT_OK_ERR(bn->load_sample(st, q, &smp, &err), &err);
+        const ib_bench_sample *sp = &smp;
+        ib_lg_sample_index idx = q;
+        ib_bench_batch b = {.count = 1, .samples = &sp, .indices = &idx, .scratch = &scr};
+        pay[q] = ib_malloc(cap);
+        ib_bench_payload p = {pay[q], cap, 0};
+        ASSERT_OK_ERR(bn->infer(st, &cfg, &sess, &b, &p, &err), &err);
+        const int64_t *d = smp.t[0].desc.dims;
+        size_t nv = (size_t)(d[2] * d[3] * d[4]);
+        ASSERT_UINT_EQ(p.size, nv);
+        const float *img = smp.t[0].data;
+        size_t neg = 0;
+        for (size_t v = 0; v < nv; v++) {
+            ASSERT_INT_EQ(pay[q][v], img[v] < 0 ? 2 : 0);
+            neg += img[v] < 0;
+        }
+        ASSERT_INT_GT(neg, 0);
+        ASSERT_INT_LT(neg, nv);
+        e[q] = (ib_bench_acc_entry){q, pay[q], nv};
+        ib_free(smp.mem);
+    }
+    /* the sign model's labels are not the truth; the truth itself scores 1 */
+    ib_strbuf sb;
+    ib_strbuf_init(&sb);
+    double v = 0;
+    ASSERT_OK_ERR(bn->accuracy(st, &cfg, e, 2, &sb, &v, &err), &err);
+    ASSERT_TRUE(!strncmp(sb.data, "Accuracy: mean = ", 17));
+    ib_kits *k = NULL;
+    ASSERT_OK_ERR(ib_kits_open("k", (const int64_t[3]){32, 32, 32}, &k, &err), &err);
+    for (size_t q = 0; q < 2; q++) {
+        float *img = NULL;
+        uint8_t *lab = NULL;
+        ASSERT_OK_ERR(ib_kits_load(k, q, &img, &lab, &err), &err);
+        memcpy(pay[q], lab, e[q].size);
+        ib_free(img);
+        ib_free(lab);
+    }
+    ib_kits_close(k);
+    ib_strbuf_reset(&sb);
+    ASSERT_OK_ERR(bn->accuracy(st, &cfg, e, 2, &sb, &v, &err), &err);
+    ASSERT_STR_EQ(sb.data, "Accuracy: mean = 1.00000, kidney = 1.0000, tumor = 1.0000\n");
+    ASSERT_DBL_EQ(v, 1.0);
+    /* a wrong-size payload, a missing case */
+    e[1].size--;
+    ASSERT_STATUS(bn->accuracy(st, &cfg, e, 2, &sb, &v, &err), IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "uint8 labels");
+    ASSERT_STATUS(bn->accuracy(st, &cfg, e, 1, &sb, &v, &err), IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "no prediction for case_00003");
+    ib_strbuf_deinit(&sb);
+    ib_bench_scratch_free(&scr);
+    ib_free(pay[0]);
+    ib_free(pay[1]);
+    ib_session_destroy(sess);
+    bn->close(st);
+    ib_model_destroy(m);
 }
