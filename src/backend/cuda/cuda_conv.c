@@ -2,8 +2,9 @@
  * cuda_conv.c - Conv and inferbench.FusedConv (1D/2D/3D, groups, strides,
  * dilations, symmetric pads or auto_pad) on cuDNN's convolution forward,
  * followed by one epilogue kernel (bias + residual Z + Relu/LeakyRelu/Clip),
- * and MaxPool/AveragePool on cuDNN pooling. Tensors are float32 NCHW (the
- * plain ONNX layout); 1-D ops run as 2-D with H = 1.
+ * and 1-D/2-D MaxPool/AveragePool on our pooling kernel (asymmetric pads as
+ * in TF-exported ResNet50, dilations, ceil_mode). Tensors are float32 NCHW
+ * (the plain ONNX layout); 1-D ops run as 2-D with H = 1.
  *
  * Precision: fp32 pins CUDNN_FMA_MATH (no TF32, so results match the
  * reference at fp32 tolerance); fp16 allows tensor-op math with down-
@@ -299,58 +300,61 @@ fail:
     return rc;
 }
 
-/* ---- pooling --------------------------------------------------------------------- */
+/* ---- pooling (our kernel: any pads, dilations, ceil_mode) ------------------------ */
 
 typedef struct pool_k {
-    cudnnTensorDescriptor_t xd, yd;
-    cudnnPoolingDescriptor_t pd;
-    const void *x;
-    void *y;
+    const float *x;
+    float *y;
+    ibk_pool p;
 } pool_k;
-
-static void pool_free(void *p)
-{
-    pool_k *k = p;
-    if (!k)
-        return;
-    if (k->xd)
-        (void)cudnnDestroyTensorDescriptor(k->xd);
-    if (k->yd)
-        (void)cudnnDestroyTensorDescriptor(k->yd);
-    if (k->pd)
-        (void)cudnnDestroyPoolingDescriptor(k->pd);
-    ib_free(k);
-}
 
 static int run_pool(cu_exec *e, void *p, ib_err *err)
 {
     pool_k *k = p;
-    const float one = 1.f, zero = 0.f;
-    return cu_check_dnn(e, err,
-                        cudnnPoolingForward(e->ctx->dnn, k->pd, &one, k->xd, k->x, &zero, k->yd,
-                                            k->y),
-                        "pooling forward");
+    return cu_check_rt(e, err, (cudaError_t)ibk_pool2d(e->ctx->stream, k->x, k->y, &k->p),
+                       "pooling kernel");
 }
 
+/* The kernel's geometry from the ONNX window; 1-D pools run with H = 1. */
 static bool pool_geom(const ib_graph *g, const ib_node *n, const ib_tensor_desc *x,
-                      const ib_tensor_desc *y, cv_geom *cg)
+                      const ib_tensor_desc *y, ibk_pool *pp)
 {
-    memset(cg, 0, sizeof *cg);
-    if (x->ndim < 3 || x->ndim > 5 || !y || y->ndim != x->ndim)
+    memset(pp, 0, sizeof *pp);
+    if (x->ndim < 3 || x->ndim > 4 || !y || y->ndim != x->ndim)
         return false;
     const int64_t *ks;
     size_t nk = ib_node_attr_ints(n, "kernel_shape", &ks);
     if (nk != (size_t)(x->ndim - 2))
         return false;
-    const int64_t *dl;
-    size_t ndl = ib_node_attr_ints(n, "dilations", &dl);
-    for (size_t i = 0; i < ndl; i++)
-        if (dl[i] != 1)
-            return false;
-    ib_window win;
-    if (!window_of(g, n, x, ks, false, &win) || !geom_from_window(&win, cg))
+    ib_window w;
+    if (!window_of(g, n, x, ks, strcmp(n->op_type, "MaxPool") == 0, &w))
         return false;
-    return dims_of(x, cg->nd, cg->x) && dims_of(y, cg->nd, cg->y);
+    int o = x->ndim == 3 ? 0 : 1; /* index of the W dim in the window */
+    for (int i = 0; i < w.nsp; i++)
+        if (!fits_int(w.k[i]) || !fits_int(w.stride[i]) || !fits_int(w.dil[i]) ||
+            !fits_int(w.pad_b[i]) || !fits_int(w.pad_e[i]))
+            return false;
+    pp->nc = x->dims[0] * x->dims[1];
+    pp->w = x->dims[x->ndim - 1];
+    pp->ow = y->dims[y->ndim - 1];
+    pp->h = x->ndim == 4 ? x->dims[2] : 1;
+    pp->oh = y->ndim == 4 ? y->dims[2] : 1;
+    pp->kw = (int32_t)w.k[o];
+    pp->sw = (int32_t)w.stride[o];
+    pp->dw = (int32_t)w.dil[o];
+    pp->pl = (int32_t)w.pad_b[o];
+    pp->pr = (int32_t)w.pad_e[o];
+    pp->kh = pp->sh = pp->dh = 1;
+    if (x->ndim == 4) {
+        pp->kh = (int32_t)w.k[0];
+        pp->sh = (int32_t)w.stride[0];
+        pp->dh = (int32_t)w.dil[0];
+        pp->pt = (int32_t)w.pad_b[0];
+        pp->pb = (int32_t)w.pad_e[0];
+    }
+    pp->is_max = strcmp(n->op_type, "MaxPool") == 0;
+    pp->count_pad = ib_node_attr_int(n, "count_include_pad", 0) != 0;
+    return true;
 }
 
 static bool sup_pool(const cu_ctx *c, const ib_graph *g, const ib_node *n,
@@ -362,48 +366,23 @@ static bool sup_pool(const cu_ctx *c, const ib_graph *g, const ib_node *n,
         return false;
     if (n->n_outputs > 1 && n->outputs[1] != IB_VALUE_NONE) /* MaxPool Indices */
         return false;
-    if (ib_node_attr_int(n, "storage_order", 0) != 0)
-        return false;
-    cv_geom cg;
-    if (!pool_geom(g, n, in[0], cu_out_desc(g, n, 0), &cg))
-        return false;
-    /* cuDNN sizes outputs with floor: with ceil_mode the graph's dims must agree */
-    for (int i = 2; i < cg.nd; i++) {
-        int64_t o = ((int64_t)cg.x[i] + 2 * cg.pad[i - 2] - cg.k[i - 2]) / cg.stride[i - 2] + 1;
-        if (o != cg.y[i])
-            return false;
-    }
-    return true;
+    ibk_pool pp;
+    return pool_geom(g, n, in[0], cu_out_desc(g, n, 0), &pp);
 }
 
 static int comp_pool(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
-    cv_geom cg;
-    if (!pool_geom(e->graph, n, &x->desc, &y->desc, &cg))
-        return cu_fail(e, err, IB_EUNSUPPORTED, "geometry not expressible in cuDNN");
     pool_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    bool mx = strcmp(n->op_type, "MaxPool") == 0;
-    cudnnPoolingMode_t mode = mx ? CUDNN_POOLING_MAX_DETERMINISTIC
-                              : ib_node_attr_int(n, "count_include_pad", 0)
-                                  ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
-                                  : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
-    int rc;
-    if ((rc = tensor_desc(e, &k->xd, cg.nd, cg.x, err)) ||
-        (rc = tensor_desc(e, &k->yd, cg.nd, cg.y, err)) ||
-        (rc = cu_check_dnn(e, err, cudnnCreatePoolingDescriptor(&k->pd), "pooling descriptor")) ||
-        (rc = cu_check_dnn(e, err,
-                           cudnnSetPoolingNdDescriptor(k->pd, mode, CUDNN_NOT_PROPAGATE_NAN,
-                                                       cg.nd - 2, cg.k, cg.pad, cg.stride),
-                           "pooling descriptor"))) {
-        pool_free(k);
-        return rc;
+    if (!pool_geom(e->graph, n, &x->desc, &y->desc, &k->p)) {
+        ib_free(k);
+        return cu_fail(e, err, IB_EUNSUPPORTED, "pooling geometry not supported");
     }
     k->x = x->dev;
     k->y = y->dev;
-    return cu_add_step(e, run_pool, k, pool_free, err);
+    return cu_add_step(e, run_pool, k, NULL, err);
 }
 
 const cu_op cu_ops_conv[] = {

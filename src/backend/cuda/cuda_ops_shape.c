@@ -5,7 +5,9 @@
  * (strided-copy kernel, any dtype of 1/2/4/8 bytes), Concat (2-D device
  * copies), Gather (row-gather kernel, int32/int64 indices; the embedding
  * lookup) and ReduceSum/Mean/Max/Min/SumSquare/L1/L2 plus GlobalAverage/
- * MaxPool over one contiguous block of axes (reduction kernel, float32).
+ * MaxPool over one contiguous block of axes (reduction kernel, float32),
+ * ArgMax/ArgMin (int64 indices, select_last_index), Cast (float32/64,
+ * int64/32/8, uint8, bool) and Split (2-D device copies).
  */
 #include <string.h>
 
@@ -364,7 +366,200 @@ static int comp_reduce(cu_exec *e, const ib_node *n, ib_err *err)
     return cu_add_step(e, run_reduce, k, NULL, err);
 }
 
+/* ---- ArgMax / ArgMin ------------------------------------------------------------ */
+
+typedef struct am_k {
+    const float *x;
+    int64_t *y;
+    int64_t outer, red, inner;
+    int last, is_min;
+} am_k;
+
+static int run_argmax(cu_exec *e, void *k, ib_err *err)
+{
+    am_k *a = k;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_argmax(e->ctx->stream, a->x, a->y, a->outer, a->red,
+                                               a->inner, a->last, a->is_min),
+                       "argmax kernel");
+}
+
+static bool sup_argmax(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                       const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const ib_tensor_desc *o = cu_out_desc(g, n, 0);
+    if (!in[0] || in[0]->dtype != IB_DTYPE_FLOAT32 || !o || o->dtype != IB_DTYPE_INT64 ||
+        in[0]->ndim < 1)
+        return false;
+    int64_t axis = ib_node_attr_int(n, "axis", 0);
+    if (axis < 0)
+        axis += in[0]->ndim;
+    return axis >= 0 && axis < in[0]->ndim && in[0]->dims[axis] > 0;
+}
+
+static int comp_argmax(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
+    am_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    int64_t r = x->desc.ndim, axis = ib_node_attr_int(n, "axis", 0);
+    if (axis < 0)
+        axis += r;
+    k->outer = k->inner = 1;
+    for (int64_t d = 0; d < r; d++) {
+        if (d < axis)
+            k->outer *= x->desc.dims[d];
+        else if (d > axis)
+            k->inner *= x->desc.dims[d];
+    }
+    k->red = x->desc.dims[axis];
+    k->last = ib_node_attr_int(n, "select_last_index", 0) != 0;
+    k->is_min = strcmp(n->op_type, "ArgMin") == 0;
+    k->x = x->dev;
+    k->y = y->dev;
+    return cu_add_step(e, run_argmax, k, NULL, err);
+}
+
+/* ---- Cast ------------------------------------------------------------------------ */
+
+static int kdt(enum ib_dtype t)
+{
+    switch (t) {
+    case IB_DTYPE_FLOAT32: return IBK_F32;
+    case IB_DTYPE_FLOAT64: return IBK_F64;
+    case IB_DTYPE_INT64: return IBK_I64;
+    case IB_DTYPE_INT32: return IBK_I32;
+    case IB_DTYPE_INT8: return IBK_I8;
+    case IB_DTYPE_UINT8: return IBK_U8;
+    case IB_DTYPE_BOOL: return IBK_BOOL;
+    default: return -1;
+    }
+}
+
+typedef struct cast_k {
+    const void *x;
+    void *y;
+    int xt, yt;
+    int64_t n;
+} cast_k;
+
+static int run_cast(cu_exec *e, void *k, ib_err *err)
+{
+    cast_k *c = k;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_cast(e->ctx->stream, c->x, c->xt, c->y, c->yt, c->n),
+                       "cast kernel");
+}
+
+static bool sup_cast(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                     const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const ib_tensor_desc *o = cu_out_desc(g, n, 0);
+    return in[0] && o && kdt(in[0]->dtype) >= 0 && kdt(o->dtype) >= 0;
+}
+
+static int comp_cast(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
+    cast_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    *k = (cast_k){.x = x->dev, .y = y->dev, .xt = kdt(x->desc.dtype), .yt = kdt(y->desc.dtype),
+                  .n = ib_tensor_desc_numel(&y->desc)};
+    return cu_add_step(e, run_cast, k, NULL, err);
+}
+
+/* ---- Split (the sizes come from the bound output shapes) --------------------------- */
+
+typedef struct split_k {
+    const void *x;
+    size_t rows, pitch; /* outer rows; input bytes per row */
+    uint32_t n;
+    cat_part parts[];   /* src = the output, width = its bytes per row */
+} split_k;
+
+static int run_split(cu_exec *e, void *k, ib_err *err)
+{
+    split_k *c = k;
+    size_t off = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const cat_part *p = &c->parts[i];
+        if (p->src && p->width && c->rows) {
+            int rc = cu_check_rt(e, err,
+                                 cudaMemcpy2DAsync((void *)(uintptr_t)p->src, p->width,
+                                                   (const char *)c->x + off, c->pitch, p->width,
+                                                   c->rows, cudaMemcpyDeviceToDevice,
+                                                   e->ctx->stream),
+                                 "cudaMemcpy2DAsync (Split)");
+            if (rc)
+                return rc;
+        }
+        off += p->width;
+    }
+    return IB_OK;
+}
+
+static bool sup_split(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                      const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    if (!in[0] || in[0]->ndim < 1 || n->n_outputs < 1)
+        return false;
+    int64_t r = in[0]->ndim, axis = ib_node_attr_int(n, "axis", 0);
+    if (axis < 0)
+        axis += r;
+    if (axis < 0 || axis >= r)
+        return false;
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n->n_outputs; i++) {
+        const ib_tensor_desc *o = cu_out_desc(g, n, i);
+        if (!o || o->ndim != r)
+            return false;
+        sum += o->dims[axis];
+    }
+    return sum == in[0]->dims[axis];
+}
+
+static int comp_split(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0);
+    int64_t r = x->desc.ndim, axis = ib_node_attr_int(n, "axis", 0);
+    if (axis < 0)
+        axis += r;
+    split_k *k = ib_calloc(1, sizeof *k + n->n_outputs * sizeof(cat_part));
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    size_t rows = 1, inner = ib_dtype_size(x->desc.dtype);
+    for (int64_t d = 0; d < r; d++) {
+        if (d < axis)
+            rows *= (size_t)x->desc.dims[d];
+        else if (d > axis)
+            inner *= (size_t)x->desc.dims[d];
+    }
+    k->x = x->dev;
+    k->rows = rows;
+    k->pitch = inner * (size_t)x->desc.dims[axis];
+    k->n = n->n_outputs;
+    for (uint32_t i = 0; i < n->n_outputs; i++) {
+        const ib_tensor_desc *o = cu_out_desc(e->graph, n, i);
+        cu_val *y = cu_out(e, n, i);
+        k->parts[i].src = y ? y->dev : NULL; /* an unbound (unused) output is skipped */
+        k->parts[i].width = inner * (size_t)o->dims[axis];
+    }
+    return cu_add_step(e, run_split, k, NULL, err);
+}
+
 const cu_op cu_ops_shape[] = {
+    {"", "Cast", sup_cast, comp_cast},
+    {"", "Split", sup_split, comp_split},
+    {"", "ArgMax", sup_argmax, comp_argmax},
+    {"", "ArgMin", sup_argmax, comp_argmax},
     {"", "Reshape", sup_reshape, comp_reshape},
     {"", "Flatten", sup_reshape, comp_reshape},
     {"", "Squeeze", sup_reshape, comp_reshape},

@@ -69,6 +69,29 @@ int ibk_gather(ibk_stream s, const void *data, const void *idx, int idx_is_64, v
 int ibk_bias_act(ibk_stream s, float *y, const float *bias, const float *z, int64_t N, int64_t C,
                  int64_t inner, int act, float a, float b);
 
+/* y[o, i] = index of the max (first, or last when select_last) over r of
+ * x[o, r, i], as int64 (ArgMax; ArgMin when is_min). */
+int ibk_argmax(ibk_stream s, const float *x, int64_t *y, int64_t outer, int64_t red, int64_t inner,
+               int select_last, int is_min);
+
+/* 2-D pooling over NCHW x [nc planes of h x w] into y [nc, oh, ow]: max, or
+ * average counting the padding (count_pad: window cells inside the padded
+ * extent, as the reference kernel counts) or not. Pads may differ per side
+ * (top/left pt/pl, bottom/right pb/pr); dilations dh/dw. */
+typedef struct ibk_pool {
+    int64_t nc, h, w, oh, ow;
+    int32_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+    int32_t is_max, count_pad;
+} ibk_pool;
+int ibk_pool2d(ibk_stream s, const float *x, float *y, const ibk_pool *p);
+
+/* Element types of ibk_cast. */
+enum ibk_dtype { IBK_F32, IBK_F64, IBK_I64, IBK_I32, IBK_I8, IBK_U8, IBK_BOOL };
+/* y = (ydt) x for n elements, by the reference's rules (ops/cast.c): int ->
+ * int wraps, float -> int truncates into a saturated int64 (NaN -> 0) and
+ * then wraps, anything -> bool is x != 0. */
+int ibk_cast(ibk_stream s, const void *x, int xdt, void *y, int ydt, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -421,3 +421,151 @@ extern "C" int ibk_bias_act(ibk_stream s, float *y, const float *bias, const flo
     k_bias_act<<<grid_for(n), IBK_THREADS, 0, s>>>(y, bias, z, n, C, inner, act, a, b);
     return launch_status();
 }
+
+/* ---- ArgMax / ArgMin -------------------------------------------------------------- */
+
+__global__ static void k_argmax(const float *x, int64_t *y, int64_t outer, int64_t red,
+                                int64_t inner, int last, int is_min)
+{
+    int64_t n = outer * inner;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const float *p = x + (i / inner) * red * inner + i % inner;
+        float best = p[0];
+        int64_t bi = 0;
+        for (int64_t r = 1; r < red; r++) {
+            float v = p[r * inner];
+            bool better = is_min ? (last ? v <= best : v < best) : (last ? v >= best : v > best);
+            if (better) {
+                best = v;
+                bi = r;
+            }
+        }
+        y[i] = bi;
+    }
+}
+
+extern "C" int ibk_argmax(ibk_stream s, const float *x, int64_t *y, int64_t outer, int64_t red,
+                          int64_t inner, int select_last, int is_min)
+{
+    if (outer <= 0 || inner <= 0 || red <= 0)
+        return 0;
+    k_argmax<<<grid_for(outer * inner), IBK_THREADS, 0, s>>>(x, y, outer, red, inner, select_last,
+                                                             is_min);
+    return launch_status();
+}
+
+/* ---- 2-D pooling -------------------------------------------------------------------- */
+
+__global__ static void k_pool2d(const float *x, float *y, ibk_pool p, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t ox = i % p.ow, t = i / p.ow;
+        int64_t oy = t % p.oh, c = t / p.oh;
+        const float *xp = x + c * p.h * p.w;
+        float acc = p.is_max ? -INFINITY : 0.f;
+        int cnt = 0;
+        int64_t y0 = oy * p.sh - p.pt, x0 = ox * p.sw - p.pl;
+        int64_t ye = y0 + p.kh < p.h + p.pb ? y0 + p.kh : p.h + p.pb;
+        int64_t xe = x0 + p.kw < p.w + p.pr ? x0 + p.kw : p.w + p.pr;
+        int64_t cnt_pad = (ye - y0) * (xe - x0);
+        for (int ky = 0; ky < p.kh; ky++) {
+            int64_t iy = oy * p.sh - p.pt + (int64_t)ky * p.dh;
+            for (int kx = 0; kx < p.kw; kx++) {
+                int64_t ix = ox * p.sw - p.pl + (int64_t)kx * p.dw;
+                bool inside = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
+                if (!inside)
+                    continue;
+                float v = xp[iy * p.w + ix];
+                acc = p.is_max ? fmaxf(acc, v) : acc + v;
+                cnt++;
+            }
+        }
+        if (!p.is_max)
+            acc /= (float)(p.count_pad ? (cnt_pad > 0 ? cnt_pad : 1) : (cnt ? cnt : 1));
+        y[i] = acc;
+    }
+}
+
+extern "C" int ibk_pool2d(ibk_stream s, const float *x, float *y, const ibk_pool *p)
+{
+    int64_t n = p->nc * p->oh * p->ow;
+    if (n <= 0)
+        return 0;
+    k_pool2d<<<grid_for(n), IBK_THREADS, 0, s>>>(x, y, *p, n);
+    return launch_status();
+}
+
+/* ---- Cast ------------------------------------------------------------------------------ */
+
+__device__ static bool is_float_t(int t)
+{
+    return t == IBK_F32 || t == IBK_F64;
+}
+
+__device__ static double ldf(const void *p, int t, int64_t i)
+{
+    return t == IBK_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+__device__ static int64_t ldi(const void *p, int t, int64_t i)
+{
+    switch (t) {
+    case IBK_I64: return ((const int64_t *)p)[i];
+    case IBK_I32: return ((const int32_t *)p)[i];
+    case IBK_I8: return ((const int8_t *)p)[i];
+    default: return ((const uint8_t *)p)[i];
+    }
+}
+
+/* double -> int64: truncate, saturate, NaN -> 0 (ib_op_f2i). */
+__device__ static int64_t f2i(double v)
+{
+    if (v != v)
+        return 0;
+    if (v >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (v <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
+/* The reference's rules (ops/cast.c): int -> int wraps, float -> int goes
+ * through a saturated int64 and then wraps, anything -> bool is != 0. */
+__global__ static void k_cast(const void *x, int xt, void *y, int yt, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        bool xf = is_float_t(xt);
+        double v = xf ? ldf(x, xt, i) : 0.0;
+        int64_t k = xf ? 0 : ldi(x, xt, i);
+        if (is_float_t(yt)) {
+            double d = xf ? v : (double)k;
+            if (yt == IBK_F32)
+                ((float *)y)[i] = (float)d;
+            else
+                ((double *)y)[i] = d;
+            continue;
+        }
+        if (yt == IBK_BOOL) {
+            ((uint8_t *)y)[i] = xf ? v != 0.0 : k != 0;
+            continue;
+        }
+        if (xf)
+            k = f2i(v);
+        switch (yt) {
+        case IBK_I64: ((int64_t *)y)[i] = k; break;
+        case IBK_I32: ((int32_t *)y)[i] = (int32_t)(uint32_t)(uint64_t)k; break;
+        case IBK_I8: ((int8_t *)y)[i] = (int8_t)(uint8_t)(uint64_t)k; break;
+        default: ((uint8_t *)y)[i] = (uint8_t)(uint64_t)k; break;
+        }
+    }
+}
+extern "C" int ibk_cast(ibk_stream s, const void *x, int xdt, void *y, int ydt, int64_t n)
+{
+    if (n <= 0)
+        return 0;
+    k_cast<<<grid_for(n), IBK_THREADS, 0, s>>>(x, xdt, y, ydt, n);
+    return launch_status();
+}
