@@ -12,7 +12,8 @@
  *                               the constants Reshape needs
  *   dce   (compile_dce.c)       drop Identity/Dropout and nodes nobody reads
  *   fuse  (compile_fuse_*.c)    Conv+BN(+Add)(+Relu), MatMul/Gemm+Add(+act),
- *                               LayerNorm, GELU, attention -> "inferbench" ops
+ *                               LayerNorm, GELU, attention, Gathers + Concat
+ *                               -> "inferbench" ops
  *   infer again                 validates the fused nodes
  *   dce, toposort
  * The result is a new graph; the source graph is never modified (models are
@@ -56,6 +57,8 @@ typedef struct ib_compile_options {
     const ib_tensor_desc *input_shapes;
     bool no_fold; /* skip constant folding (Shape chains stay) */
     bool no_fuse; /* ib_session_options.disable_fusion */
+    bool fuse_mha; /* head split/merge + Attention -> inferbench.MultiHeadAttention (only for
+                    * backends implementing it: cpu, reference) */
     bool no_dce;
     bool allow_dynamic;      /* leave unbound dims dynamic instead of failing (stats) */
     size_t fold_max_bytes;   /* do not fold outputs larger than this (0 = 256 MiB) */
@@ -73,6 +76,8 @@ typedef struct ib_compile_stats {
     uint32_t layernorm;
     uint32_t gelu;
     uint32_t attention;
+    uint32_t attention_heads; /* Attentions whose head split/merge became MultiHeadAttention */
+    uint32_t gather_concat; /* GatherConcat created (embedding lookups + Concat) */
     bool shapes_complete; /* every value has concrete dims */
 } ib_compile_stats;
 
@@ -150,5 +155,7 @@ int ib_pass_fuse_matmul(ib_pass_ctx *c);                       /* compile_fuse_m
 int ib_pass_fuse_layernorm(ib_pass_ctx *c);                    /* compile_fuse_norm.c */
 int ib_pass_fuse_gelu(ib_pass_ctx *c);                         /* compile_fuse_gelu.c */
 int ib_pass_fuse_attention(ib_pass_ctx *c);                    /* compile_fuse_attn.c */
+int ib_pass_fuse_mha(ib_pass_ctx *c);                          /* compile_fuse_attn.c */
+int ib_pass_fuse_gather_concat(ib_pass_ctx *c);                /* compile_fuse_embed.c */
 
 #endif

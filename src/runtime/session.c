@@ -114,9 +114,11 @@ int ib_session_update_describe(ib_session *s, const ib_variant *v)
         const ib_compile_stats *c = &v->cstats;
         ib_strbuf_printf(&sb,
                          "\nnodes: %u (folded %u, removed %u)\nfused: FusedConv %u (BatchNorm "
-                         "folded %u), FusedMatMul %u, LayerNorm %u, Gelu %u, Attention %u\n",
+                         "folded %u), FusedMatMul %u, LayerNorm %u, Gelu %u, Attention %u "
+                         "(MultiHeadAttention %u), GatherConcat %u\n",
                          v->n_nodes, c->folded, c->removed, c->fused_conv, c->fused_bn,
-                         c->fused_matmul, c->layernorm, c->gelu, c->attention);
+                         c->fused_matmul, c->layernorm, c->gelu, c->attention,
+                         c->attention_heads, c->gather_concat);
         ib_strbuf_printf(&sb, "segments: %u\nfallbacks: %u\n", v->n_segs, v->n_fallback);
         ib_strbuf_puts(&sb, ib_strbuf_cstr(&v->fallbacks));
         size_t total = 0;

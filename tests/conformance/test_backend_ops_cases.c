@@ -237,6 +237,27 @@ void bo_cases_matmul(bo *b)
         RUN1(b, "Attention with mask [N,1,1,Sk]", BO_BF16,
              NODE(b, "Attention", "inferbench", in, at));
     }
+    /* heads packed in the last dim (compile_fuse_attn.c's head split/merge fusion) */
+    {
+        ib_value_id in[3] = {IN(b, 2, 12, 32), IN(b, 2, 20, 32), IN(b, 2, 20, 16)};
+        ib_attr at[] = {bo_af("scale", 0.25f), bo_ai("heads", 4)};
+        RUN1(b, "MultiHeadAttention no mask", BO_BF16,
+             NODE(b, "MultiHeadAttention", "inferbench", in, at));
+    }
+    {
+        ib_value_id in[4] = {IN(b, 2, 12, 32), IN(b, 2, 20, 32), IN(b, 2, 20, 16),
+                             bo_input(b, F32, 4, DIMS(2, 1, 1, 20), -3, 0)};
+        ib_attr at[] = {bo_af("scale", 0.125f), bo_ai("heads", 4)};
+        RUN1(b, "MultiHeadAttention with mask [N,1,1,Sk]", BO_BF16,
+             NODE(b, "MultiHeadAttention", "inferbench", in, at));
+    }
+    {
+        ib_value_id in[4] = {IN(b, 2, 12, 32), IN(b, 2, 20, 32), IN(b, 2, 20, 16),
+                             IN(b, 2, 4, 12, 20)};
+        ib_attr at[] = {bo_af("scale", 0.5f), bo_ai("heads", 4)};
+        RUN1(b, "MultiHeadAttention with mask [N,h,S,Sk]", BO_BF16,
+             NODE(b, "MultiHeadAttention", "inferbench", in, at));
+    }
 }
 
 /* ---- pooling and normalisation ---------------------------------------------------- */
@@ -520,6 +541,13 @@ void bo_cases_shape(bo *b)
         ib_value_id in3[2] = {bo_input(b, IB_DTYPE_INT64, 1, DIMS(10), -9, 9),
                               bo_input(b, IB_DTYPE_INT64, 0, NULL, 0, 9)};
         RUN1(b, "Gather scalar index int64 data", BO_EXACT, NODE0(b, "Gather", "", in3));
+        /* inferbench.GatherConcat: lookup, plain part, lookup (int32 ids, negative ids) */
+        ib_value_id in4[5] = {IN(b, 40, 16), bo_input(b, IB_DTYPE_INT64, 1, DIMS(9), -40, 39),
+                              IN(b, 9, 5), IN(b, 6, 3),
+                              bo_input(b, IB_DTYPE_INT32, 1, DIMS(9), 0, 5)};
+        ib_attr at4[] = {INTS("parts", 1, 0, 1)};
+        RUN1(b, "GatherConcat (2 lookups + a plain part)", BO_EXACT,
+             NODE(b, "GatherConcat", "inferbench", in4, at4));
     }
     static const char *const red[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                                       "ReduceProd", "ReduceL1",  "ReduceL2"};

@@ -76,6 +76,75 @@ static int gather_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     return cpu_add_kernel(e, cpu_gather_run, k, err);
 }
 
+/* ---- inferbench.GatherConcat (compile_fuse_embed.c) ------------------------------------ */
+
+static bool gc_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                        const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    const int64_t *kinds = NULL;
+    size_t np = ib_node_attr_ints(n, "parts", &kinds);
+    const ib_value *y = ib_node_output(g, n, 0);
+    if (!y || y->desc.ndim != 2 || !ib_dtype_size(y->desc.dtype) || np == 0)
+        return false;
+    uint32_t k = 0;
+    int64_t cols = 0;
+    for (size_t i = 0; i < np; i++) {
+        uint32_t need = kinds[i] == 1 ? 2 : 1;
+        if ((kinds[i] != 0 && kinds[i] != 1) || k + need > n->n_inputs || !in[k] ||
+            in[k]->ndim != 2 || in[k]->dtype != y->desc.dtype)
+            return false;
+        if (need == 2 && (!in[k + 1] || in[k + 1]->ndim != 1 ||
+                          in[k + 1]->dims[0] != y->desc.dims[0] ||
+                          (in[k + 1]->dtype != IB_DTYPE_INT64 && in[k + 1]->dtype != IB_DTYPE_INT32)))
+            return false;
+        if (need == 1 && in[k]->dims[0] != y->desc.dims[0])
+            return false;
+        cols += in[k]->dims[1];
+        k += need;
+    }
+    return k == n->n_inputs && cols == y->desc.dims[1];
+}
+
+static int gc_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    const int64_t *kinds = NULL;
+    size_t np = ib_node_attr_ints(n, "parts", &kinds);
+    cpu_val *y = cpu_out(e, n, 0);
+    cpu_gc_ctx *k = ib_calloc(1, sizeof *k + np * sizeof k->part[0]);
+    if (!k)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    size_t es = ib_dtype_size(y->desc.dtype), off = 0;
+    k->rows = y->desc.dims[0];
+    k->row_bytes = (size_t)y->desc.dims[1] * es;
+    k->node = n->name;
+    k->n_parts = (uint32_t)np;
+    uint32_t in = 0;
+    int rc = IB_OK;
+    for (size_t i = 0; i < np && !rc; i++) {
+        cpu_gc_part *q = &k->part[i];
+        cpu_val *x = cpu_in(e, n, in++);
+        q->bytes = (size_t)x->desc.dims[1] * es;
+        q->offset = off;
+        q->table_rows = x->desc.dims[0];
+        off += q->bytes;
+        rc = cpu_use_plain(e, x, dnnl_data_type_undef, &q->src, err);
+        if (!rc && kinds[i] == 1) {
+            cpu_val *ix = cpu_in(e, n, in++);
+            q->idx64 = ix->desc.dtype == IB_DTYPE_INT64;
+            rc = cpu_use_plain(e, ix, dnnl_data_type_undef, &q->idx, err);
+        }
+    }
+    if (!rc)
+        rc = cpu_def_plain(e, y, &k->out, err);
+    if (rc) {
+        ib_free(k);
+        return rc;
+    }
+    return cpu_add_kernel(e, cpu_gather_concat_run, k, err);
+}
+
 /* ---- reductions ----------------------------------------------------------- */
 
 static const struct {
@@ -238,6 +307,7 @@ static int arg_compile(cpu_exec *e, const ib_node *n, ib_err *err)
 
 const cpu_op cpu_ops_gather[] = {
     {"", "Gather", gather_supports, gather_compile},
+    {"inferbench", "GatherConcat", gc_supports, gc_compile},
     {"", "ArgMax", arg_supports, arg_compile},
     {"", "ArgMin", arg_supports, arg_compile},
     {NULL, NULL, NULL, NULL},

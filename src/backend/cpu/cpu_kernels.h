@@ -70,6 +70,25 @@ typedef struct cpu_gather_ctx {
 } cpu_gather_ctx;
 int cpu_gather_run(void *kctx, int threads, ib_err *err);
 
+/* inferbench.GatherConcat: y[r] = concat over parts of (plain x_p[r] | table_p[idx_p[r]]). */
+typedef struct cpu_gc_part {
+    const void *src;  /* plain input [rows, width] or table [table_rows, width] */
+    const void *idx;  /* NULL for a plain part */
+    bool idx64;
+    int64_t table_rows;
+    size_t bytes;     /* width * element size */
+    size_t offset;    /* bytes into an output row */
+} cpu_gc_part;
+typedef struct cpu_gc_ctx {
+    int64_t rows;
+    size_t row_bytes; /* output row */
+    void *out;
+    const char *node;
+    uint32_t n_parts;
+    cpu_gc_part part[]; /* n_parts */
+} cpu_gc_ctx;
+int cpu_gather_concat_run(void *kctx, int threads, ib_err *err);
+
 /* ArgMax/ArgMin over the middle dim of [outer, len, inner] -> int64. */
 typedef struct cpu_arg_ctx {
     const float *x;

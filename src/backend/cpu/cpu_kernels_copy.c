@@ -8,6 +8,7 @@
  * Rows of the collapsed innermost dim are shared by the OpenMP team; a
  * contiguous innermost dim is a memcpy.
  */
+#include <omp.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_kernels.h"
@@ -102,6 +103,70 @@ int cpu_gather_run(void *kctx, int threads, ib_err *err)
                           "range [-%lld, %lld)",
                           c->node, (long long)k, (long long)bad, (long long)c->axis_len,
                           (long long)c->axis_len);
+    }
+    return IB_OK;
+}
+
+/* Index r of an int32/int64 index array, wrapped when negative; -1 when out of range. */
+static int64_t gc_index(const cpu_gc_part *p, int64_t r)
+{
+    int64_t k = p->idx64 ? ((const int64_t *)p->idx)[r] : ((const int32_t *)p->idx)[r];
+    k += k < 0 ? p->table_rows : 0;
+    return k >= 0 && k < p->table_rows ? k : -1;
+}
+
+#define CPU_GC_AHEAD 4 /* output rows between a row's prefetch and its copy */
+
+int cpu_gather_concat_run(void *kctx, int threads, ib_err *err)
+{
+    const cpu_gc_ctx *c = kctx;
+    int64_t bad_row = -1;
+    uint32_t bad_part = 0;
+    int nt = c->rows < threads ? (int)(c->rows > 0 ? c->rows : 1) : threads;
+#pragma omp parallel num_threads(nt)
+    {
+        int t = omp_get_thread_num(), n = omp_get_num_threads();
+        int64_t lo = c->rows * t / n, hi = c->rows * (t + 1) / n;
+        for (int64_t r = lo; r < hi; r++) {
+            /* the table rows of a later output row are random reads: ask for them now, so
+             * every part's miss is in flight at once (hardware prefetchers do not follow
+             * data-dependent addresses) */
+            if (r + CPU_GC_AHEAD < hi)
+                for (uint32_t p = 0; p < c->n_parts; p++) {
+                    const cpu_gc_part *q = &c->part[p];
+                    int64_t k = q->idx ? gc_index(q, r + CPU_GC_AHEAD) : -1;
+                    if (k < 0)
+                        continue;
+                    const char *s = (const char *)q->src + (size_t)k * q->bytes;
+                    for (size_t b = 0; b < q->bytes; b += 64)
+                        __builtin_prefetch(s + b, 0, 0);
+                }
+            char *dst = (char *)c->out + (size_t)r * c->row_bytes;
+            for (uint32_t p = 0; p < c->n_parts; p++) {
+                const cpu_gc_part *q = &c->part[p];
+                int64_t k = q->idx ? gc_index(q, r) : r;
+                if (k < 0) {
+                    memset(dst + q->offset, 0, q->bytes);
+#pragma omp critical(cpu_gc_bad)
+                    {
+                        bad_row = r;
+                        bad_part = p;
+                    }
+                    continue;
+                }
+                memcpy(dst + q->offset, (const char *)q->src + (size_t)k * q->bytes, q->bytes);
+            }
+        }
+    }
+    if (bad_row >= 0) {
+        const cpu_gc_part *q = &c->part[bad_part];
+        int64_t k = q->idx64 ? ((const int64_t *)q->idx)[bad_row]
+                             : ((const int32_t *)q->idx)[bad_row];
+        return ib_err_set(err, IB_EINVAL,
+                          "cpu backend: node '%s' (GatherConcat): part %u index %lld at row %lld "
+                          "is out of range [-%lld, %lld)",
+                          c->node, bad_part, (long long)k, (long long)bad_row,
+                          (long long)q->table_rows, (long long)q->table_rows);
     }
     return IB_OK;
 }

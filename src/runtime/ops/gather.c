@@ -352,11 +352,112 @@ static int k_topk(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_i
 
 #define NUM IB_DT_NUMS
 
+/* ---- inferbench.GatherConcat ----------------------------------------------------------------
+ * Concat(axis 1) of 2-D parts, each either a plain input X [N, d] (parts[i] = 0) or the rows
+ * Gather(T, I, axis 0) of a table T [R, d] by indices I [N] (parts[i] = 1): the DLRM
+ * embedding lookups + their Concat (compile_fuse_embed.c), written straight into Y. */
+
+typedef struct gc_part {
+    const ib_tensor_desc *x, *ix; /* ix NULL for a plain part */
+    uint32_t first;               /* its first input */
+} gc_part;
+
+/* Walk the parts attribute against the inputs; *n_parts parts of at most IB_OP_VARIADIC. */
+static int gc_parts(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *const *in,
+                    uint32_t n_in, gc_part *p, uint32_t *n_parts, int64_t *cols)
+{
+    const int64_t *kinds = NULL;
+    size_t n = ib_op_attr_ints(ctx, "parts", &kinds);
+    if (n == 0 || n > IB_OP_VARIADIC)
+        return IB_OP_BAD(ctx, err, "attribute parts must list 1..%d part kinds", IB_OP_VARIADIC);
+    uint32_t k = 0;
+    *cols = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (kinds[i] != 0 && kinds[i] != 1)
+            return IB_OP_BAD(ctx, err, "parts[%zu] = %lld is not 0 (plain) or 1 (gather)", i,
+                             (long long)kinds[i]);
+        uint32_t need = kinds[i] ? 2 : 1;
+        if (k + need > n_in || !in[k] || (need == 2 && !in[k + 1]))
+            return IB_OP_BAD(ctx, err, "parts needs %u inputs at part %zu, %u given", k + need, i,
+                             n_in);
+        p[i] = (gc_part){in[k], need == 2 ? in[k + 1] : NULL, k};
+        const ib_tensor_desc *x = in[k];
+        if (x->ndim != 2 || x->dtype != in[0]->dtype)
+            return IB_OP_BAD(ctx, err, "part %zu must be 2-D %s", i, ib_dtype_name(in[0]->dtype));
+        if (need == 2) {
+            int rc = check_indices_type(ctx, err, in[k + 1]->dtype);
+            if (rc) return rc;
+            if (in[k + 1]->ndim != 1)
+                return IB_OP_BAD(ctx, err, "part %zu: indices must be 1-D", i);
+        }
+        *cols += x->dims[1];
+        k += need;
+    }
+    if (k != n_in)
+        return IB_OP_BAD(ctx, err, "parts uses %u inputs, %u given", k, n_in);
+    *n_parts = (uint32_t)n;
+    return IB_OK;
+}
+
+static int64_t gc_rows(const gc_part *p) { return p->ix ? p->ix->dims[0] : p->x->dims[0]; }
+
+static int infer_gc(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
+                    const ib_tensor *const *const_in, uint32_t n_in, ib_tensor_desc *out,
+                    uint32_t n_out, bool *dd, ib_err *err)
+{
+    IB_UNUSED(const_in);
+    IB_UNUSED(n_out);
+    IB_UNUSED(dd);
+    gc_part p[IB_OP_VARIADIC];
+    uint32_t np = 0;
+    int64_t cols = 0;
+    int rc = gc_parts(ctx, err, in, n_in, p, &np, &cols);
+    if (rc) return rc;
+    for (uint32_t i = 1; i < np; i++)
+        if (gc_rows(&p[i]) != gc_rows(&p[0]))
+            return IB_OP_BAD(ctx, err, "part %u has %lld rows, part 0 %lld", i,
+                             (long long)gc_rows(&p[i]), (long long)gc_rows(&p[0]));
+    out[0] = (ib_tensor_desc){in[0]->dtype, 2, {gc_rows(&p[0]), cols}};
+    return IB_OK;
+}
+
+static int k_gc(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
+                ib_tensor *const *out, uint32_t n_out, ib_err *err)
+{
+    IB_UNUSED(n_out);
+    const ib_tensor_desc *d[IB_OP_VARIADIC];
+    for (uint32_t i = 0; i < n_in && i < IB_OP_VARIADIC; i++)
+        d[i] = in[i] ? &in[i]->desc : NULL;
+    gc_part p[IB_OP_VARIADIC];
+    uint32_t np = 0;
+    int64_t cols = 0;
+    int rc = gc_parts(ctx, err, d, n_in, p, &np, &cols);
+    if (rc) return rc;
+    size_t es = ib_dtype_size(in[0]->desc.dtype), row = (size_t)cols * es, off = 0;
+    unsigned char *y = out[0]->data;
+    int64_t n = out[0]->desc.dims[0];
+    for (uint32_t i = 0; i < np; i++) {
+        size_t w = (size_t)p[i].x->dims[1] * es;
+        const unsigned char *src = in[p[i].first]->data;
+        for (int64_t r = 0; r < n; r++) {
+            int64_t k = r;
+            if (p[i].ix &&
+                (rc = fetch_index(ctx, err, in[p[i].first + 1], r, p[i].x->dims[0], &k)))
+                return rc;
+            memcpy(y + (size_t)r * row + off, src + (size_t)k * w, w);
+        }
+        off += w;
+    }
+    return IB_OK;
+}
+
 static const ib_op_def defs[] = {
     {"", "Gather", 1, 0, infer_gather, k_gather, NULL, NULL, 0, 2, 2, 1, 1, 0, 0},
     {"", "GatherElements", 11, 0, infer_gather_el, k_gather_el, NULL, NULL, 0, 2, 2, 1, 1, 0, 0},
     {"", "GatherND", 11, 0, infer_gather_nd, k_gather_nd, NULL, NULL, 0, 2, 2, 1, 1, 0, 0},
     {"", "TopK", 1, 0, infer_topk, k_topk, scratch_topk, NULL, NUM, 1, 2, 2, 2, 0x2u, 0},
+    {"inferbench", "GatherConcat", 1, 0, infer_gc, k_gc, NULL, NULL, 0, 1, IB_OP_VARIADIC, 1, 1,
+     0, 0},
 };
 
 const ib_op_family ib_ops_gather = {"gather", defs, IB_ARRAY_LEN(defs)};
