@@ -19,9 +19,9 @@
 void ib_models_rnnt_config(bool tiny, ib_rnnt_config *out)
 {
     if (tiny)
-        *out = (ib_rnnt_config){240, 256, 2, 2, 3, 128, 2, 128, 0.17};
+        *out = (ib_rnnt_config){240, 256, 2, 2, 3, 128, 2, 128, 0.75, 10.0};
     else
-        *out = (ib_rnnt_config){240, 1024, 2, 2, 3, 320, 2, 512, 0.17};
+        *out = (ib_rnnt_config){240, 1024, 2, 2, 3, 320, 2, 512, 0.75, 10.0};
 }
 
 /* The float data of initializer v (to adjust a few drawn values), NULL after an error. */
@@ -175,6 +175,10 @@ static void joint(ib_build *b, const ib_rnnt_config *c)
     snprintf(shape, sizeof shape, "%lld,%lld", (long long)in, (long long)J);
     ib_value_id w1 = ib_build_weight(b, "joint.net.0.weight", IB_DTYPE_FLOAT32, shape,
                                      ib_fill_xavier());
+    float *wv = const_data(b, w1); /* the encoder rows x enc_gain (see rnnt.h) */
+    for (int64_t r = 0; wv && r < c->enc_hidden; r++)
+        for (int64_t j = 0; j < J; j++)
+            wv[r * J + j] *= (float)c->enc_gain;
     snprintf(shape, sizeof shape, "%lld", (long long)J);
     ib_value_id b1 = ib_build_weight(b, "joint.net.0.bias", IB_DTYPE_FLOAT32, shape,
                                      ib_fill_uniform(-0.05, 0.05));

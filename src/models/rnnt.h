@@ -21,9 +21,11 @@
  *
  * LSTM weights in ONNX layout (gates i, o, f, c), uniform(-1/sqrt(H), 1/sqrt(H)) as
  * torch.nn.LSTM initialises them, forget-gate input bias 1.0 (forget_gate_bias); Linear
- * weights Xavier. Random weights transcribe nothing: the joint's blank logit gets a bias
- * (blank_bias) so that blanks win about as often as in a trained model's output, which
- * keeps the greedy decoder's work per frame realistic; a trained model replaces all of it.
+ * weights Xavier. Random weights transcribe nothing: the joint's encoder-side weights are
+ * scaled by enc_gain and its blank logit gets blank_bias, so that some utterances decode
+ * to nothing and others emit symbols, often up to the 30-per-step cap (random weights give
+ * runs of one symbol rather than a trained model's ~1 symbol per step); both paths of the
+ * decoder run. A trained model replaces all of it.
  */
 #ifndef IB_MODELS_RNNT_H
 #define IB_MODELS_RNNT_H
@@ -62,6 +64,8 @@ typedef struct ib_rnnt_config {
     int64_t pred_layers;  /* 2 */
     int64_t joint_hidden; /* 512 */
     double blank_bias;    /* added to the blank logit of the random joint */
+    double enc_gain;      /* scale of the joint's encoder-side weights (random LSTM outputs
+                           * are small; this lets the audio move the decisions) */
 } ib_rnnt_config;
 
 /* The reference sizes, or the tiny stand-in (encoder 256, prediction 128, joint 128, same
