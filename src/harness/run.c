@@ -160,10 +160,21 @@ static int plan_workers(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     int cpus = ib_cpu_count();
     int threads = o->threads > 0 ? o->threads : cpus;
     int workers = o->workers > 0 ? o->workers : IB_MAX(1, threads / 4);
+    /* --devices: a device backend runs its workers round-robin on the listed GPUs,
+     * two per GPU by default (one copies while the other computes); host threads are
+     * not the limit there. */
+    bool host = true;
+    int rc = ib_devices_resolve(o->backend, o->devices, &c->devices, &host, err);
+    if (rc)
+        return rc;
+    if (!host) {
+        workers = o->workers > 0 ? o->workers : 2 * c->devices.n;
+        threads = workers;
+    }
     if (workers > threads)
         return ib_err_set(err, IB_EINVAL, "--workers %d is more than --threads %d", workers,
                           threads);
-    if (o->pin && threads > cpus)
+    if (host && o->pin && threads > cpus)
         return ib_err_set(err, IB_EINVAL,
                           "--threads %d is more than the %d CPUs this process may use (pinned "
                           "threads need one CPU each; use --no-pin to oversubscribe)",
@@ -358,6 +369,8 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
         .max_batch = c.batch,
         .max_wait_ns = c.max_wait_ns,
         .calib_samples = 0,
+        .devices = c.devices.id,
+        .n_devices = c.devices.n,
     };
     if ((rc = ib_hsut_create(&so, &c.sut, err)))
         goto done;

@@ -5,6 +5,7 @@
 #ifndef IB_HARNESS_RUN_INTERNAL_H
 #define IB_HARNESS_RUN_INTERNAL_H
 
+#include "harness/devices.h"
 #include "harness/harness.h"
 #include "harness/qsl.h"
 #include "harness/sut.h"
@@ -24,6 +25,7 @@ typedef struct run_ctx {
     ib_hqsl *qsl;
     ib_hsut *sut;
     int workers, tpw;
+    ib_device_list devices;  /* device backends: the GPUs the workers use (n = 0 on hosts) */
     int64_t batch, max_wait_ns;
     ib_lg_settings settings; /* what the tests run with */
     char *labels[IB_RUN_MAX_LABELS];

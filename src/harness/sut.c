@@ -214,6 +214,7 @@ static int worker_sessions(worker *w, ib_err *err)
         so.backend = o->backend;
         so.threads = o->threads_per_worker;
         so.first_cpu = o->pin ? w->id * o->threads_per_worker : -1;
+        so.device = o->n_devices > 0 ? o->devices[w->id % o->n_devices] : 0;
         so.precision = o->precision;
         so.max_batch = o->max_batch * (o->bench->rows_per_sample_max > 1
                                            ? o->bench->rows_per_sample_max
@@ -227,7 +228,8 @@ static int worker_sessions(worker *w, ib_err *err)
         ib_err_clear(&e);
         int rc = ib_session_create(o->models[m], &so, &w->sessions[m], &e);
         if (rc)
-            return ib_err_set(err, rc, "worker %d: model %zu: %s", w->id, m, e.msg);
+            return ib_err_set(err, rc, "worker %d (device %d): model %zu: %s", w->id, so.device,
+                              m, e.msg);
     }
     return IB_OK;
 }

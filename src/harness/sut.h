@@ -40,6 +40,8 @@ typedef struct ib_hsut_opts {
     int64_t max_batch;            /* >= 1 */
     int64_t max_wait_ns;          /* 0 = take what is queued */
     size_t calib_samples;         /* int8: samples for calibration (0 = the entry's) */
+    const int *devices;           /* device backends: worker w uses devices[w % n_devices] */
+    int n_devices;                /* 0 = device 0 (host backends ignore it) */
 } ib_hsut_opts;
 
 /* Start the workers: each creates its sessions (calibrating for int8) and runs every chunk
