@@ -56,6 +56,7 @@ extern const ib_op_family ib_ops_rnn;     /* rnn.c */
 extern const ib_op_family ib_ops_nms;     /* nms.c */
 extern const ib_op_family ib_ops_quant;   /* quant.c */
 extern const ib_op_family ib_ops_fused;   /* fused.c */
+extern const ib_op_family ib_ops_mha;     /* fused_mha.c */
 extern const ib_op_family ib_ops_index;   /* index.c */
 
 /* ---- errors --------------------------------------------------------------- */
