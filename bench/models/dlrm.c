@@ -107,7 +107,7 @@ static double torch_rate(const char *python, uint64_t cap, int64_t batch, int th
 /* The embedding stage of the model alone: 26 x (Gather column, Gather table rows) + Concat
  * -> [N, 26*128], the same tables as the model at this cap. */
 static ib_session *embedding_session(uint64_t cap, int64_t batch, int threads, bool fuse,
-                                     ib_model **m)
+                                     enum ib_precision prec, ib_model **m)
 {
     ib_err err;
     ib_build *b = NULL;
@@ -145,6 +145,7 @@ static ib_session *embedding_session(uint64_t cap, int64_t batch, int threads, b
     so.first_cpu = 0;
     so.max_batch = batch;
     so.disable_fusion = !fuse;
+    so.precision = prec;
     if (ib_session_create(*m, &so, &s, &err))
         fprintf(stderr, "dlrm: embedding session: %s\n", err.msg);
     return s;
@@ -273,26 +274,30 @@ int main(int argc, char **argv)
      * one pass with prefetching) and unfused (Gather x 26 + Concat), run alternately and the
      * best time of each kept (the least disturbed run on a shared machine) */
     float *eout = malloc((size_t)batch * 3328 * sizeof *eout);
-    ib_model *em[2] = {NULL, NULL};
-    ib_session *es[2] = {embedding_session(cap, batch, threads, false, &em[0]),
-                         embedding_session(cap, batch, threads, true, &em[1])};
-    double best[2] = {1e30, 1e30};
-    for (int round = 0; eout && es[0] && es[1] && round < 10 * reps; round++)
-        for (int f = 0; f < 2; f++) {
+    /* [0] unfused fp32, [1] fused fp32, [2] fused with bf16 tables (BF16 precision) */
+    static const char *const label[3] = {"unfused:", "fused:", "bf16:"};
+    ib_model *em[3] = {NULL, NULL, NULL};
+    ib_session *es[3];
+    for (int f = 0; f < 3; f++)
+        es[f] = embedding_session(cap, batch, threads, f > 0,
+                                  f == 2 ? IB_PRECISION_BF16 : IB_PRECISION_FP32, &em[f]);
+    double best[3] = {1e30, 1e30, 1e30};
+    for (int round = 0; eout && round < 10 * reps; round++)
+        for (int f = 0; f < 3; f++) {
             emb_ctx ec = {es[f], in[1],
                           {.name = "emb", .data = eout, .capacity = (size_t)batch * 3328 * 4}};
             double t1 = bu_now_s();
-            if (emb_run(&ec) == 0)
+            if (es[f] && emb_run(&ec) == 0)
                 best[f] = fmin(best[f], bu_now_s() - t1);
         }
-    for (int f = 1; f >= 0; f--)
+    for (int f = 0; f < 3; f++)
         if (best[f] < 1e30)
-            printf("embedding stage alone, %-8s %9.0f pairs/s = %6.2f GB/s gathered (%4.1f %% of "
-                   "the triad; best of %d)\n", f ? "fused:" : "unfused:", batch / best[f],
+            printf("embedding stage alone, %-8s %9.0f pairs/s = %6.2f GB/s of fp32 rows (%4.1f %% of "
+                   "the triad; best of %d)\n", label[f], batch / best[f],
                    batch / best[f] * emb_bytes / 1e9,
                    triad > 0 ? 100.0 * batch / best[f] * emb_bytes / 1e9 / triad : 0.0,
                    10 * reps);
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 3; f++) {
         ib_session_destroy(es[f]);
         ib_model_destroy(em[f]);
     }

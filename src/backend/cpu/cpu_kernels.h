@@ -75,8 +75,10 @@ typedef struct cpu_gc_part {
     const void *src;  /* plain input [rows, width] or table [table_rows, width] */
     const void *idx;  /* NULL for a plain part */
     bool idx64;
+    bool bf16;        /* src is a bf16 copy of a float32 table (BF16 precision) */
     int64_t table_rows;
-    size_t bytes;     /* width * element size */
+    size_t bytes;     /* output bytes of a row: width * element size */
+    size_t src_bytes; /* bytes of a source row (bytes, or width * 2 for bf16) */
     size_t offset;    /* bytes into an output row */
 } cpu_gc_part;
 typedef struct cpu_gc_ctx {

@@ -137,8 +137,8 @@ int cpu_gather_concat_run(void *kctx, int threads, ib_err *err)
                     int64_t k = q->idx ? gc_index(q, r + CPU_GC_AHEAD) : -1;
                     if (k < 0)
                         continue;
-                    const char *s = (const char *)q->src + (size_t)k * q->bytes;
-                    for (size_t b = 0; b < q->bytes; b += 64)
+                    const char *s = (const char *)q->src + (size_t)k * q->src_bytes;
+                    for (size_t b = 0; b < q->src_bytes; b += 64)
                         __builtin_prefetch(s + b, 0, 0);
                 }
             char *dst = (char *)c->out + (size_t)r * c->row_bytes;
@@ -154,7 +154,15 @@ int cpu_gather_concat_run(void *kctx, int threads, ib_err *err)
                     }
                     continue;
                 }
-                memcpy(dst + q->offset, (const char *)q->src + (size_t)k * q->bytes, q->bytes);
+                const char *src = (const char *)q->src + (size_t)k * q->src_bytes;
+                if (q->bf16) { /* bf16 -> float32: the high half of the float's bits */
+                    const uint16_t *h = (const uint16_t *)(const void *)src;
+                    uint32_t *o = (uint32_t *)(void *)(dst + q->offset);
+                    for (size_t w = 0; w < q->bytes / 4; w++)
+                        o[w] = (uint32_t)h[w] << 16;
+                } else {
+                    memcpy(dst + q->offset, src, q->bytes);
+                }
             }
         }
     }
