@@ -57,12 +57,15 @@ static int write_case(const char *dir, const char *grade, const char *cas, int64
         ib_nifti_deinit(&img);
         return ib_err_set(err, IB_ENOMEM, "synthetic brats: out of memory");
     }
-    /* brain ellipsoid: radii 38-45 % of each extent around a jittered centre */
+    /* brain ellipsoid around a jittered centre; radii as fractions of each extent sized
+     * like a real BraTS brain in 240x240x155 (about 140 x 175 x 140 voxels), so the crop
+     * fits the 224x224x160 patch (axes z, y, x) */
+    static const double rlo[3] = {0.27, 0.34, 0.42}, rhi[3] = {0.30, 0.38, 0.46};
     double c[3], r[3], tc[3], tr[3], hc[3], hr[3];
     const int64_t ext[3] = {nx, ny, nz};
     for (int a = 0; a < 3; a++) {
         c[a] = ext[a] * (0.5 + 0.04 * (unif(rng) - 0.5));
-        r[a] = ext[a] * (0.38 + 0.07 * unif(rng));
+        r[a] = ext[a] * (rlo[a] + (rhi[a] - rlo[a]) * unif(rng));
         tr[a] = r[a] * (0.25 + 0.15 * unif(rng));              /* tumour radius */
         tc[a] = c[a] + (r[a] - tr[a]) * 0.8 * (unif(rng) - 0.5); /* inside the brain */
         hr[a] = r[a] * 0.08 + 1.0;                              /* hole radius */
