@@ -1,0 +1,137 @@
+#!/bin/sh
+# gpu-check.sh - the one prepared check of the cuda backend on a GPU machine
+# (docs/cuda_backend.md section 6). It
+#   1. checks that nvidia-smi sees GPUs,
+#   2. builds with CUDA (make CUDA=1 BUILD=release O=build/gpu),
+#   3. runs the cuda_* tests (conformance of every op at fp32/fp16/bf16 against
+#      the reference kernels, device buffers, OOM, partition), which must not
+#      skip on a GPU,
+#   4. runs quick Offline performance runs of resnet50 and bert-99 on all GPUs
+#      (--backend cuda --devices all; full-size models with random weights,
+#      synthetic data) at fp32 and fp16,
+#   5. prints one table: samples/s in all and per GPU, next to the published
+#      MLPerf v1.1 per-GPU figures of ../shared/reference/benchmarks.md
+#      (Dell R7525 3x A100-PCIe-40GB and 3x A30, TensorRT, divided by 3).
+# Any failing step prints "GPU-CHECK FAILED: <step>" and the script exits 1;
+# it never reports a figure it did not measure.
+#
+# Usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--precisions "fp32 fp16"]
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+O=${GPU_CHECK_BUILD:-build/gpu}
+OUT=${GPU_CHECK_OUT:-$O/gpu-check}
+SKIP_BUILD=0
+ONLY_TESTS=0
+PRECISIONS="fp32 fp16"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --skip-build) SKIP_BUILD=1 ;;
+    --only-tests) ONLY_TESTS=1 ;;
+    --precisions) shift; PRECISIONS=$1 ;;
+    *) echo "usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--precisions LIST]" >&2; exit 2 ;;
+    esac
+    shift
+done
+FAILED=0
+fail() {
+    echo "GPU-CHECK FAILED: $*" >&2
+    FAILED=1
+}
+die() {
+    echo "GPU-CHECK FAILED: $*" >&2
+    exit 1
+}
+mkdir -p "$OUT" || die "cannot create $OUT"
+
+# ---- 1. GPUs -------------------------------------------------------------------------------
+command -v nvidia-smi >/dev/null 2>&1 || die "nvidia-smi not found: no NVIDIA driver on this machine"
+nvidia-smi -L > "$OUT/gpus.txt" 2>&1 || die "nvidia-smi -L failed: $(cat "$OUT/gpus.txt")"
+NGPU=$(grep -c '^GPU ' "$OUT/gpus.txt")
+[ "$NGPU" -ge 1 ] || die "nvidia-smi lists no GPU"
+GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -1)
+echo "== $NGPU GPU(s): $GPU_NAME"
+nvidia-smi --query-gpu=index,name,memory.total,clocks.max.sm,driver_version --format=csv 2>&1 | sed 's/^/   /'
+
+# ---- 2. build --------------------------------------------------------------------------------
+if [ "$SKIP_BUILD" = 0 ]; then
+    echo "== build (make CUDA=1 BUILD=release O=$O)"
+    JOBS=$(nproc 2>/dev/null || echo 4)
+    make -j"$JOBS" CUDA=1 BUILD=release O=$O > "$OUT/build.log" 2>&1 ||
+        { tail -30 "$OUT/build.log" >&2; die "build failed (log: $OUT/build.log)"; }
+fi
+CLI=$O/bin/inferbench
+[ -x "$CLI" ] || die "$CLI missing (build first, or drop --skip-build)"
+
+# ---- 3. tests --------------------------------------------------------------------------------
+echo "== make check T='cuda_*'"
+make CUDA=1 BUILD=release O=$O check T='cuda_*' > "$OUT/tests.log" 2>&1
+TRC=$?
+grep -E '^(ok|not ok)' "$OUT/tests.log" | sed 's/^/   /'
+grep -E '^#   # (FAIL|[a-z_]+: [0-9]+ cases)' "$OUT/tests.log" | sed 's/^/   /'
+[ "$TRC" = 0 ] || fail "cuda_* tests failed (log: $OUT/tests.log)"
+# on a GPU machine the device tests must run, not skip
+if grep -E '^ok [0-9]+ - cuda_(ops_(eltwise|shape|matmul|conv)|buffers_round_trip|out_of_memory_is_an_error|bad_device_index|devices_all_on_cuda) # SKIP' "$OUT/tests.log" >&2; then
+    fail "GPU tests skipped on a machine with $NGPU GPU(s) (see above)"
+fi
+[ "$ONLY_TESTS" = 1 ] && { [ "$FAILED" = 0 ] && echo "== tests OK"; exit "$FAILED"; }
+
+# ---- 4. quick Offline runs -------------------------------------------------------------------
+# value of "samples_per_second" in the "performance" object of run --json output
+perf_of() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d.get("performance") or {}; v=p.get("samples_per_second"); print("%s %s" % ("%.1f" % v if v else "-", "VALID" if p.get("valid") else "INVALID"))' "$1" 2>/dev/null ||
+        { v=$(sed -n 's/.*"samples_per_second": *\([0-9.]*\).*/\1/p' "$1" | head -1); echo "${v:--} ?"; }
+}
+# published Offline figure of the 3-GPU Dell system (column 3 = A100x3, 4 = A30x3), per GPU
+published() {
+    f="$ROOT/../shared/reference/benchmarks.md"
+    [ -f "$f" ] || { echo "-"; return; }
+    awk -F'|' -v b="$1" -v col="$2" '
+        { n = $2; s = $3; gsub(/ /, "", n); gsub(/ /, "", s) }
+        n == b && s == "Offline" { v = $(col + 1); gsub(/[ ,]/, "", v); printf "%.0f\n", v / 3; exit }' "$f"
+}
+ROWS=""
+for B in resnet50 bert-99; do
+    for P in $PRECISIONS; do
+        D="$OUT/$B-$P"
+        rm -rf "$D"
+        echo "== run $B $P on $NGPU GPU(s)"
+        timeout 900 "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
+            --devices all --precision "$P" --json --output-dir "$D" > "$D.json" 2> "$D.err"
+        RC=$?
+        if [ "$RC" != 0 ]; then
+            tail -5 "$D.err" >&2
+            fail "run $B $P exited $RC (stderr: $D.err)"
+            ROWS="$ROWS$B|$P|exit $RC|-|-\n"
+            continue
+        fi
+        set -- $(perf_of "$D.json")
+        SPS=$1
+        VAL=$2
+        PER=$(awk -v s="$SPS" -v n="$NGPU" 'BEGIN { if (s == "-") print "-"; else printf "%.1f", s / n }')
+        [ "$SPS" = "-" ] && fail "run $B $P: no samples_per_second in $D.json"
+        [ "$VAL" = "VALID" ] || echo "   note: $B $P is $VAL (quick runs are short; the figure is still a measurement)"
+        ROWS="$ROWS$B|$P|$SPS|$PER|$VAL\n"
+    done
+done
+
+# ---- 5. the table ----------------------------------------------------------------------------
+echo
+echo "== Offline samples/s on $NGPU x $GPU_NAME (quick runs: 1 s, random weights, synthetic data)"
+printf '%-9s %-5s %12s %10s %8s %16s %8s %16s %8s\n' benchmark prec "all GPUs" "per GPU" status \
+    "A100 v1.1 /GPU" "ratio" "A30 v1.1 /GPU" "ratio"
+printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL; do
+    [ -n "$B" ] || continue
+    A100=$(published "$B" 3)
+    A30=$(published "$B" 4)
+    R1=$(awk -v a="$PER" -v b="$A100" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
+    R2=$(awk -v a="$PER" -v b="$A30" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
+    printf '%-9s %-5s %12s %10s %8s %16s %8s %16s %8s\n' "$B" "$P" "$SPS" "$PER" "$VAL" "${A100:--}" "$R1" \
+        "${A30:--}" "$R2"
+done
+echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.2, INT8 for both"
+echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
+echo "Target (issue 8): >= 0.5 of the published figure of the same GPU class at the same precision;"
+echo "H100/H200 have no v1.1 figure there, and this backend has no int8 yet."
+[ "$FAILED" = 0 ] || { echo "GPU-CHECK FAILED (see messages above)" >&2; exit 1; }
+echo "== GPU-CHECK OK"
