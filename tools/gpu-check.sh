@@ -16,6 +16,8 @@
 # it never reports a figure it did not measure.
 #
 # Usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--precisions "fp32 fp16"]
+# Environment: GPU_CHECK_BUILD (build dir, build/gpu), GPU_CHECK_OUT (logs and run
+# trees), RESNET_BATCH (128), BERT_BATCH (32).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -91,13 +93,19 @@ published() {
         n == b && s == "Offline" { v = $(col + 1); gsub(/[ ,]/, "", v); printf "%.0f\n", v / 3; exit }' "$f"
 }
 ROWS=""
+# GPU batches (the entries' defaults, 32 and 8, are sized for CPUs)
+RESNET_BATCH=${RESNET_BATCH:-128}
+BERT_BATCH=${BERT_BATCH:-32}
 for B in resnet50 bert-99; do
+    BATCH=$RESNET_BATCH
+    [ "$B" = bert-99 ] && BATCH=$BERT_BATCH
     for P in $PRECISIONS; do
         D="$OUT/$B-$P"
         rm -rf "$D"
-        echo "== run $B $P on $NGPU GPU(s)"
+        echo "== run $B $P batch $BATCH on $NGPU GPU(s)"
         timeout 900 "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
-            --devices all --precision "$P" --json --output-dir "$D" > "$D.json" 2> "$D.err"
+            --devices all --precision "$P" --batch "$BATCH" --json --output-dir "$D" \
+            > "$D.json" 2> "$D.err"
         RC=$?
         if [ "$RC" != 0 ]; then
             tail -5 "$D.err" >&2
