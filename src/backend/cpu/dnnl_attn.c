@@ -177,9 +177,11 @@ static int attn_compile(cpu_exec *e, const ib_node *n, ib_err *err)
 /* ---- inferbench.MultiHeadAttention: heads packed in the last dim ----------------------
  *
  * Q [N,S,h*D], K [N,Sk,h*D], V [N,Sk,h*Dv], mask broadcast to [N,h,S,Sk], y [N,S,h*Dv].
- * Per (batch, head): the same three primitives on 2-D strided views (row stride h*D or
- * h*Dv, K read transposed through its strides), so no head split/merge copy is made, and
- * one S x Sk score block (576 KB at 384) is reused by every head while it is in L2. */
+ * The same three primitives as Attention on 4-D strided views of the packed tensors
+ * ([N,h,S,D] with strides [S*h*D, D, h*D, 1]; K read transposed through its strides; y
+ * written the same way), so no head split/merge copy is made. oneDNN 2.6 runs 4-D strided
+ * matmuls on brgemm (a 2-D per-head view with a row stride falls back to gemm:jit, 3x
+ * slower here), hence one batched call rather than a loop over heads. */
 
 static bool mha_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
                          const ib_tensor_desc *const *in, enum ib_precision p)
@@ -208,11 +210,15 @@ static bool mha_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
     return true;
 }
 
-static int md_2d(dnnl_memory_desc_t *md, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+static int md_4d(dnnl_memory_desc_t *md, const int64_t *dims, const int64_t *strides,
                  dnnl_data_type_t dt)
 {
-    dnnl_dims_t d = {rows, cols}, st = {rs, cs};
-    return dnnl_memory_desc_init_by_strides(md, 2, d, dt, st) != dnnl_success;
+    dnnl_dims_t d, st;
+    for (int i = 0; i < 4; i++) {
+        d[i] = dims[i];
+        st[i] = strides[i];
+    }
+    return dnnl_memory_desc_init_by_strides(md, 4, d, dt, st) != dnnl_success;
 }
 
 static int mha_compile(cpu_exec *e, const ib_node *n, ib_err *err)
@@ -224,24 +230,21 @@ static int mha_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     int64_t D = H / h, Dv = Hv / h;
     float scale = ib_node_attr_float(n, "scale", 1.0f);
     dnnl_data_type_t dt = cpu_act_dt(e);
-    size_t es = dt == dnnl_f32 ? 4 : 2;
-    /* mask: dims padded to [N, h, S, Sk]; element strides (0 where broadcast) */
-    int64_t mdim[4] = {1, 1, 1, 1}, mst[4] = {0, 0, 0, 0};
-    if (mask) {
+    int64_t mdim[4] = {1, 1, 1, 1};
+    if (mask)
         for (int i = 0; i < mask->desc.ndim; i++)
             mdim[i + 4 - mask->desc.ndim] = mask->desc.dims[i];
-        int64_t acc = 1;
-        for (int i = 3; i >= 0; i--) {
-            mst[i] = mdim[i] == 1 ? 0 : acc;
-            acc *= mdim[i];
-        }
-    }
     dnnl_memory_desc_t qmd, kmd, smd, pmd, vmd, ymd, mmd, yfull;
-    int64_t yd[3] = {N, S, Hv};
-    if (md_2d(&qmd, S, D, H, 1, dt) || md_2d(&kmd, D, Sk, 1, H, dt) ||
-        md_2d(&smd, S, Sk, Sk, 1, dnnl_f32) || md_2d(&pmd, S, Sk, Sk, 1, dt) ||
-        md_2d(&vmd, Sk, Dv, Hv, 1, dt) || md_2d(&ymd, S, Dv, Hv, 1, dt) ||
-        md_2d(&mmd, mdim[2], mdim[3], mdim[3], 1, dnnl_f32) || cpu_md_plain(&yfull, 3, yd, dt))
+    const int64_t qd[4] = {N, h, S, D}, qs[4] = {S * H, D, H, 1};
+    const int64_t kd[4] = {N, h, D, Sk}, ks[4] = {Sk * H, D, 1, H};
+    const int64_t vd[4] = {N, h, Sk, Dv}, vs[4] = {Sk * Hv, Dv, Hv, 1};
+    const int64_t yd[4] = {N, h, S, Dv}, ys[4] = {S * Hv, Dv, Hv, 1};
+    const int64_t sd[4] = {N, h, S, Sk};
+    int64_t y3[3] = {N, S, Hv};
+    if (md_4d(&qmd, qd, qs, dt) || md_4d(&kmd, kd, ks, dt) || md_4d(&vmd, vd, vs, dt) ||
+        md_4d(&ymd, yd, ys, dt) || cpu_md_plain(&smd, 4, sd, dnnl_f32) ||
+        cpu_md_plain(&pmd, 4, sd, dt) || cpu_md_plain(&mmd, 4, mdim, dnnl_f32) ||
+        cpu_md_plain(&yfull, 3, y3, dt))
         return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
     const void *qp, *kp, *vp, *mp = NULL;
     dnnl_memory_t my;
@@ -253,11 +256,11 @@ static int mha_compile(cpu_exec *e, const ib_node *n, ib_err *err)
         return rc;
     void *yp = NULL;
     dnnl_memory_get_data_handle(my, &yp);
-    float *scores = cpu_alloc(e, (size_t)(S * Sk) * sizeof(float));
-    void *probs = dt == dnnl_f32 ? (void *)scores : cpu_alloc(e, (size_t)(S * Sk) * es);
+    float *scores = cpu_alloc(e, dnnl_memory_desc_get_size(&smd));
+    void *probs = dt == dnnl_f32 ? (void *)scores : cpu_alloc(e, dnnl_memory_desc_get_size(&pmd));
     if (!scores || !probs)
         return cpu_fail(e, err, IB_ENOMEM, "out of memory for the attention scores");
-    /* the three primitive descriptors, created once and cloned per head */
+    /* 1. scores = q @ kt * scale (+ mask as a binary post-op) */
     dnnl_primitive_attr_t attr;
     if ((rc = cpu_attr(e, &attr, err)))
         return rc;
@@ -270,71 +273,50 @@ static int mha_compile(cpu_exec *e, const ib_node *n, ib_err *err)
         dnnl_primitive_attr_set_post_ops(attr, po);
         dnnl_post_ops_destroy(po);
     }
-    dnnl_primitive_desc_t pd[3] = {NULL, NULL, NULL};
-    dnnl_status_t st = (dnnl_status_t)matmul_pd(e, &qmd, &kmd, &smd, attr, &pd[0]);
+    dnnl_primitive_desc_t pd = NULL;
+    rc = cpu_check(e, err, (dnnl_status_t)matmul_pd(e, &qmd, &kmd, &smd, attr, &pd),
+                   "multi-head attention scores");
     dnnl_primitive_attr_destroy(attr);
-    dnnl_softmax_v2_desc_t sdsc;
-    if (!st)
-        st = dnnl_softmax_v2_forward_desc_init(&sdsc, dnnl_forward_inference,
-                                               dnnl_softmax_accurate, &smd, &pmd, 1);
-    if (!st)
-        st = cpu_pd_create(e, &pd[1], &sdsc, NULL);
-    if (!st)
-        st = (dnnl_status_t)matmul_pd(e, &pmd, &vmd, &ymd, NULL, &pd[2]);
-    if ((rc = cpu_check(e, err, st, "multi-head attention"))) {
-        for (int i = 0; i < 3; i++)
-            if (pd[i])
-                dnnl_primitive_desc_destroy(pd[i]);
+    if (rc)
+        return rc;
+    dnnl_memory_t mq, mk, ms, mm = NULL, mv, mpr, mo;
+    if ((rc = cpu_mem(e, &qmd, (void *)(uintptr_t)qp, &mq, err)) ||
+        (rc = cpu_mem(e, &kmd, (void *)(uintptr_t)kp, &mk, err)) ||
+        (rc = cpu_mem(e, &smd, scores, &ms, err)) ||
+        (mask && (rc = cpu_mem(e, &mmd, (void *)(uintptr_t)mp, &mm, err)))) {
+        dnnl_primitive_desc_destroy(pd);
         return rc;
     }
-    dnnl_memory_t ms, mpr;
-    rc = cpu_mem(e, &smd, scores, &ms, err);
-    if (!rc)
-        rc = cpu_mem(e, &pmd, probs, &mpr, err);
-    for (int64_t b = 0; !rc && b < N; b++)
-        for (int64_t c = 0; !rc && c < h; c++) {
-            const char *qh = (const char *)qp + (size_t)(b * S * H + c * D) * es;
-            const char *kh = (const char *)kp + (size_t)(b * Sk * H + c * D) * es;
-            const char *vh = (const char *)vp + (size_t)(b * Sk * Hv + c * Dv) * es;
-            char *yh = (char *)yp + (size_t)(b * S * Hv + c * Dv) * es;
-            dnnl_memory_t mq, mk, mv, mo, mm = NULL;
-            dnnl_primitive_desc_t c0 = NULL, c1 = NULL, c2 = NULL;
-            if ((rc = cpu_mem(e, &qmd, (void *)(uintptr_t)qh, &mq, err)) ||
-                (rc = cpu_mem(e, &kmd, (void *)(uintptr_t)kh, &mk, err)) ||
-                (rc = cpu_mem(e, &vmd, (void *)(uintptr_t)vh, &mv, err)) ||
-                (rc = cpu_mem(e, &ymd, yh, &mo, err)) ||
-                (mask && (rc = cpu_mem(e, &mmd,
-                                       (void *)(uintptr_t)((const float *)mp + b * mst[0] +
-                                                           c * mst[1]),
-                                       &mm, err))))
-                break;
-            if ((rc = cpu_check(e, err, dnnl_primitive_desc_clone(&c0, pd[0]), "pd clone")) ||
-                (rc = cpu_check(e, err, dnnl_primitive_desc_clone(&c1, pd[1]), "pd clone")) ||
-                (rc = cpu_check(e, err, dnnl_primitive_desc_clone(&c2, pd[2]), "pd clone"))) {
-                if (c0)
-                    dnnl_primitive_desc_destroy(c0);
-                if (c1)
-                    dnnl_primitive_desc_destroy(c1);
-                break;
-            }
-            dnnl_exec_arg_t a0[4] = {{DNNL_ARG_SRC, mq}, {DNNL_ARG_WEIGHTS, mk}, {DNNL_ARG_DST, ms},
-                                     {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, mm}};
-            dnnl_exec_arg_t a1[2] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mpr}};
-            dnnl_exec_arg_t a2[3] = {{DNNL_ARG_SRC, mpr}, {DNNL_ARG_WEIGHTS, mv}, {DNNL_ARG_DST, mo}};
-            if ((rc = cpu_add_prim(e, c0, a0, mask ? 4 : 3, err))) {
-                dnnl_primitive_desc_destroy(c1);
-                dnnl_primitive_desc_destroy(c2);
-                break;
-            }
-            if ((rc = cpu_add_prim(e, c1, a1, 2, err))) {
-                dnnl_primitive_desc_destroy(c2);
-                break;
-            }
-            rc = cpu_add_prim(e, c2, a2, 3, err);
-        }
-    for (int i = 0; i < 3; i++)
-        dnnl_primitive_desc_destroy(pd[i]);
-    return rc;
+    dnnl_exec_arg_t a0[4] = {{DNNL_ARG_SRC, mq}, {DNNL_ARG_WEIGHTS, mk}, {DNNL_ARG_DST, ms},
+                             {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, mm}};
+    if ((rc = cpu_add_prim(e, pd, a0, mask ? 4 : 3, err)))
+        return rc;
+    /* 2. probabilities = softmax(scores) over the last axis */
+    dnnl_softmax_v2_desc_t sdsc;
+    dnnl_status_t st = dnnl_softmax_v2_forward_desc_init(&sdsc, dnnl_forward_inference,
+                                                         dnnl_softmax_accurate, &smd, &pmd, 3);
+    if (!st)
+        st = cpu_pd_create(e, &pd, &sdsc, NULL);
+    if ((rc = cpu_check(e, err, st, "multi-head attention softmax")))
+        return rc;
+    if ((rc = cpu_mem(e, &pmd, probs, &mpr, err))) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t a1[2] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mpr}};
+    if ((rc = cpu_add_prim(e, pd, a1, 2, err)))
+        return rc;
+    /* 3. y (strided into [N, S, h*Dv]) = probabilities @ v */
+    if ((rc = cpu_check(e, err, (dnnl_status_t)matmul_pd(e, &pmd, &vmd, &ymd, NULL, &pd),
+                        "multi-head attention matmul")))
+        return rc;
+    if ((rc = cpu_mem(e, &vmd, (void *)(uintptr_t)vp, &mv, err)) ||
+        (rc = cpu_mem(e, &ymd, yp, &mo, err))) {
+        dnnl_primitive_desc_destroy(pd);
+        return rc;
+    }
+    dnnl_exec_arg_t a2[3] = {{DNNL_ARG_SRC, mpr}, {DNNL_ARG_WEIGHTS, mv}, {DNNL_ARG_DST, mo}};
+    return cpu_add_prim(e, pd, a2, 3, err);
 }
 
 const cpu_op cpu_ops_attn[] = {
