@@ -1,0 +1,192 @@
+/*
+ * test_cuda_models.c - whole-model comparisons: the tiny ResNet50 and tiny
+ * BERT (random weights, seeded) through a cuda session against the same model
+ * through a cpu session, at fp32 (NMSE 1e-6 on the softmax / logits, ArgMax
+ * equal) and fp16 (NMSE 1e-2). Skip without a GPU; the same comparison of the
+ * cpu backend against the reference kernels runs here to check the test.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "models/bert.h"
+#include "models/models.h"
+#include "onnx/build.h"
+#include "runtime/model.h"
+#include "test.h"
+
+static ib_model *build(int bert)
+{
+    ib_models_opts o = {11, true};
+    ib_build *b = NULL;
+    ib_err err;
+    ib_err_clear(&err);
+    if (bert)
+        ASSERT_OK_ERR(ib_models_bert(&o, &b, &err), &err);
+    else
+        ASSERT_OK_ERR(ib_models_resnet50(&o, &b, &err), &err);
+    ib_graph *g = NULL;
+    ASSERT_OK_ERR(ib_build_finish(b, &g, &err), &err);
+    ib_build_destroy(b);
+    ib_model *m = NULL;
+    ASSERT_OK_ERR(ib_model_from_graph(g, &m, &err), &err);
+    return m;
+}
+
+static uint64_t g_rng = 0x243F6A8885A308D3ull;
+
+static double urand(void)
+{
+    g_rng ^= g_rng >> 12;
+    g_rng ^= g_rng << 25;
+    g_rng ^= g_rng >> 27;
+    return (double)((g_rng * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+enum { RN_BATCH = 2, RN_CLASSES = 1001, BT_BATCH = 2, BT_SEQ = 32 };
+
+typedef struct outs {
+    float a[RN_BATCH * RN_CLASSES]; /* resnet softmax, or bert start logits */
+    float b[BT_BATCH * BT_SEQ];     /* bert end logits */
+    int64_t cls[RN_BATCH];          /* resnet ArgMax */
+    size_t na, nb;
+} outs;
+
+static void run_model(const ib_model *m, int bert, const char *backend, enum ib_precision p,
+                      const void *const *in, outs *o)
+{
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.backend = backend;
+    so.precision = p;
+    so.threads = 2;
+    so.max_batch = 2;
+    ib_session *s = NULL;
+    ib_err err;
+    ib_err_clear(&err);
+    ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
+    memset(o, 0, sizeof *o);
+    if (!bert) {
+        ib_tensor_view iv = {.name = IB_RESNET50_INPUT,
+                             .desc = {IB_DTYPE_FLOAT32, 4, {RN_BATCH, 3, 224, 224}},
+                             .data = (void *)(uintptr_t)in[0]};
+        ib_tensor_view ov[2] = {
+            {.name = IB_RESNET50_SOFTMAX, .data = o->a, .capacity = sizeof o->a},
+            {.name = IB_RESNET50_ARGMAX, .data = o->cls, .capacity = sizeof o->cls}};
+        ASSERT_OK_ERR(ib_session_run(s, &iv, 1, ov, 2, &err), &err);
+        o->na = RN_BATCH * RN_CLASSES;
+    } else {
+        ib_tensor_view iv[3];
+        const char *names[3] = {IB_BERT_INPUT_IDS, IB_BERT_INPUT_MASK, IB_BERT_SEGMENT_IDS};
+        for (int i = 0; i < 3; i++)
+            iv[i] = (ib_tensor_view){.name = names[i],
+                                     .desc = {IB_DTYPE_INT64, 2, {BT_BATCH, BT_SEQ}},
+                                     .data = (void *)(uintptr_t)in[i]};
+        ib_tensor_view ov[2] = {
+            {.name = IB_BERT_START_LOGITS, .data = o->a, .capacity = sizeof o->a},
+            {.name = IB_BERT_END_LOGITS, .data = o->b, .capacity = sizeof o->b}};
+        ASSERT_OK_ERR(ib_session_run(s, iv, 3, ov, 2, &err), &err);
+        o->na = o->nb = BT_BATCH * BT_SEQ;
+    }
+    ib_session_destroy(s);
+}
+
+static double nmse(const float *a, const float *r, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a[i] - (double)r[i];
+        num += d * d;
+        den += (double)r[i] * (double)r[i];
+    }
+    return num != num ? INFINITY : den > 1e-30 ? num / den : num;
+}
+
+/* Compare `dut` against `oracle` on one model at the given precisions. */
+static void compare(int bert, const char *dut, const char *oracle, const enum ib_precision *ps,
+                    int nps)
+{
+    ib_model *m = build(bert);
+    float *img = NULL;
+    int64_t *tok[3] = {NULL, NULL, NULL};
+    const void *in[3];
+    if (!bert) {
+        size_t n = (size_t)RN_BATCH * 3 * 224 * 224;
+        img = malloc(n * sizeof *img);
+        ASSERT_NOT_NULL(img);
+        for (size_t i = 0; i < n; i++)
+            img[i] = (float)(urand() * 2 - 1);
+        in[0] = img;
+    } else {
+        for (int k = 0; k < 3; k++) {
+            tok[k] = malloc(BT_BATCH * BT_SEQ * sizeof(int64_t));
+            ASSERT_NOT_NULL(tok[k]);
+            for (int i = 0; i < BT_BATCH * BT_SEQ; i++) {
+                int pos = i % BT_SEQ;
+                tok[k][i] = k == 0   ? (pos == 0 ? 101 : 1000 + (int64_t)(urand() * 20000))
+                            : k == 1 ? pos < 24 /* 24 real tokens, then padding */
+                                     : pos >= 10 && pos < 24;
+            }
+            in[k] = tok[k];
+        }
+    }
+    outs *ref = malloc(sizeof *ref), *got = malloc(sizeof *got);
+    ASSERT_NOT_NULL(ref);
+    ASSERT_NOT_NULL(got);
+    run_model(m, bert, oracle, IB_PRECISION_FP32, in, ref);
+    for (int i = 0; i < nps; i++) {
+        run_model(m, bert, dut, ps[i], in, got);
+        double e = nmse(got->a, ref->a, ref->na);
+        if (bert)
+            e = fmax(e, nmse(got->b, ref->b, ref->nb));
+        double tol = ps[i] == IB_PRECISION_FP32 ? 1e-6 : 1e-2;
+        printf("# %s %s [%s] vs %s fp32: nmse %.3g (tol %.3g)\n", bert ? "bert" : "resnet50", dut,
+               ib_precision_name(ps[i]), oracle, e, tol);
+        ASSERT_TRUE(e <= tol);
+        if (!bert && ps[i] == IB_PRECISION_FP32)
+            for (int k = 0; k < RN_BATCH; k++)
+                ASSERT_INT_EQ(got->cls[k], ref->cls[k]);
+    }
+    free(ref);
+    free(got);
+    free(img);
+    for (int k = 0; k < 3; k++)
+        free(tok[k]);
+    ib_model_destroy(m);
+}
+
+static void need_gpu(void)
+{
+    const char *why = NULL;
+    if (!ib_backend_find("cuda"))
+        TEST_SKIP("built without CUDA");
+    if (!ib_backend_available("cuda", &why))
+        TEST_SKIP(why);
+}
+
+static const enum ib_precision g_gpu_precs[2] = {IB_PRECISION_FP32, IB_PRECISION_FP16};
+
+TEST_TIMEOUT(cuda_model_resnet50_vs_cpu, 120)
+{
+    need_gpu();
+    compare(0, "cuda", "cpu", g_gpu_precs, 2);
+}
+
+TEST_TIMEOUT(cuda_model_bert_vs_cpu, 120)
+{
+    need_gpu();
+    compare(1, "cuda", "cpu", g_gpu_precs, 2);
+}
+
+/* The comparison itself, checked without a GPU: cpu against the reference. */
+TEST_TIMEOUT(cuda_model_compare_on_cpu, 120)
+{
+    const char *why = NULL;
+    if (!ib_backend_available("cpu", &why))
+        TEST_SKIP(why);
+    const enum ib_precision fp32 = IB_PRECISION_FP32;
+    compare(0, "cpu", "reference", &fp32, 1);
+    compare(1, "cpu", "reference", &fp32, 1);
+}
