@@ -210,6 +210,15 @@ static int rt_load(void *state, size_t index, ib_bench_sample *out, ib_err *err)
         return ib_err_set(err, IB_EFORMAT, "%s: %zu samples, fewer than the %d features need",
                           s->ds->utt[index].path, n, IB_MEL_MIN_SAMPLES);
     }
+    /* the payload and decoder buffers are sized for the 15 s the filter keeps */
+    if (n > (size_t)(IB_LIBRI_MAX_DURATION * IB_LIBRI_RATE)) {
+        ib_free(x);
+        return ib_err_set(err, IB_EFORMAT,
+                          "%s: %zu samples (%.2f s), longer than the 15 s its listed duration "
+                          "(%.2f s) passed the filter with",
+                          s->ds->utt[index].path, n, (double)n / IB_LIBRI_RATE,
+                          s->ds->utt[index].duration);
+    }
     out->mem = x;
     out->n_tensors = 1;
     out->aux = n;

@@ -8,6 +8,8 @@
  */
 #include <string.h>
 
+#include "base/fileio.h"
+#include "dataset/audio.h"
 #include "dataset/librispeech.h"
 #include "dataset/mel.h"
 #include "harness/benchmark.h"
@@ -338,6 +340,43 @@ TEST_TIMEOUT(rnnt_payload_dtypes_and_accuracy_line, 60)
     ib_free(p16);
     ib_librispeech_free(ds);
     fixture_close(&f);
+}
+
+TEST(rnnt_load_refuses_audio_longer_than_listed)
+{
+    /* a manifest that lists 1 s for a 16 s file: the filter keeps it, loading refuses it */
+    ib_err err;
+    ASSERT_OK(ib_mkdirs("m", &err));
+    int16_t *pcm = ib_calloc(256000, sizeof *pcm);
+    ASSERT_OK(ib_audio_write("m/long.wav", IB_AUDIO_WAV, 16000, pcm, 256000, &err));
+    ASSERT_OK(ib_audio_write("m/short.wav", IB_AUDIO_WAV, 16000, pcm, 300, &err));
+    ib_free(pcm);
+    const char *json = "[{\"files\": [{\"fname\": \"long.wav\", \"speed\": 1}], "
+                       "\"original_duration\": 1.0, \"transcript\": \"a\"}, {\"files\": "
+                       "[{\"fname\": \"short.wav\", \"speed\": 1}], \"original_duration\": "
+                       "0.02, \"transcript\": \"b\"}]";
+    ASSERT_OK(ib_file_write_all("m/dev-clean-wav.json", json, strlen(json), &err));
+    ib_model *m[3];
+    ib_bench_io io[3];
+    ib_bench_config cfg;
+    ib_bench_config_defaults(&cfg);
+    cfg.tiny = true;
+    for (int k = 0; k < 3; k++) {
+        m[k] = load_part(true, k, 1);
+        ASSERT_OK(ib_bench_rnnt.bind_model(&cfg, (size_t)k, m[k], &io[k], &err));
+    }
+    void *st = NULL;
+    size_t total = 0;
+    ASSERT_OK_ERR(ib_bench_rnnt.open(&cfg, "m", io, &st, &total, &err), &err);
+    ASSERT_UINT_EQ(total, 2);
+    ib_bench_sample smp;
+    ASSERT_STATUS(ib_bench_rnnt.load_sample(st, 0, &smp, &err), IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "longer than the 15 s");
+    ASSERT_STATUS(ib_bench_rnnt.load_sample(st, 1, &smp, &err), IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "fewer than the 481");
+    ib_bench_rnnt.close(st);
+    for (int k = 0; k < 3; k++)
+        ib_model_destroy(m[k]);
 }
 
 TEST(rnnt_bind_errors)
