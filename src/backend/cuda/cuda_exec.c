@@ -3,8 +3,9 @@
  * or kernel launches per node, all enqueued on the context's stream) and
  * running them: value table, constant upload through the weight cache,
  * private device blocks, the shared cuDNN workspace, and graph_run, which
- * captures the steps once into a CUDA Graph and replays it (falling back to
- * launching the steps one by one when capture is refused).
+ * launches the steps directly the first time, captures them into a CUDA
+ * Graph the second time and replays it from then on (launching the steps one
+ * by one when capture is refused).
  *
  * Every value lives in plain row-major layout in its binding (planned by the
  * session in this backend's arena), so boundary values need no write-back.
@@ -219,7 +220,9 @@ int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, i
     int rc = cu_enter(c, err);
     if (rc)
         return rc;
-    if (!e->gexec && !e->graph_failed && !capture(e))
+    /* The first run launches the steps directly (libraries and lazily loaded
+     * kernel modules initialise outside a capture); the second captures them. */
+    if (e->runs++ > 0 && !e->gexec && !e->graph_failed && !capture(e))
         e->graph_failed = true;
     if (e->gexec)
         return cu_check_rt(NULL, err, cudaGraphLaunch(e->gexec, c->stream), "cudaGraphLaunch");

@@ -74,6 +74,9 @@ struct ib_backend_exec {
     IB_VEC(const void *) wrefs; /* weight-cache keys this exec holds */
     size_t ws_need;             /* cuDNN workspace bytes the steps need */
     void *ws;                   /* device workspace (ws_need bytes) */
+    void *att;                  /* attention score block shared by the Attention nodes */
+    size_t att_bytes;
+    uint32_t runs;              /* graph_run calls so far */
     cudaGraphExec_t gexec;      /* the steps captured as one CUDA Graph */
     bool graph_failed;          /* capture did not work: launch steps directly */
     const ib_node *cur;         /* node being compiled (errors) */
