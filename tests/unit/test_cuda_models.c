@@ -101,7 +101,7 @@ static double nmse(const float *a, const float *r, size_t n)
         num += d * d;
         den += (double)r[i] * (double)r[i];
     }
-    return num != num ? INFINITY : den > 1e-30 ? num / den : num;
+    return num != num ? (double)INFINITY : den > 1e-30 ? num / den : num;
 }
 
 /* Compare `dut` against `oracle` on one model at the given precisions. */

@@ -361,7 +361,7 @@ static double nmse(const float *a, const float *r, int64_t n)
         den += (double)r[i] * (double)r[i];
     }
     if (num != num)
-        return INFINITY;
+        return (double)INFINITY;
     return den > 1e-30 ? num / den : num;
 }
 
