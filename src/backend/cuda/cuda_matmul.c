@@ -209,7 +209,9 @@ static int add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
     lt_k *k = NULL;
     int rc = IB_EUNSUPPORTED;
     bool fused = false; /* the epilogue runs inside Lt */
-    for (size_t t = 0; t < IB_ARRAY_LEN(tries) && rc == IB_EUNSUPPORTED; t++) {
+    /* any refusal but OOM moves on to the next, simpler form (an unsupported
+     * compute type may also come back as an invalid value) */
+    for (size_t t = 0; t < IB_ARRAY_LEN(tries) && rc != IB_OK && rc != IB_ENOMEM; t++) {
         if (t == 1 && !has_epi)
             continue; /* same as try 0 */
         rc = plan_lt(e, g, tries[t].epi, tries[t].ct, &k, err);
