@@ -38,7 +38,7 @@ typedef struct rt_state {
 } rt_state;
 
 enum { SL_FEAT, SL_MASK, SL_MEL, SL_ENC, SL_TOK, SL_H, SL_C, SL_HO, SL_CO, SL_G, SL_GC, SL_LOG,
-       SL_UTT, SL_OUTS };
+       SL_UTT, SL_OUTS, SL_ROWS, SL_CMP };
 
 static int rt_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
@@ -345,6 +345,14 @@ static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *
         {IB_RNNT_JOINT_G, {IB_DTYPE_FLOAT32, 2, {(int64_t)N, (int64_t)Hp}}, g, 0}};
     ib_tensor_view jout = {IB_RNNT_JOINT_LOGITS, {0}, logit,
                            N * IB_RNNT_CLASSES * sizeof(float)};
+    /* rows still adding symbols are packed together for the prediction and joint runs (a
+     * row's outputs depend on its own inputs only), so finished utterances cost nothing */
+    size_t *rows = ib_bench_scratch_get(b->scratch, SL_ROWS, N * sizeof(size_t));
+    float *hcm = ib_bench_scratch_get(b->scratch, SL_CMP,
+                                      (2 * L * N * Hp + N * He + N * Hp) * sizeof(float));
+    if (!rows || !hcm)
+        return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory for a batch of %zu", N);
+    float *ccm = hcm + L * N * Hp, *fcm = ccm + L * N * Hp, *gcm = fcm + N * He;
     for (size_t t = 0; t < max_len; t++) {
         size_t n_active = 0;
         for (size_t i = 0; i < N; i++) {
@@ -352,31 +360,54 @@ static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *
             u[i].symbols = 0;
             n_active += (size_t)u[i].active;
         }
-        jin[0].data = enc + t * N * He; /* encoder step t of every utterance: [N, He] */
+        const float *ft = enc + t * N * He; /* encoder step t of every utterance: [N, He] */
         while (n_active) {
-            int need = 0;
-            for (size_t i = 0; i < N; i++) {
-                need |= u[i].active && u[i].dirty;
-                tok[i] = u[i].last;
-            }
-            if (need) { /* _pred_step(last symbol, hidden) for the rows whose state moved */
+            /* _pred_step(last symbol, hidden) for the active rows whose state moved */
+            size_t m = 0;
+            for (size_t i = 0; i < N; i++)
+                if (u[i].active && u[i].dirty)
+                    rows[m++] = i;
+            if (m) {
+                for (size_t r = 0; r < m; r++) {
+                    size_t i = rows[r];
+                    tok[r] = u[i].last;
+                    if (m < N) {
+                        memcpy(hcm + r * L * Hp, h + i * L * Hp, L * Hp * sizeof(float));
+                        memcpy(ccm + r * L * Hp, c + i * L * Hp, L * Hp * sizeof(float));
+                    }
+                }
+                pin[1].data = m < N ? hcm : h;
+                pin[2].data = m < N ? ccm : c;
+                for (int k = 0; k < 3; k++)
+                    pin[k].desc.dims[0] = (int64_t)m;
                 if ((rc = ib_session_run(sessions[IB_RNNT_PREDICTION], pin, 3, pout, 3, err)))
                     return rc;
-                for (size_t i = 0; i < N; i++) {
-                    if (!(u[i].active && u[i].dirty))
-                        continue;
-                    memcpy(g + i * Hp, gnew + i * Hp, Hp * sizeof(float));
-                    memcpy(hp + i * L * Hp, ho + i * L * Hp, L * Hp * sizeof(float));
-                    memcpy(cp + i * L * Hp, co + i * L * Hp, L * Hp * sizeof(float));
+                for (size_t r = 0; r < m; r++) {
+                    size_t i = rows[r];
+                    memcpy(g + i * Hp, gnew + r * Hp, Hp * sizeof(float));
+                    memcpy(hp + i * L * Hp, ho + r * L * Hp, L * Hp * sizeof(float));
+                    memcpy(cp + i * L * Hp, co + r * L * Hp, L * Hp * sizeof(float));
                     u[i].dirty = 0;
                 }
             }
+            /* the joint for every active row */
+            m = 0;
+            for (size_t i = 0; i < N; i++)
+                if (u[i].active)
+                    rows[m++] = i;
+            if (m < N)
+                for (size_t r = 0; r < m; r++) {
+                    memcpy(fcm + r * He, ft + rows[r] * He, He * sizeof(float));
+                    memcpy(gcm + r * Hp, g + rows[r] * Hp, Hp * sizeof(float));
+                }
+            jin[0].data = m < N ? fcm : (float *)(uintptr_t)ft;
+            jin[1].data = m < N ? gcm : g;
+            jin[0].desc.dims[0] = jin[1].desc.dims[0] = (int64_t)m;
             if ((rc = ib_session_run(sessions[IB_RNNT_JOINT], jin, 2, &jout, 1, err)))
                 return rc;
-            for (size_t i = 0; i < N; i++) {
-                if (!u[i].active)
-                    continue;
-                const float *lg = logit + i * IB_RNNT_CLASSES;
+            for (size_t r = 0; r < m; r++) {
+                size_t i = rows[r];
+                const float *lg = logit + r * IB_RNNT_CLASSES;
                 int k = 0; /* logp.max(0): the first maximum */
                 for (int j = 1; j < IB_RNNT_CLASSES; j++)
                     if (lg[j] > lg[k])
