@@ -44,6 +44,8 @@ typedef struct cx {
     int cases, failed;
     const char *fam;
     const char *dut; /* backend under test: "cuda" (or "cpu" for the harness self-check) */
+    ib_backend *cached[5]; /* dut instances by precision, reused across cases (a GPU
+                            * context per case would cost most of the test's time) */
 } cx;
 
 static uint64_t rnd(cx *c)
@@ -229,13 +231,16 @@ static int exec_on(cx *c, const char *backend, enum ib_precision p, void *const 
     ib_backend_config_defaults(&cfg);
     cfg.threads = 1;
     cfg.precision = p;
-    ib_backend *be = NULL;
+    bool reuse = strcmp(backend, c->dut ? c->dut : "") == 0 && (int)p >= 0 && (int)p < 5;
+    ib_backend *be = reuse ? c->cached[p] : NULL;
     ib_err err;
     ib_err_clear(&err);
-    if (ib_backend_create(backend, &cfg, &be, &err)) {
+    if (!be && ib_backend_create(backend, &cfg, &be, &err)) {
         snprintf(why, nwhy, "create %s: %.700s", backend, err.msg);
         return -1;
     }
+    if (reuse)
+        c->cached[p] = be;
     ib_node_id nodes[CX_MAXV];
     ib_backend_binding bind[CX_MAXV];
     bool used[CX_MAXV] = {false};
@@ -254,7 +259,8 @@ static int exec_on(cx *c, const char *backend, enum ib_precision p, void *const 
                 used[n->outputs[k]] = true;
         if (!ib_backend_supports_op(be, g, n, in, p)) {
             snprintf(why, nwhy, "%s refuses %s at %s", backend, n->name, ib_precision_name(p));
-            ib_backend_destroy(be);
+            if (!reuse)
+                ib_backend_destroy(be);
             return 0;
         }
     }
@@ -346,7 +352,8 @@ static int exec_on(cx *c, const char *backend, enum ib_precision p, void *const 
 done:
     ib_backend_graph_free(gr);
     ib_backend_buffer_free(buf);
-    ib_backend_destroy(be);
+    if (!reuse)
+        ib_backend_destroy(be);
     free(img);
     free(back);
     return rc;
@@ -784,6 +791,8 @@ static void family(const char *fam, void (*build)(cx *), const char *dut)
     build(&c);
     if (c.g)
         ib_graph_destroy(c.g);
+    for (int i = 0; i < 5; i++)
+        ib_backend_destroy(c.cached[i]);
     printf("# %s: %d cases, %d failed comparisons\n", fam, c.cases, c.failed);
     ASSERT_INT_GT(c.cases, 0);
     ASSERT_INT_EQ(c.failed, 0);
