@@ -50,6 +50,20 @@ static ib_session *session_p(const ib_model *m, const char *backend, bool fuse,
     ib_session_options o;
     ib_session_options_defaults(&o);
     o.precision = p;
+    /* INT8 sessions calibrate: one batch of in-range inputs */
+    static float cx[N * D0];
+    static int64_t c1[N], c2[N];
+    static ib_tensor_view cal[3];
+    for (int i = 0; i < N; i++)
+        c1[i] = i % R1, c2[i] = i % R2;
+    cal[0] = (ib_tensor_view){.name = "x", .desc = {IB_DTYPE_FLOAT32, 2, {N, D0}}, .data = cx};
+    cal[1] = (ib_tensor_view){.name = "i1", .desc = {IB_DTYPE_INT64, 1, {N}}, .data = c1};
+    cal[2] = (ib_tensor_view){.name = "i2", .desc = {IB_DTYPE_INT64, 1, {N}}, .data = c2};
+    if (p == IB_PRECISION_INT8) {
+        o.calib_inputs = cal;
+        o.calib_batches = 1;
+        o.calib_input_count = 3;
+    }
     o.backend = backend;
     o.threads = 2;
     o.first_cpu = -1;
@@ -164,6 +178,52 @@ TEST(runtime_gather_concat_bf16_tables)
     ASSERT_INT_GT(changed, N); /* the rounding did happen: random floats are not bf16 */
     ib_session_destroy(ref);
     ib_session_destroy(h);
+    ib_model_destroy(m);
+}
+
+/* INT8 precision: row-wise 8-bit tables; each value within half a step (scale / 2) of the
+ * fp32 row, the plain part exact, and a row's min and max reproduced (q = 0 and 255). */
+TEST(runtime_gather_concat_int8_rowwise_tables)
+{
+    int64_t i1[N], i2[N];
+    for (int i = 0; i < N; i++) {
+        i1[i] = (i * 7) % R1;
+        i2[i] = i % R2;
+    }
+    ib_model *m = graph(false, false, false);
+    ib_session *ref = session(m, "cpu", false),
+               *q = session_p(m, "cpu", true, IB_PRECISION_INT8);
+    ASSERT_STR_CONTAINS(ib_session_describe(q), "GatherConcat 1\n");
+    size_t cols = D1 + D0 + D2;
+    float a[N * (D1 + D0 + D2)], b[N * (D1 + D0 + D2)];
+    ib_err err;
+    ASSERT_OK_ERR(run(ref, false, i1, i2, a, cols, &err), &err);
+    ASSERT_OK_ERR(run(q, false, i1, i2, b, cols, &err), &err);
+    int inexact = 0;
+    for (size_t r = 0; r < N; r++) {
+        size_t parts[2][2] = {{0, D1}, {D1 + D0, cols}}; /* the two lookups' columns */
+        for (int p = 0; p < 2; p++) {
+            float lo = a[r * cols + parts[p][0]], hi = lo;
+            for (size_t c = parts[p][0]; c < parts[p][1]; c++) {
+                lo = a[r * cols + c] < lo ? a[r * cols + c] : lo;
+                hi = a[r * cols + c] > hi ? a[r * cols + c] : hi;
+            }
+            float step = (hi - lo) / 255.0f;
+            for (size_t c = parts[p][0]; c < parts[p][1]; c++) {
+                double d = (double)b[r * cols + c] - (double)a[r * cols + c];
+                inexact += d != 0;
+                if (d > step * 0.5 + 1e-6 || d < -(step * 0.5 + 1e-6))
+                    ib_test_fail(__FILE__, __LINE__, "row %zu col %zu: %.9g vs %.9g (step %g)",
+                                 r, c, (double)b[r * cols + c], (double)a[r * cols + c],
+                                 (double)step);
+            }
+        }
+        for (size_t c = D1; c < D1 + D0; c++)
+            ASSERT_DBL_EQ(b[r * cols + c], a[r * cols + c]);
+    }
+    ASSERT_INT_GT(inexact, N); /* quantisation happened */
+    ib_session_destroy(ref);
+    ib_session_destroy(q);
     ib_model_destroy(m);
 }
 

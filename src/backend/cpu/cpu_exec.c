@@ -281,19 +281,21 @@ static uint64_t bytes_hash(const void *p, size_t n)
     return h ^ (h >> 29);
 }
 
-int cpu_const_reorder_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
-                             const dnnl_memory_desc_t *want, dnnl_memory_t *mem, ib_err *err)
+/* The shared entry for (src bytes, src md, want md), or a new zeroed one to fill (*fresh). */
+static int shared_entry(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                        const dnnl_memory_desc_t *want, void **data, bool *fresh, ib_err *err)
 {
-    if (dnnl_memory_desc_equal(src, want))
-        return cpu_mem(e, want, (void *)(uintptr_t)cdata, mem, err);
     cpu_ctx *c = e->ctx;
     size_t nb = dnnl_memory_desc_get_size(src);
     uint64_t h = bytes_hash(cdata, nb);
+    *fresh = false;
     for (size_t i = 0; i < c->wconv.len; i++) {
         cpu_wconv *w = &c->wconv.data[i];
         if (w->src_bytes == nb && w->hash == h && dnnl_memory_desc_equal(&w->src, src) &&
-            dnnl_memory_desc_equal(&w->want, want))
-            return cpu_mem(e, want, w->data, mem, err);
+            dnnl_memory_desc_equal(&w->want, want)) {
+            *data = w->data;
+            return IB_OK;
+        }
     }
     size_t bytes = dnnl_memory_desc_get_size(want);
     cpu_wconv w = {nb, h, *src, *want, NULL, NULL};
@@ -301,13 +303,49 @@ int cpu_const_reorder_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const v
         return cpu_fail(e, err, IB_ENOMEM, "out of memory for converted weights");
     w.data = (void *)(((uintptr_t)w.raw + IB_BACKEND_ALIGN - 1) &
                       ~(uintptr_t)(IB_BACKEND_ALIGN - 1));
-    int rc = cpu_mem(e, want, w.data, mem, err);
+    if (IB_VEC_PUSH(&c->wconv, w)) {
+        ib_free(w.raw);
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    *data = w.data;
+    *fresh = true;
+    return IB_OK;
+}
+
+/* Forget the newest shared entry (its conversion failed). */
+static void shared_drop_last(cpu_exec *e)
+{
+    cpu_ctx *c = e->ctx;
+    ib_free(c->wconv.data[c->wconv.len - 1].raw);
+    c->wconv.len--;
+}
+
+int cpu_const_reorder_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                             const dnnl_memory_desc_t *want, dnnl_memory_t *mem, ib_err *err)
+{
+    if (dnnl_memory_desc_equal(src, want))
+        return cpu_mem(e, want, (void *)(uintptr_t)cdata, mem, err);
+    void *data = NULL;
+    bool fresh = false;
+    int rc = shared_entry(e, src, cdata, want, &data, &fresh, err);
     if (!rc)
+        rc = cpu_mem(e, want, data, mem, err);
+    if (!rc && fresh)
         rc = const_reorder_into(e, src, cdata, want, NULL, mem, err);
-    if (!rc && IB_VEC_PUSH(&c->wconv, w))
-        rc = cpu_fail(e, err, IB_ENOMEM, "out of memory");
-    if (rc)
-        ib_free(w.raw); /* *mem points at it, but the failed compile discards the exec */
+    if (rc && fresh)
+        shared_drop_last(e); /* *mem points at it, but the failed compile discards the exec */
+    return rc;
+}
+
+int cpu_const_derived_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                             const dnnl_memory_desc_t *want,
+                             int (*fill)(void *user, void *dst, ib_err *err), void *user,
+                             void **data, ib_err *err)
+{
+    bool fresh = false;
+    int rc = shared_entry(e, src, cdata, want, data, &fresh, err);
+    if (!rc && fresh && (rc = fill(user, *data, err)))
+        shared_drop_last(e);
     return rc;
 }
 

@@ -8,6 +8,7 @@
  * DLRM and BERT: one memcpy of a row per index, split over the team. An
  * out-of-range index fails the run with the node name and the index.
  */
+#include <math.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_kernels.h"
@@ -127,6 +128,66 @@ static int gc_bf16_table(cpu_exec *e, cpu_val *x, const void **out, ib_err *err)
     return rc;
 }
 
+typedef struct gc_q8_src {
+    const float *x;
+    int64_t rows, width;
+} gc_q8_src;
+
+/* Row r -> q[width] (uint8), scale, bias (floats, unaligned): bias = min, scale = (max -
+ * min) / 255, q = round((x - min) / scale); a constant row gets scale 0 (x = bias). */
+static int gc_q8_fill(void *user, void *dst, ib_err *err)
+{
+    const gc_q8_src *s = user;
+    size_t stride = (size_t)s->width + 8;
+    int64_t bad = -1;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < s->rows; r++) {
+        const float *x = s->x + (size_t)r * (size_t)s->width;
+        uint8_t *o = (uint8_t *)dst + (size_t)r * stride;
+        float lo = x[0], hi = x[0];
+        bool finite = true;
+        for (int64_t w = 0; w < s->width; w++) {
+            lo = x[w] < lo ? x[w] : lo;
+            hi = x[w] > hi ? x[w] : hi;
+            finite &= isfinite(x[w]) != 0;
+        }
+        if (!finite) {
+#pragma omp atomic write
+            bad = r;
+        }
+        float scale = (hi - lo) / 255.0f, inv = scale > 0 ? 1.0f / scale : 0.0f;
+        for (int64_t w = 0; w < s->width; w++) {
+            float q = (x[w] - lo) * inv + 0.5f;
+            o[w] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+        }
+        memcpy(o + s->width, &scale, 4);
+        memcpy(o + s->width + 4, &lo, 4);
+    }
+    if (bad >= 0)
+        return ib_err_set(err, IB_EINVAL, "cpu backend: GatherConcat: table row %lld is not "
+                          "finite; INT8 row-wise tables need finite weights", (long long)bad);
+    return IB_OK;
+}
+
+/* The row-wise 8-bit copy of the float32 constant table x [R, d], shared per context; its
+ * identity is (source bytes, f32 [R, d]) -> u8 [R, d + 8], a pair no reorder produces. */
+static int gc_q8_table(cpu_exec *e, cpu_val *x, const void **out, ib_err *err)
+{
+    dnnl_dims_t sd = {x->desc.dims[0], x->desc.dims[1]}, wd = {x->desc.dims[0], x->desc.dims[1] + 8};
+    dnnl_memory_desc_t src, want;
+    int rc = cpu_check(e, err, dnnl_memory_desc_init_by_tag(&src, 2, sd, dnnl_f32, dnnl_ab),
+                       "memory_desc_init");
+    if (!rc)
+        rc = cpu_check(e, err, dnnl_memory_desc_init_by_tag(&want, 2, wd, dnnl_u8, dnnl_ab),
+                       "memory_desc_init");
+    gc_q8_src s = {x->cdata, sd[0], sd[1]};
+    void *data = NULL;
+    if (!rc)
+        rc = cpu_const_derived_shared(e, &src, x->cdata, &want, gc_q8_fill, &s, &data, err);
+    *out = data;
+    return rc;
+}
+
 static int gc_compile(cpu_exec *e, const ib_node *n, ib_err *err)
 {
     const int64_t *kinds = NULL;
@@ -157,6 +218,12 @@ static int gc_compile(cpu_exec *e, const ib_node *n, ib_err *err)
             rc = gc_bf16_table(e, x, &q->src, err);
             q->bf16 = true;
             q->src_bytes = (size_t)x->desc.dims[1] * 2;
+        } else if (kinds[i] == 1 && e->precision == IB_PRECISION_INT8 && x->cdata &&
+                   x->desc.dtype == IB_DTYPE_FLOAT32) {
+            /* INT8: row-wise 8-bit table (a quarter of the fp32 bytes + 8 per row) */
+            rc = gc_q8_table(e, x, &q->src, err);
+            q->q8 = true;
+            q->src_bytes = (size_t)x->desc.dims[1] + 8;
         } else {
             rc = cpu_use_plain(e, x, dnnl_data_type_undef, &q->src, err);
         }

@@ -155,6 +155,13 @@ int cpu_const_reorder(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cd
  * A conversion into the source layout itself borrows the source (cpu_const_reorder too). */
 int cpu_const_reorder_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
                              const dnnl_memory_desc_t *want, dnnl_memory_t *mem, ib_err *err);
+/* The same sharing for a derivation oneDNN has no reorder for: `want` describes the derived
+ * block (its size and, with src and the source bytes, its identity); fill(user, dst) writes
+ * it the first time. *data is the shared block (64-byte aligned, owned by the context). */
+int cpu_const_derived_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,
+                             const dnnl_memory_desc_t *want,
+                             int (*fill)(void *user, void *dst, ib_err *err), void *user,
+                             void **data, ib_err *err);
 
 /* Give output v the layout md: storage is its binding when it fits (and, for
  * boundary values, only when md is plain), else a private block. */

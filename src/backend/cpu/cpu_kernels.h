@@ -76,6 +76,8 @@ typedef struct cpu_gc_part {
     const void *idx;  /* NULL for a plain part */
     bool idx64;
     bool bf16;        /* src is a bf16 copy of a float32 table (BF16 precision) */
+    bool q8;          /* src rows are uint8 q[width] + float scale + float bias (INT8):
+                       * x = q * scale + bias (row-wise asymmetric, as FBGEMM's 8-bit rows) */
     int64_t table_rows;
     size_t bytes;     /* output bytes of a row: width * element size */
     size_t src_bytes; /* bytes of a source row (bytes, or width * 2 for bf16) */

@@ -155,7 +155,15 @@ int cpu_gather_concat_run(void *kctx, int threads, ib_err *err)
                     continue;
                 }
                 const char *src = (const char *)q->src + (size_t)k * q->src_bytes;
-                if (q->bf16) { /* bf16 -> float32: the high half of the float's bits */
+                if (q->q8) {
+                    size_t width = q->bytes / 4;
+                    const uint8_t *u = (const uint8_t *)src;
+                    float sc, bi, *o = (float *)(void *)(dst + q->offset);
+                    memcpy(&sc, u + width, 4);
+                    memcpy(&bi, u + width + 4, 4);
+                    for (size_t w = 0; w < width; w++)
+                        o[w] = (float)u[w] * sc + bi;
+                } else if (q->bf16) { /* bf16 -> float32: the high half of the float's bits */
                     const uint16_t *h = (const uint16_t *)(const void *)src;
                     uint32_t *o = (uint32_t *)(void *)(dst + q->offset);
                     for (size_t w = 0; w < q->bytes / 4; w++)
