@@ -193,7 +193,7 @@ static size_t agree(const ctx *c, const char *json, size_t first, size_t n)
 
 int main(int argc, char **argv)
 {
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), no_torch = 0, tiny = 0, dec_threads = 0;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), no_torch = 0, tiny = 0, dec_threads = 0, pin = 1;
     double secs = 7.2;
     size_t n = 16, single = 4;
     const char *python = "/usr/bin/python3";
@@ -213,11 +213,13 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--tiny"))
             tiny = 1;
+        else if (!strcmp(a, "--no-pin"))
+            pin = 0;
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
         else {
             fprintf(stderr, "usage: %s [--threads N] [--seconds-audio 7.2] [--n 16] [--single 4] "
-                            "[--decoder-threads N] [--tiny] [--no-torch] [--python PATH]\n",
+                            "[--decoder-threads N] [--no-pin] [--tiny] [--no-torch] [--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
@@ -272,7 +274,7 @@ int main(int argc, char **argv)
         ib_session_options so;
         ib_session_options_defaults(&so);
         so.threads = k == IB_RNNT_ENCODER || dec_threads < 1 ? threads : IB_MIN(dec_threads, threads);
-        so.first_cpu = 0;
+        so.first_cpu = pin ? 0 : -1;
         so.max_batch = (int64_t)n;
         if (ib_session_create(m[k], &so, &c.s[k], &err)) {
             fprintf(stderr, "rnnt: session %d: %s\n", k, err.msg);
