@@ -31,7 +31,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: inferbench model info FILE.onnx [--json]\n"
                "       inferbench model run FILE.onnx --input NAME=FILE.pb [--input ...]\n"
-               "                  [--backend cpu|reference] [--precision fp32|bf16|int8]\n"
+               "                  [--backend cpu|cuda|reference] [--precision fp32|fp16|bf16|int8]\n"
                "                  [--batch N] [--threads N] [--no-fusion] --output-dir DIR\n\n"
                "info  prints the model's inputs and outputs (symbolic dims by name), its op\n"
                "      histogram, parameter count and an estimate of the FLOPs of one sample\n"

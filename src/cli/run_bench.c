@@ -97,7 +97,7 @@ int ib_run_benchmark(const ib_run_opts *o)
                                   ids);
     }
     if (o->precision && ib_precision_parse(o->precision, &h.cfg.precision) != IB_OK)
-        return ib_cli_usage_error(cmd, "--precision: '%s' is not fp32, bf16 or int8",
+        return ib_cli_usage_error(cmd, "--precision: '%s' is not fp32, fp16, bf16 or int8",
                                   o->precision);
     if (o->payload_dtype && parse_dtype(o->payload_dtype, &h.cfg.payload_dtype) != IB_OK)
         return ib_cli_usage_error(cmd, "--payload-dtype: unknown dtype '%s'", o->payload_dtype);
