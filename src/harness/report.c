@@ -183,6 +183,11 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_object_end(&jw);
     ib_jw_key(&jw, "backend");
     ib_jw_string(&jw, o->backend);
+    ib_jw_key(&jw, "devices_requested"); /* --devices as given (NULL: all, or a host backend) */
+    if (o->devices)
+        ib_jw_string(&jw, o->devices);
+    else
+        ib_jw_null(&jw);
     ib_jw_key(&jw, "precision");
     ib_jw_string(&jw, ib_precision_name(o->cfg.precision));
     ib_jw_key(&jw, "payload_dtype");

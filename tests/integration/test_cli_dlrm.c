@@ -85,10 +85,12 @@ TEST_TIMEOUT(cli_dlrm_server_and_bad_data, 240)
  * a bad cap and a second entry-specific flag are usage errors (exit 2) naming the flag. */
 TEST_TIMEOUT(cli_dlrm_row_cap_flag, 240)
 {
-    int rc = run("--benchmark dlrm-99 --quick --row-cap 777 --system s --output-dir out");
+    int rc = run("--benchmark dlrm-99 --quick --row-cap 777 --devices 0 --system s "
+                 "--output-dir out");
     ASSERT_INT_EQ(rc, 0);
     char *rj = slurp("out/s/dlrm-99/Offline/run.json");
     ASSERT_STR_CONTAINS(rj, "embedding row cap 777 ");
+    ASSERT_STR_CONTAINS(rj, "\"devices_requested\": \"0\""); /* recorded; cpu ignores it */
     ASSERT_STR_CONTAINS(rj, "\"variant\": \"777\"");
     ib_free(rj);
     rc = run("--benchmark dlrm-99 --quick --row-cap 12x --output-dir out2");
