@@ -204,6 +204,8 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_int(&jw, c->max_wait_ns / 1000);
     ib_jw_key(&jw, "warmup_samples_per_second");
     ib_jw_double(&jw, res->warmup_samples_per_sec);
+    ib_jw_key(&jw, "sut_timeout_ms"); /* 0: the loadgen default (60 s) */
+    ib_jw_uint(&jw, c->sut_timeout_ms);
     ib_jw_key(&jw, "warmup_batch1_latency_ns");
     ib_jw_int(&jw, ib_hsut_warmup_latency_ns(c->sut));
     ib_jw_key(&jw, "settings_changed");

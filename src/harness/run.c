@@ -250,8 +250,8 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     ib_lg_options_defaults(&lo);
     lo.progress = o->progress;
     lo.progress_user = o->progress_user;
-    if (o->sut_timeout_ms)
-        lo.sut_timeout_ms = o->sut_timeout_ms;
+    if (c->sut_timeout_ms)
+        lo.sut_timeout_ms = c->sut_timeout_ms;
     lo.audit_config_applied = o->audit_config_applied;
     lo.origins = o->origins;
     lo.model_name = o->bench->model_name;
@@ -378,6 +378,18 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
     stage(o, "warm-up: %.1f samples/s at batch %lld, %.2f ms at batch 1",
           res->warmup_samples_per_sec, (long long)c.batch,
           (double)ib_hsut_warmup_latency_ns(c.sut) / 1e6);
+    /* The loadgen ends a test when the SUT answers nothing for sut_timeout_ms (60 s by
+     * default). A full 3D U-Net volume takes about a minute on 2 cores, so unless the user
+     * set it, allow ten times the longest gap the warm-up suggests: every worker's batch
+     * queued behind one another (workers x batch / rate), at least the default. */
+    c.sut_timeout_ms = o->sut_timeout_ms;
+    if (!c.sut_timeout_ms && res->warmup_samples_per_sec > 0) {
+        double gap_s = (double)c.workers * (double)c.batch / res->warmup_samples_per_sec;
+        double b1_s = (double)ib_hsut_warmup_latency_ns(c.sut) / 1e9;
+        double ms = 10e3 * (gap_s > b1_s ? gap_s : b1_s);
+        if (ms > 60000)
+            c.sut_timeout_ms = ms < 86400e3 ? (uint64_t)ms : 86400000u;
+    }
     if ((rc = ib_run_adjust_settings(o, &c, err)) || (rc = ib_run_make_labels(o, &c, err)))
         goto done;
 

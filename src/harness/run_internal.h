@@ -27,6 +27,7 @@ typedef struct run_ctx {
     int workers, tpw;
     ib_device_list devices;  /* device backends: the GPUs the workers use (n = 0 on hosts) */
     int64_t batch, max_wait_ns;
+    uint64_t sut_timeout_ms; /* the loadgen's no-response limit: the user's, or derived */
     ib_lg_settings settings; /* what the tests run with */
     char *labels[IB_RUN_MAX_LABELS];
     size_t n_labels;

@@ -91,7 +91,13 @@ TEST_TIMEOUT(cli_dlrm_row_cap_flag, 240)
     char *rj = slurp("out/s/dlrm-99/Offline/run.json");
     ASSERT_STR_CONTAINS(rj, "embedding row cap 777 ");
     ASSERT_STR_CONTAINS(rj, "\"devices_requested\": \"0\""); /* recorded; cpu ignores it */
+    ASSERT_STR_CONTAINS(rj, "\"sut_timeout_ms\": 0"); /* a fast model keeps the default */
     ASSERT_STR_CONTAINS(rj, "\"variant\": \"777\"");
+    ib_free(rj);
+    rc = run("--benchmark dlrm-99 --quick --sut-timeout-ms 123456 --system s --output-dir outt");
+    ASSERT_INT_EQ(rc, 0);
+    rj = slurp("outt/s/dlrm-99/Offline/run.json");
+    ASSERT_STR_CONTAINS(rj, "\"sut_timeout_ms\": 123456"); /* the user's value wins */
     ib_free(rj);
     rc = run("--benchmark dlrm-99 --quick --row-cap 12x --output-dir out2");
     ASSERT_INT_EQ(rc, 2);
