@@ -14,7 +14,8 @@
  * the embeddings and span head). Inputs: random token ids, mask all ones (no padding: every
  * one of the --seq tokens is real), segments 0 then 1.
  *
- * Per row: our samples/s (median of --reps runs), GFLOP/s (2 x MACs of the MatMuls, incl.
+ * Per row: our samples/s (median of --reps runs), samples per CPU-second of this process
+ * (bench_util.h; less sensitive to neighbours time-slicing the cores), GFLOP/s (2 x MACs of the MatMuls, incl.
  * the attention products: performance.md's 10.27 GFLOP per layer at 384), % of the peak of
  * that precision measured in this run on the same pinned threads (FMA / vdpbf16ps /
  * vpdpbusd chains, as bench/kernels), the PyTorch peer (bench/models/bert_peer.py, best of
@@ -440,8 +441,9 @@ int main(int argc, char **argv)
            seconds);
     printf("measured peak on %d pinned threads: fp32 %.0f GFLOP/s, bf16 %.0f GFLOP/s, int8 %.0f "
            "GOP/s\n", threads, peak[0], peak[1], peak[2]);
-    printf("%-5s %5s %11s %9s %8s %7s %11s %9s %7s %s\n", "prec", "batch", "ours smp/s",
-           "24L-equiv", "GFLOP/s", "% peak", "torch smp/s", "torch mode", "ratio", "notes");
+    printf("%-5s %5s %11s %9s %8s %7s %9s %11s %9s %7s %s\n", "prec", "batch", "ours smp/s",
+           "24L-equiv", "GFLOP/s", "% peak", "smp/CPU-s", "torch smp/s", "torch mode", "ratio",
+           "notes");
     for (int pi = 0; pi < np; pi++) {
         enum ib_precision p = !strcmp(plist[pi], "fp32")   ? IB_PRECISION_FP32
                               : !strcmp(plist[pi], "bf16") ? IB_PRECISION_BF16
@@ -508,9 +510,9 @@ int main(int argc, char **argv)
                 snprintf(tr, sizeof tr, "%.3f", trate[bi]);
                 snprintf(ra, sizeof ra, "%.2fx", me.rate / trate[bi]);
             }
-            printf("%-5s %5lld %11.3f %9.3f %8.1f %6.1f%% %11s %9s %7s %s\n", plist[pi],
+            printf("%-5s %5lld %11.3f %9.3f %8.1f %6.1f%% %9.3f %11s %9s %7s %s\n", plist[pi],
                    (long long)batch, me.rate, me.rate * (double)layers / 24.0, gf,
-                   peak[kind] > 0 ? 100 * gf / peak[kind] : 0.0, tr,
+                   peak[kind] > 0 ? 100 * gf / peak[kind] : 0.0, me.per_cpu_s, tr,
                    tmode[bi][0] ? tmode[bi] : "-", ra, notes);
             fflush(stdout);
             ib_session_destroy(s);

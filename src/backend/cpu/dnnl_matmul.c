@@ -234,6 +234,25 @@ static int mm_build(cpu_exec *e, const mm_spec *s, ib_err *err)
         return cpu_fail(e, err, IB_EFORMAT, "operand shapes do not multiply");
     int64_t N = yd[nd - 1];
     bool bconst = s->b->cdata != NULL;
+    /* A [.., M, K] times one constant B [K, N] (broadcast batch dims all 1): the same bytes
+     * as a 2-D [batch*M, K] x [K, N] product, which oneDNN runs as one large GEMM with its
+     * blocked weight layout (for a 3-D B it keeps plain weights and loops over the batch) */
+    bool flat = bconst && !s->ta && !s->add && nd > 2;
+    for (int i = 0; flat && i < nd - 2; i++)
+        flat = bd[i] == 1;
+    if (flat) {
+        int64_t rows = 1;
+        for (int i = 0; i < nd - 1; i++)
+            rows *= ad[i];
+        int64_t K = ad[nd - 1], Kb = bd[nd - 2], Nb = bd[nd - 1];
+        ad[0] = rows;
+        ad[1] = K;
+        bd[0] = Kb;
+        bd[1] = Nb;
+        yd[0] = rows;
+        yd[1] = N;
+        nd = 2;
+    }
     bool q8 = e->precision == IB_PRECISION_INT8 && bconst && s->a->has_range;
     dnnl_data_type_t adt = cpu_act_dt(e);
     dnnl_data_type_t sdt = q8 ? (s->a->rmin >= 0 ? dnnl_u8 : dnnl_s8) : adt;
