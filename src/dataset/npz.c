@@ -231,6 +231,12 @@ int ib_npz_parse_ints(const char *name, const uint8_t *d, size_t size, const cha
             if (usize > NPZ_MAX_FILE)
                 return ib_err_set(err, IB_EFORMAT, "%s: %s: %llu bytes uncompressed is over the "
                                   "16 GB limit", name, ename, (unsigned long long)usize);
+            /* deflate expands at most 1032:1 (RFC 1951 blocks): a larger claim is corrupt, and
+             * must not make us allocate it */
+            if (method == 8 && usize / 1032 > csize + 1)
+                return ib_err_set(err, IB_EFORMAT, "%s: %s: %llu bytes cannot inflate from %llu "
+                                  "compressed bytes (corrupt sizes)", name, ename,
+                                  (unsigned long long)usize, (unsigned long long)csize);
             uint8_t *buf = ib_malloc(usize ? (size_t)usize : 1);
             if (!buf)
                 return ib_err_set(err, IB_ENOMEM, "%s: %s: out of memory", name, ename);
