@@ -293,7 +293,7 @@ int main(int argc, char **argv)
     for (int f = 0; f < 3; f++)
         if (best[f] < 1e30)
             printf("embedding stage alone, %-8s %9.0f pairs/s = %6.2f GB/s of fp32 rows (%4.1f %% of "
-                   "the triad; best of %d)\n", label[f], batch / best[f],
+                   "the triad; best of %d; includes the session's copy of the output)\n", label[f], batch / best[f],
                    batch / best[f] * emb_bytes / 1e9,
                    triad > 0 ? 100.0 * batch / best[f] * emb_bytes / 1e9 / triad : 0.0,
                    10 * reps);

@@ -161,12 +161,15 @@ int cpu_gather_concat_run(void *kctx, int threads, ib_err *err)
                     float sc, bi, *o = (float *)(void *)(dst + q->offset);
                     memcpy(&sc, u + width, 4);
                     memcpy(&bi, u + width + 4, 4);
+#pragma omp simd
                     for (size_t w = 0; w < width; w++)
                         o[w] = (float)u[w] * sc + bi;
                 } else if (q->bf16) { /* bf16 -> float32: the high half of the float's bits */
                     const uint16_t *h = (const uint16_t *)(const void *)src;
                     uint32_t *o = (uint32_t *)(void *)(dst + q->offset);
-                    for (size_t w = 0; w < q->bytes / 4; w++)
+                    size_t width = q->bytes / 4;
+#pragma omp simd
+                    for (size_t w = 0; w < width; w++)
                         o[w] = (uint32_t)h[w] << 16;
                 } else {
                     memcpy(dst + q->offset, src, q->bytes);
