@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/thread.h"
@@ -458,8 +459,13 @@ int main(int argc, char **argv)
         int kind = p == IB_PRECISION_FP32 ? 0 : p == IB_PRECISION_BF16 ? 1 : 2;
         double trate[8] = {0}, tcpu[8] = {0};
         char tmode[8][32] = {{0}};
+        double peer_other = -1; /* share of the CPUs others used while the peer ran */
         if (!no_torch) {
+            struct rusage u0, u1;
+            double jb0 = 0, jt0 = 0, jb1 = 0, jt1 = 0;
+            getrusage(RUSAGE_CHILDREN, &u0);
             bu_wait_quiet(quiet_wait);
+            bu_stat_jiffies(&jb0, &jt0);
             char cmd[8400];
             snprintf(cmd, sizeof cmd,
                      "OMP_WAIT_POLICY=PASSIVE '%s' '%s' --precision %s --batches %s --threads %d "
@@ -483,6 +489,15 @@ int main(int argc, char **argv)
             if (pp && pclose(pp))
                 fprintf(stderr, "bert: the PyTorch peer failed (run: %s)\n", cmd);
             (void)tcpu;
+            getrusage(RUSAGE_CHILDREN, &u1);
+            bu_stat_jiffies(&jb1, &jt1);
+            double child = (double)(u1.ru_utime.tv_sec - u0.ru_utime.tv_sec) +
+                           (double)(u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) +
+                           1e-6 * (double)(u1.ru_utime.tv_usec - u0.ru_utime.tv_usec +
+                                           u1.ru_stime.tv_usec - u0.ru_stime.tv_usec);
+            if (jt1 > jt0)
+                peer_other = fmax(0, (jb1 - jb0 - child * (double)sysconf(_SC_CLK_TCK)) /
+                                         (jt1 - jt0));
         }
         for (int bi = 0; bi < nb; bi++) {
             int64_t batch = atoll(blist[bi]);
@@ -503,10 +518,14 @@ int main(int argc, char **argv)
             if (bu_measure_fn(run_fn, &c, (double)batch, reps, seconds, quiet_wait, &me))
                 return 1;
             double gf = me.rate * fl * 1e-9;
-            char notes[64] = "";
+            char notes[96] = "";
             if (me.other_load > 0.05)
                 snprintf(notes, sizeof notes, "contended (others %.0f%%)",
                          100 * me.other_load);
+            if (peer_other > 0.05) /* over the whole peer run (model build included) */
+                snprintf(notes + strlen(notes), sizeof notes - strlen(notes),
+                         "%storch contended (others %.0f%%)", notes[0] ? "; " : "",
+                         100 * peer_other);
             char tr[32] = "-", ra[32] = "-";
             if (trate[bi] > 0) {
                 snprintf(tr, sizeof tr, "%.3f", trate[bi]);
