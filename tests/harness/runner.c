@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "test.h"
 
 typedef void (*test_fn)(void);
@@ -122,6 +123,26 @@ const char *ib_test_shared_dir(void)
 const char *ib_test_tmpdir(void)
 {
     return g_tmpdir;
+}
+
+char *ib__test_slurp(const char *file, int line, const char *path, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    ib_err err;
+    ib_err_clear(&err);
+    if (ib_file_read_all(path, 0, &text, &n, &err) != IB_OK)
+        ib_test_fail(file, line, "cannot read %s: %s", path, err.msg);
+    if (len)
+        *len = n;
+    return text;
+}
+
+char *ib_test_read(const char *path)
+{
+    char *text = NULL;
+    size_t n = 0;
+    return ib_file_read_all(path, 0, &text, &n, NULL) == IB_OK ? text : NULL;
 }
 
 int ib_test_system(const char *fmt, ...)

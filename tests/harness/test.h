@@ -43,6 +43,13 @@ const char *ib_test_shared_dir(void); /* ../shared (golden, data, reference) */
 const char *ib_test_tmpdir(void);
 /* Run a shell command, return its exit status (or -1); output goes to the test log. */
 int ib_test_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The whole file at path (NUL-terminated; free with ib_free), or the test fails naming the
+ * path and why; *len (may be NULL) receives its size. */
+char *ib__test_slurp(const char *file, int line, const char *path, size_t *len);
+#define ib_test_slurp(path) ib__test_slurp(__FILE__, __LINE__, (path), NULL)
+#define ib_test_slurp_n(path, len) ib__test_slurp(__FILE__, __LINE__, (path), (len))
+/* The same, but NULL when the file cannot be read (for tests of absence). */
+char *ib_test_read(const char *path);
 
 #define TEST_SKIP(reason) ib_test_skip(reason)
 

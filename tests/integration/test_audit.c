@@ -15,18 +15,9 @@
 #define NULL_RUN "--sut null --scenario Server --min-duration-ms 300 --min-query-count 1000 " \
                  "--target-qps 3000 --quiet"
 
-static char *slurp(const char *path)
-{
-    char *text = NULL;
-    size_t len;
-    if (ib_file_read_all(path, 0, &text, &len, NULL))
-        return NULL;
-    return text;
-}
-
 static void assert_contains_file(const char *path, const char *needle)
 {
-    char *t = slurp(path);
+    char *t = ib_test_read(path);
     ASSERT_NOT_NULL(t);
     ASSERT_STR_CONTAINS(t, needle);
     ib_free(t);
@@ -38,7 +29,7 @@ static int timing_ok(int rc, const char *err_file)
 {
     if (rc == 0)
         return 1;
-    char *t = slurp(err_file);
+    char *t = ib_test_read(err_file);
     int ok = rc == 3 && t && strstr(t, " is INVALID; the verdict compares it anyway");
     ib_free(t);
     return ok;
@@ -105,7 +96,7 @@ TEST_TIMEOUT(audit_null_test01_detects_mismatch, 60)
                                                "2> e.txt", b),
                           "e.txt"));
     const char *acc = "D/.audit/ref/accuracy/mlperf_log_accuracy.json";
-    char *t = slurp(acc);
+    char *t = ib_test_read(acc);
     ASSERT_NOT_NULL(t);
     int changed = 0;
     for (char *q = t; (q = strstr(q, "\"data\" : \"")); q += 10) {

@@ -41,15 +41,6 @@ static const char *dell_root(void)
     return root;
 }
 
-static char *slurp(const char *path)
-{
-    char *b;
-    size_t n;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &b, &n, &err), &err);
-    return b;
-}
-
 /* The value after "<label> = " on its line, or "". */
 static void line_value(const char *text, const char *label, char *out, size_t n)
 {
@@ -65,7 +56,7 @@ static void line_value(const char *text, const char *label, char *out, size_t n)
 /* The score of a v1.1 summary's metric line ("Samples per second: X", ...). */
 static void summary_score(const char *path, char *out, size_t n)
 {
-    char *t = slurp(path);
+    char *t = ib_test_slurp(path);
     const char *labels[] = {"Scheduled samples per second : ", "Samples per second: ", NULL};
     out[0] = '\0';
     for (int i = 0; labels[i] && !out[0]; i++)
@@ -83,7 +74,7 @@ static const char *const g_scen[] = {"Offline", "Server", NULL};
  * score differs (checked against the submission summary), 0 when identical. */
 static int compare_perf(const char *ours, const char *dell_file, const char *ref_summary)
 {
-    char *theirs = slurp(dell_file);
+    char *theirs = ib_test_slurp(dell_file);
     int stale = 0;
     if (strcmp(ours, theirs)) {
         /* the verdict and the test score must agree; the reference score must be the one of
@@ -136,7 +127,7 @@ TEST_TIMEOUT(check_dell_verification_replay, 300)
                 pathf(dell, "%s/verify_performance.txt", t);
                 stale += compare_perf(perf.text, dell, ref);
                 pathf(dell, "%s/verify_accuracy.txt", t);
-                char *dv = slurp(dell);
+                char *dv = ib_test_slurp(dell);
                 bool dell_pass = strstr(dv, "TEST PASS") != NULL;
                 ib_free(dv);
                 ASSERT_UINT_EQ(acc.counts.perf_log_data_mismatch, 0);
@@ -151,7 +142,7 @@ TEST_TIMEOUT(check_dell_verification_replay, 300)
                 }
                 /* what was written is what was returned */
                 pathf(dell, "%s/verify_performance.txt", out);
-                char *w = slurp(dell);
+                char *w = ib_test_slurp(dell);
                 ASSERT_STR_EQ(w, perf.text);
                 ib_free(w);
                 /* TEST05 */
@@ -168,7 +159,7 @@ TEST_TIMEOUT(check_dell_verification_replay, 300)
                 if (ib_path_is_dir(a)) {
                     ASSERT_OK_ERR(ib_verify_test04_dir(NULL, a, b, NULL, &o, &perf, &err), &err);
                     pathf(dell, "%s/verify_performance.txt", a);
-                    char *theirs = slurp(dell);
+                    char *theirs = ib_test_slurp(dell);
                     ASSERT_STR_EQ(perf.text, theirs);
                     ib_free(theirs);
                     ASSERT_INT_EQ(perf.verdict, IB_VERIFY_PASS);
@@ -229,7 +220,7 @@ TEST_TIMEOUT(check_dell_cli_text_and_json, 300)
     int rc = ib_test_system("%s/inferbench check %s/../.. > out.txt 2> err.txt", ib_test_bin_dir(),
                             root);
     ASSERT_INT_EQ(rc, 0);
-    char *t = slurp("out.txt");
+    char *t = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(t, "inferbench check: 32 results checked, 32 without errors; 0 errors, "
                            "11 warnings\nSUMMARY: submission looks OK\n");
     /* the format of a warning line: file: rule (warning): message; fix: ... */
@@ -255,7 +246,7 @@ TEST_TIMEOUT(check_dell_cli_text_and_json, 300)
     rc = ib_test_system("%s/inferbench check --version current %s/../.. > cur.txt",
                         ib_test_bin_dir(), root);
     ASSERT_INT_EQ(rc, 3);
-    t = slurp("cur.txt");
+    t = ib_test_slurp("cur.txt");
     ASSERT_STR_CONTAINS(t, "perf.seeds: effective_qsl_rng_seed is 1624344308455410291, expected "
                            "2085463073848966840 (the three seeds are those of v1.1)");
     ASSERT_STR_CONTAINS(t, "model.unknown");

@@ -14,15 +14,6 @@
 #include "onnx/build.h"
 #include "test.h"
 
-static char *slurp(const char *path)
-{
-    char *s = NULL;
-    size_t n = 0;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, &n, &err), &err);
-    return s;
-}
-
 /* inferbench run <args> (tiny, one thread, short) with stdout/stderr captured */
 static int run(const char *args)
 {
@@ -50,7 +41,7 @@ TEST_TIMEOUT(cli_bench_offline_quick_tree, 240)
 {
     int rc = run("--benchmark resnet50 --quick --system s1 --output-dir out");
     ASSERT_TRUE(rc == 0 || rc == 3);
-    char *o = slurp("out.txt"), *e = slurp("err.txt");
+    char *o = ib_test_slurp("out.txt"), *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(o, "Scenario : Offline");
     ASSERT_STR_CONTAINS(o, rc == 0 ? "Result is : VALID" : "Result is : INVALID");
     ASSERT_STR_CONTAINS(o, "Results tree: out/s1/resnet50/Offline");
@@ -80,7 +71,7 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
 {
     int rc = run("--mode submission --scenario offline --quick --system s --output-dir out");
     ASSERT_TRUE(rc == 0 || rc == 3);
-    char *o = slurp("out.txt");
+    char *o = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(o, "Accuracy (resnet50): accuracy=");
     ASSERT_STR_CONTAINS(o, "target 75.695: not applicable (random weights)");
     ib_free(o);
@@ -89,7 +80,7 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
     expect_files("out/s/resnet50/Offline/accuracy", acc, 4);
     static const char *const perf[] = {"mlperf_log_summary.txt", "mlperf_log_detail.txt"};
     expect_files("out/s/resnet50/Offline/performance/run_1", perf, 2);
-    char *a = slurp("out/s/resnet50/Offline/accuracy/accuracy.txt");
+    char *a = ib_test_slurp("out/s/resnet50/Offline/accuracy/accuracy.txt");
     ASSERT_TRUE(strncmp(a, "accuracy=", 9) == 0);
     ASSERT_STR_CONTAINS(a, "%, good=");
     ASSERT_STR_CONTAINS(a, ", total=8\nhash=");
@@ -123,7 +114,7 @@ TEST_TIMEOUT(cli_bench_user_model_and_data, 240)
                  "--mode accuracy --system b --output-dir out");
     /* a real model scoring below the target exits 3 */
     ASSERT_INT_EQ(rc, 3);
-    char *o = slurp("out.txt");
+    char *o = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(o, "Model: first/.inferbench/resnet50/resnet50-tiny-seed1.onnx\n");
     ASSERT_STR_CONTAINS(o, "Data:  mydata\n");
     ASSERT_STR_CONTAINS(o, "target 75.695: NOT met");
@@ -137,13 +128,13 @@ TEST_TIMEOUT(cli_bench_user_model_and_data, 240)
     ASSERT_OK(ib_build_write_file(b, "other.onnx", NULL, NULL));
     ib_build_destroy(b);
     ASSERT_INT_EQ(run("--model other.onnx --output-dir out"), 2);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "input 'x' is not float32 [N,3,224,224]");
     ib_free(e);
     /* not an ONNX file at all */
     ASSERT_OK(ib_file_write_all("junk.onnx", "hello", 5, NULL));
     ASSERT_INT_EQ(run("--model junk.onnx --output-dir out"), 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "junk.onnx");
     ib_free(e);
 }
@@ -154,7 +145,7 @@ TEST_TIMEOUT(cli_bench_bad_data, 240)
     const char *bad = "ILSVRC2012_val_00000001.JPEG 1\nILSVRC2012_val_00000002.JPEG x\n";
     ASSERT_OK(ib_file_write_all("d/val_map.txt", bad, strlen(bad), NULL));
     ASSERT_INT_EQ(run("--data d --output-dir out"), 2);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "d/val_map.txt:2: label \"x\" is not an integer in 0..999");
     ib_free(e);
     /* a corrupt JPEG is found when the QSL loads it; the run stops with its name */
@@ -164,16 +155,16 @@ TEST_TIMEOUT(cli_bench_bad_data, 240)
     ASSERT_OK(ib_file_write_all("d/ILSVRC2012_val_00000003.JPEG", "\xff\xd8garbage", 9, NULL));
     int rc = run("--data d --mode accuracy --output-dir out");
     ASSERT_INT_EQ(rc, 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "d/ILSVRC2012_val_00000003.JPEG");
     ib_free(e);
     ASSERT_INT_EQ(run("--data nowhere --output-dir out"), 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "nowhere: not a folder");
     ib_free(e);
     remove("d/ILSVRC2012_val_00000002.JPEG");
     ASSERT_INT_EQ(run("--data d --output-dir out"), 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "ILSVRC2012_val_00000002.JPEG: missing (listed at d/val_map.txt:2)");
     ib_free(e);
 }
@@ -183,7 +174,7 @@ static void usage_error(const char *args, const char *want)
     int rc = cli(args);
     if (rc != 2)
         ib_test_fail(__FILE__, __LINE__, "'%s' exited %d, expected 2", args, rc);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, want);
     ib_free(e);
 }
@@ -204,7 +195,7 @@ TEST(cli_bench_usage_errors)
     usage_error("run --system a/b --tiny --output-dir o", "--system 'a/b'");
     usage_error("run --sut null --scenario Offline --quick --output-dir o", "need --benchmark");
     ASSERT_INT_EQ(cli("run --help"), 0);
-    char *o = slurp("out.txt");
+    char *o = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(o, "--benchmark ID");
     ASSERT_STR_CONTAINS(o, "input_tensor:0 -> ArgMax:0");
     ib_free(o);
@@ -215,7 +206,7 @@ TEST(cli_bench_null_sut_still_works)
     int rc = cli("run --sut null --scenario Offline --min-duration-ms 10 --total-samples 64 "
                  "--output-dir nul");
     ASSERT_TRUE(rc == 0 || rc == 3);
-    char *o = slurp("out.txt");
+    char *o = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(o, "Scenario : Offline");
     ASSERT_STR_CONTAINS(o, "null SUT");
     ib_free(o);

@@ -13,15 +13,6 @@
 #include "inferbench/base.h"
 #include "test.h"
 
-static char *slurp(const char *path)
-{
-    char *s = NULL;
-    size_t n = 0;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, &n, &err), &err);
-    return s;
-}
-
 static int cli(const char *args)
 {
     return ib_test_system("%s/inferbench %s > out.txt 2> err.txt", ib_test_bin_dir(), args);
@@ -37,12 +28,12 @@ TEST_TIMEOUT(cli_convert_criteo_tsv_to_a_dlrm_run, 240)
     ASSERT_INT_EQ(cli("convert criteo-tsv --input syn/" IB_CRITEO_TSV_DAY " --dicts syn "
                       "--trace syn/" IB_CRITEO_TRACE " --output-dir ds --json"),
                   0);
-    char *js = slurp("out.txt");
+    char *js = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(js, "\"rows\": 400");
     ASSERT_STR_CONTAINS(js, "\"official_ids\": true");
     ASSERT_STR_CONTAINS(js, "\"trace_samples\": ");
     ib_free(js);
-    char *a = slurp("ds/" IB_CRITEO_BIN), *b = slurp("syn/expected.bin");
+    char *a = ib_test_slurp("ds/" IB_CRITEO_BIN), *b = ib_test_slurp("syn/expected.bin");
     ASSERT_TRUE(memcmp(a, b, 400 * 160) == 0);
     ib_free(a);
     ib_free(b);
@@ -51,7 +42,7 @@ TEST_TIMEOUT(cli_convert_criteo_tsv_to_a_dlrm_run, 240)
                                  "> out.txt 2> err.txt",
                                  ib_test_bin_dir()),
                   0);
-    char *acc = slurp("r/s/dlrm-99/Offline/accuracy/accuracy.txt");
+    char *acc = ib_test_slurp("r/s/dlrm-99/Offline/accuracy/accuracy.txt");
     ASSERT_STR_CONTAINS(acc, "AUC=");
     ASSERT_STR_CONTAINS(acc, ", total=400,");
     ib_free(acc);
@@ -59,7 +50,7 @@ TEST_TIMEOUT(cli_convert_criteo_tsv_to_a_dlrm_run, 240)
     ASSERT_INT_EQ(cli("convert criteo-tsv --input syn/" IB_CRITEO_TSV_DAY " --output-dir d2 "
                       "--rows 10"),
                   0);
-    char *o = slurp("out.txt");
+    char *o = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(o, "10 pairs (no dictionaries");
     ib_free(o);
 }
@@ -67,18 +58,18 @@ TEST_TIMEOUT(cli_convert_criteo_tsv_to_a_dlrm_run, 240)
 TEST(cli_convert_bad_input)
 {
     ASSERT_INT_EQ(cli("convert criteo-tsv --output-dir d"), 2);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "--input and --output-dir are required");
     ib_free(e);
     ASSERT_INT_EQ(cli("convert nifti --input x --output-dir d"), 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "unknown format 'nifti'");
     ib_free(e);
     ASSERT_INT_EQ(cli("convert criteo-tsv --input x --output-dir d --rows -4"), 2);
     ib_err err;
     ASSERT_OK(ib_file_write_all("day", "1\t2\t3\n", 6, &err));
     ASSERT_INT_EQ(cli("convert criteo-tsv --input day --output-dir d"), 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "day:1: 3 fields");
     ib_free(e);
     ASSERT_FALSE(ib_path_exists("d/" IB_CRITEO_BIN));
@@ -90,7 +81,7 @@ TEST(cli_convert_bad_input)
     ASSERT_OK(ib_file_write_all("day1", line, strlen(line), &err));
     ASSERT_OK(ib_file_write_all("trace", "0, 2, 2\n", 8, &err));
     ASSERT_INT_EQ(cli("convert criteo-tsv --input day1 --trace trace --output-dir d3"), 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "trace");
     ib_free(e);
     ASSERT_INT_EQ(cli("convert --help"), 0);

@@ -13,15 +13,6 @@
 #include "onnx/build.h"
 #include "test.h"
 
-static char *slurp(const char *path)
-{
-    char *s;
-    size_t n;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, &n, &err), &err);
-    return s;
-}
-
 static ib_graph *write_model(ib_build *b, const char *path)
 {
     ib_err err;
@@ -46,7 +37,7 @@ TEST(runtime_cli_model_info_text_and_json)
 {
     ib_graph *g = write_model(th_build_tiny_resnet(7), "resnet.onnx");
     ASSERT_INT_EQ(cli("model info resnet.onnx > info.txt"), 0);
-    char *t = slurp("info.txt");
+    char *t = ib_test_slurp("info.txt");
     ASSERT_STR_CONTAINS(t, "image");
     ASSERT_STR_CONTAINS(t, "float32[batch,3,16,16]");
     ASSERT_STR_CONTAINS(t, "logits");
@@ -56,7 +47,7 @@ TEST(runtime_cli_model_info_text_and_json)
     ASSERT_STR_CONTAINS(t, "BatchNormalization");
     ib_free(t);
     ASSERT_INT_EQ(cli("model info --json resnet.onnx > info.json"), 0);
-    t = slurp("info.json");
+    t = ib_test_slurp("info.json");
     ASSERT_STR_CONTAINS(t, "\"params\": 5410");
     ASSERT_STR_CONTAINS(t, "\"flops_batch1\": 373056");
     ASSERT_STR_CONTAINS(t, "\"Conv\": 6");
@@ -67,12 +58,12 @@ TEST(runtime_cli_model_info_text_and_json)
 
     g = write_model(th_build_tiny_bert(2), "bert.onnx");
     ASSERT_INT_EQ(cli("model info bert.onnx > bert.txt"), 0);
-    t = slurp("bert.txt");
+    t = ib_test_slurp("bert.txt");
     ASSERT_STR_CONTAINS(t, "int64[batch,seq]");
     ASSERT_STR_CONTAINS(t, "FLOPs per sample: unknown");
     ib_free(t);
     ASSERT_INT_EQ(cli("model info --json bert.onnx > bert.json"), 0);
-    t = slurp("bert.json");
+    t = ib_test_slurp("bert.json");
     ASSERT_STR_CONTAINS(t, "\"flops_batch1\": null");
     ib_free(t);
     ib_graph_destroy(g);
@@ -91,7 +82,7 @@ static void run_on(const char *backend, double tol)
                             "--backend %s --output-dir out > run.txt",
                             ib_test_bin_dir(), backend);
     ASSERT_INT_EQ(rc, 0);
-    char *t = slurp("run.txt");
+    char *t = ib_test_slurp("run.txt");
     ASSERT_STR_CONTAINS(t, "logits float32[2,10]");
     ib_free(t);
     ib_tensor_view out;
@@ -175,7 +166,7 @@ TEST(runtime_cli_model_exit_codes)
     ASSERT_INT_EQ(cli("model frobnicate 2> /dev/null"), 2);
     ASSERT_INT_EQ(cli("model info 2> /dev/null"), 2);
     ASSERT_INT_EQ(cli("model info missing.onnx 2> err.txt"), 2);
-    char *t = slurp("err.txt");
+    char *t = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(t, "missing.onnx");
     ib_free(t);
     ASSERT_INT_EQ(cli("model info junk.onnx 2> /dev/null"), 2);
@@ -190,13 +181,13 @@ TEST(runtime_cli_model_exit_codes)
     ASSERT_INT_EQ(cli("model run resnet.onnx --input picture=img.pb --backend reference "
                       "--output-dir o 2> e1.txt"),
                   2);
-    t = slurp("e1.txt");
+    t = ib_test_slurp("e1.txt");
     ASSERT_STR_CONTAINS(t, "missing input 'image'");
     ib_free(t);
     ASSERT_INT_EQ(cli("model run resnet.onnx --input image=bad.pb --backend reference "
                       "--output-dir o 2> e2.txt"),
                   2);
-    t = slurp("e2.txt");
+    t = ib_test_slurp("e2.txt");
     ASSERT_STR_CONTAINS(t, "image");
     ASSERT_STR_CONTAINS(t, "float32[1,3,15,16]");
     ib_free(t);

@@ -15,15 +15,6 @@
 #include "metrics/wer.h"
 #include "test.h"
 
-static char *slurp(const char *path)
-{
-    char *s = NULL;
-    size_t n = 0;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, &n, &err), &err);
-    return s;
-}
-
 static int run(const char *args)
 {
     return ib_test_system("%s/inferbench run --benchmark rnnt --tiny --threads 1 "
@@ -64,8 +55,8 @@ TEST_TIMEOUT(cli_rnnt_accuracy_offline, 240)
 {
     int rc = run("--quick --scenario Offline --mode AccuracyOnly --system s --output-dir out");
     ASSERT_INT_EQ(rc, 0);
-    char *acc = slurp("out/s/rnnt/Offline/accuracy/accuracy.txt");
-    char *log = slurp("out/s/rnnt/Offline/accuracy/mlperf_log_accuracy.json");
+    char *acc = ib_test_slurp("out/s/rnnt/Offline/accuracy/accuracy.txt");
+    char *log = ib_test_slurp("out/s/rnnt/Offline/accuracy/mlperf_log_accuracy.json");
     ib_librispeech *ds = NULL;
     ib_err err;
     ASSERT_OK_ERR(ib_librispeech_open("out/.inferbench/rnnt/data-seed1-n6", 0, &ds, &err), &err);
@@ -81,7 +72,7 @@ TEST_TIMEOUT(cli_rnnt_accuracy_offline, 240)
     for (const char *p = strstr(log, "\"data\" : \""); p; p = strstr(p + 1, "\"data\" : \""))
         nonempty += p[10] != '"';
     ASSERT_TRUE(nonempty > 0);
-    char *rj = slurp("out/s/rnnt/Offline/run.json");
+    char *rj = ib_test_slurp("out/s/rnnt/Offline/run.json");
     ASSERT_STR_CONTAINS(rj, "\"submittable\": false");
     ib_librispeech_free(ds);
     ib_free(acc);
@@ -93,7 +84,7 @@ TEST_TIMEOUT(cli_rnnt_performance_offline_and_server, 240)
 {
     int rc = run("--quick --scenario Offline --mode PerformanceOnly --system s --output-dir out");
     ASSERT_INT_EQ(rc, 0);
-    char *sum = slurp("out/s/rnnt/Offline/performance/run_1/mlperf_log_summary.txt");
+    char *sum = ib_test_slurp("out/s/rnnt/Offline/performance/run_1/mlperf_log_summary.txt");
     ASSERT_STR_CONTAINS(sum, "Scenario : Offline");
     ASSERT_STR_CONTAINS(sum, "Result is : VALID");
     ib_free(sum);
@@ -101,7 +92,7 @@ TEST_TIMEOUT(cli_rnnt_performance_offline_and_server, 240)
      * logs are what is checked) */
     rc = run("--quick --scenario Server --min-query-count 100 --system s --output-dir out");
     ASSERT_TRUE(rc == 0 || rc == 3);
-    sum = slurp("out/s/rnnt/Server/performance/run_1/mlperf_log_summary.txt");
+    sum = ib_test_slurp("out/s/rnnt/Server/performance/run_1/mlperf_log_summary.txt");
     ASSERT_STR_CONTAINS(sum, "Scenario : Server");
     ib_free(sum);
 }
@@ -110,8 +101,8 @@ TEST_TIMEOUT(cli_rnnt_int8_payload_and_bad_data, 240)
 {
     int rc = run("--quick --mode AccuracyOnly --payload-dtype int8 --system s --output-dir out");
     ASSERT_INT_EQ(rc, 0);
-    char *acc = slurp("out/s/rnnt/Offline/accuracy/accuracy.txt");
-    char *log = slurp("out/s/rnnt/Offline/accuracy/mlperf_log_accuracy.json");
+    char *acc = ib_test_slurp("out/s/rnnt/Offline/accuracy/accuracy.txt");
+    char *log = ib_test_slurp("out/s/rnnt/Offline/accuracy/mlperf_log_accuracy.json");
     ib_librispeech *ds = NULL;
     ib_err err;
     ASSERT_OK(ib_librispeech_open("out/.inferbench/rnnt/data-seed1-n6", 0, &ds, &err));
@@ -134,7 +125,7 @@ TEST_TIMEOUT(cli_rnnt_int8_payload_and_bad_data, 240)
                                 "1272-128104-0000 A B\n", 21, &err));
     rc = run("--quick --data bad --output-dir out2");
     ASSERT_INT_EQ(rc, 2);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "1272-128104.trans.txt");
     ASSERT_STR_CONTAINS(e, "missing transcript line");
     ib_free(e);

@@ -13,25 +13,16 @@
 
 #define CLI "%s/inferbench run --sut null "
 
-static char *slurp(const char *path)
-{
-    char *text = NULL;
-    size_t len;
-    if (ib_file_read_all(path, 0, &text, &len, NULL))
-        return NULL;
-    return text;
-}
-
 TEST(cli_run_help_and_usage_errors)
 {
     const char *b = ib_test_bin_dir();
     ASSERT_INT_EQ(ib_test_system("%s/inferbench run --help > help.txt", b), 0);
-    char *h = slurp("help.txt");
+    char *h = ib_test_read("help.txt");
     ASSERT_STR_CONTAINS(h, "--sut null");
     ASSERT_STR_CONTAINS(h, "--rules current|v1.1");
     ib_free(h);
     ASSERT_INT_EQ(ib_test_system(CLI "--scenario Nope --output-dir o 2> e.txt", b), 2);
-    char *e = slurp("e.txt");
+    char *e = ib_test_read("e.txt");
     ASSERT_STR_CONTAINS(e, "unknown scenario 'Nope'");
     ib_free(e);
     ASSERT_INT_EQ(ib_test_system(CLI "--scenario Server 2> /dev/null", b), 2); /* no --output-dir */
@@ -52,7 +43,7 @@ TEST(cli_run_config_error_is_exit_2)
                                      "2> e.txt",
                                  ib_test_bin_dir()),
                   2);
-    char *e = slurp("e.txt");
+    char *e = ib_test_read("e.txt");
     ASSERT_STR_CONTAINS(e, "user.conf:1");
     ib_free(e);
 }
@@ -77,7 +68,7 @@ TEST_TIMEOUT(cli_run_every_scenario_lower_case, 120)
         }
         char path[160];
         snprintf(path, sizeof path, "%s.txt", dir);
-        char *out = slurp(path);
+        char *out = ib_test_read(path);
         ASSERT_STR_CONTAINS(out, "MLPerf Results Summary");
         ASSERT_STR_CONTAINS(out, i == 2 ? "Completed samples per second" : "Result is :");
         ib_free(out);
@@ -92,7 +83,7 @@ TEST_TIMEOUT(cli_run_exit_codes_valid_and_invalid, 120)
                                      "--output-dir inv > inv.txt 2> inv.err",
                                  b),
                   3);
-    char *e = slurp("inv.txt");
+    char *e = ib_test_read("inv.txt");
     ASSERT_STR_CONTAINS(e, "Result is : INVALID");
     ASSERT_STR_CONTAINS(e, "Min duration satisfied : NO");
     ib_free(e);
@@ -101,7 +92,7 @@ TEST_TIMEOUT(cli_run_exit_codes_valid_and_invalid, 120)
                                      "> acc.txt",
                                  b),
                   0);
-    char *acc = slurp("acc/mlperf_log_accuracy.json");
+    char *acc = ib_test_read("acc/mlperf_log_accuracy.json");
     ASSERT_STR_CONTAINS(acc, "{ \"seq_id\" : 1023, ");
     ib_free(acc);
 }
@@ -113,7 +104,7 @@ TEST_TIMEOUT(cli_run_json_trace_and_audit_config, 120)
                                      "--output-dir js > js.json",
                                  b),
                   0);
-    char *j = slurp("js.json");
+    char *j = ib_test_read("js.json");
     ASSERT_STR_CONTAINS(j, "\"format\": \"inferbench-result/1\"");
     ASSERT_STR_CONTAINS(j, "\"result\": \"VALID\"");
     ASSERT_STR_CONTAINS(j, "null SUT (synthetic");
@@ -128,10 +119,10 @@ TEST_TIMEOUT(cli_run_json_trace_and_audit_config, 120)
                                      "aud > /dev/null 2> aud.err",
                                  b),
                   0);
-    char *err = slurp("aud.err");
+    char *err = ib_test_read("aud.err");
     ASSERT_STR_CONTAINS(err, "using ./audit.config");
     ib_free(err);
-    char *d = slurp("aud/mlperf_log_detail.txt");
+    char *d = ib_test_read("aud/mlperf_log_detail.txt");
     ASSERT_STR_CONTAINS(d, "Found Audit Config file (audit.config).");
     ASSERT_STR_CONTAINS(d, "\"requested_min_query_count\", \"value\": 777");
     ib_free(d);
@@ -139,7 +130,7 @@ TEST_TIMEOUT(cli_run_json_trace_and_audit_config, 120)
                                      "--output-dir noaud > /dev/null 2> /dev/null",
                                  b),
                   0);
-    d = slurp("noaud/mlperf_log_detail.txt");
+    d = ib_test_read("noaud/mlperf_log_detail.txt");
     ASSERT_TRUE(strstr(d, "Found Audit Config") == NULL);
     ib_free(d);
 }

@@ -11,15 +11,6 @@
 #include "base/fileio.h"
 #include "test.h"
 
-static char *slurp(const char *path)
-{
-    char *s = NULL;
-    size_t n = 0;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, &n, &err), &err);
-    return s;
-}
-
 static int run(const char *args)
 {
     return ib_test_system("%s/inferbench run --tiny --threads 2 --synth-samples 3 %s > out.txt "
@@ -31,12 +22,12 @@ TEST_TIMEOUT(cli_unet_submission_offline, 240)
 {
     int rc = run("--benchmark 3d-unet-99 --quick --mode submission --system s --output-dir out");
     ASSERT_INT_EQ(rc, 0);
-    char *acc = slurp("out/s/3d-unet-99/Offline/accuracy/accuracy.txt");
+    char *acc = ib_test_slurp("out/s/3d-unet-99/Offline/accuracy/accuracy.txt");
     ASSERT_TRUE(!strncmp(acc, "Accuracy: mean = ", 17));
     ASSERT_STR_CONTAINS(acc, ", whole tumor = ");
     ASSERT_STR_CONTAINS(acc, ", enhancing tumor = ");
     ASSERT_STR_CONTAINS(acc, "\nhash=");
-    char *log = slurp("out/s/3d-unet-99/Offline/accuracy/mlperf_log_accuracy.json");
+    char *log = ib_test_slurp("out/s/3d-unet-99/Offline/accuracy/mlperf_log_accuracy.json");
     /* 3 cases, each 4 x 64 x 64 x 32 float16 = 1 MiB = 2 Mi hex digits */
     int entries = 0;
     for (char *p = strstr(log, "\"data\" : \""); p; p = strstr(p + 1, "\"data\" : \"")) {
@@ -46,10 +37,10 @@ TEST_TIMEOUT(cli_unet_submission_offline, 240)
         entries++;
     }
     ASSERT_INT_EQ(entries, 3);
-    char *rj = slurp("out/s/3d-unet-99/Offline/run.json");
+    char *rj = ib_test_slurp("out/s/3d-unet-99/Offline/run.json");
     ASSERT_STR_CONTAINS(rj, "brats19");
     ASSERT_STR_CONTAINS(rj, "\"submittable\": false");
-    char *sum = slurp("out/s/3d-unet-99/Offline/performance/run_1/mlperf_log_summary.txt");
+    char *sum = ib_test_slurp("out/s/3d-unet-99/Offline/performance/run_1/mlperf_log_summary.txt");
     ASSERT_STR_CONTAINS(sum, "Scenario : Offline");
     ASSERT_STR_CONTAINS(sum, "Result is : VALID");
     ib_free(acc);
@@ -63,18 +54,18 @@ TEST_TIMEOUT(cli_unet_performance_and_errors, 240)
     int rc = run("--benchmark 3d-unet-99.9 --quick --mode PerformanceOnly --system s "
                  "--output-dir out");
     ASSERT_INT_EQ(rc, 0);
-    char *sum = slurp("out/s/3d-unet-99.9/Offline/performance/run_1/mlperf_log_summary.txt");
+    char *sum = ib_test_slurp("out/s/3d-unet-99.9/Offline/performance/run_1/mlperf_log_summary.txt");
     ASSERT_STR_CONTAINS(sum, "Samples per second");
     ib_free(sum);
     /* Offline only (benchmarks.md §1.6) */
     rc = run("--benchmark 3d-unet-99 --quick --scenario Server --output-dir o2");
     ASSERT_INT_EQ(rc, 2);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "Server");
     ib_free(e);
     rc = run("--benchmark 3d-unet-99 --quick --dataset brats2020 --output-dir o3");
     ASSERT_INT_EQ(rc, 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "brats2020");
     ib_free(e);
     /* a case listed without its flair volume */
@@ -89,7 +80,7 @@ TEST_TIMEOUT(cli_unet_performance_and_errors, 240)
     }
     rc = run("--benchmark 3d-unet-99 --quick --data bad --output-dir o4");
     ASSERT_INT_EQ(rc, 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "BraTS19_X_1_flair.nii");
     ib_free(e);
 }
@@ -99,13 +90,13 @@ TEST_TIMEOUT(cli_unet_kits19_accuracy_and_performance, 240)
     int rc = run("--benchmark 3d-unet-99 --dataset kits19 --quick --mode submission --system s "
                  "--output-dir out");
     ASSERT_INT_EQ(rc, 0);
-    char *acc = slurp("out/s/3d-unet-99/Offline/accuracy/accuracy.txt");
+    char *acc = ib_test_slurp("out/s/3d-unet-99/Offline/accuracy/accuracy.txt");
     ASSERT_TRUE(!strncmp(acc, "Accuracy: mean = ", 17));
     ASSERT_STR_CONTAINS(acc, ", kidney = ");
     ASSERT_STR_CONTAINS(acc, ", tumor = ");
-    char *rj = slurp("out/s/3d-unet-99/Offline/run.json");
+    char *rj = ib_test_slurp("out/s/3d-unet-99/Offline/run.json");
     ASSERT_STR_CONTAINS(rj, "kits19");
-    char *sum = slurp("out/s/3d-unet-99/Offline/performance/run_1/mlperf_log_summary.txt");
+    char *sum = ib_test_slurp("out/s/3d-unet-99/Offline/performance/run_1/mlperf_log_summary.txt");
     ASSERT_STR_CONTAINS(sum, "Result is : VALID");
     ib_free(acc);
     ib_free(rj);
@@ -114,7 +105,7 @@ TEST_TIMEOUT(cli_unet_kits19_accuracy_and_performance, 240)
     rc = run("--benchmark 3d-unet-99 --dataset kits19 --quick --payload-dtype float16 "
              "--output-dir o2");
     ASSERT_INT_EQ(rc, 2);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "uint8");
     ib_free(e);
 }

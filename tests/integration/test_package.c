@@ -15,18 +15,9 @@
 
 #define BIN "%s/inferbench "
 
-static char *slurp(const char *path)
-{
-    char *text = NULL;
-    size_t len;
-    if (ib_file_read_all(path, 0, &text, &len, NULL))
-        return NULL;
-    return text;
-}
-
 static void assert_contains_file(const char *path, const char *needle)
 {
-    char *t = slurp(path);
+    char *t = ib_test_read(path);
     ASSERT_NOT_NULL(t);
     ASSERT_STR_CONTAINS(t, needle);
     ib_free(t);
@@ -166,7 +157,7 @@ TEST_TIMEOUT(package_fabricated_tree_and_check, 240)
     /* truncate_accuracy_log.py: head + "\n\n...\n\n" + tail, hash of the whole log */
     snprintf(p, sizeof p, "%s/results/sys1/resnet50/Offline/accuracy/mlperf_log_accuracy.json",
              root);
-    char *tl = slurp(p);
+    char *tl = ib_test_read(p);
     ASSERT_NOT_NULL(tl);
     ASSERT_INT_LE((long)strlen(tl), 10240);
     ASSERT_INT_EQ((long)strlen(tl), 4096 + 7 + 4096);
@@ -176,7 +167,7 @@ TEST_TIMEOUT(package_fabricated_tree_and_check, 240)
     char line[80];
     snprintf(line, sizeof line, "hash=%s\n", want);
     snprintf(p, sizeof p, "%s/results/sys1/resnet50/Offline/accuracy/accuracy.txt", root);
-    char *acc = slurp(p);
+    char *acc = ib_test_read(p);
     ASSERT_NOT_NULL(acc);
     ASSERT_STR_CONTAINS(acc, line);
     ASSERT_STR_CONTAINS(acc, "accuracy=");
@@ -187,7 +178,7 @@ TEST_TIMEOUT(package_fabricated_tree_and_check, 240)
      * weights (and its TEST01 alone), nothing about the layout the packager wrote */
     int rc = ib_test_system(BIN "check S --json > c.json 2> ce.txt", ib_test_bin_dir());
     ASSERT_INT_EQ(rc, 3);
-    char *cj = slurp("c.json");
+    char *cj = ib_test_read("c.json");
     ASSERT_NOT_NULL(cj);
     ASSERT_STR_CONTAINS(cj, "\"rule\": \"perf.min-duration\"");
     ASSERT_STR_CONTAINS(cj, "\"rule\": \"acc.target\"");

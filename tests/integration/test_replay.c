@@ -253,14 +253,6 @@ TEST(replay_changed_set_not_reproduced)
     ASSERT_STR_CONTAINS(r.modes[1].first_diff, "entry 0 is 2414");
 }
 
-static char *slurp(const char *path)
-{
-    char *text = NULL;
-    size_t len;
-    if (ib_file_read_all(path, 0, &text, &len, NULL)) return NULL;
-    return text;
-}
-
 /* Our own runs record their sampling mode (detail log, result.json) and
  * replay under it. */
 TEST_TIMEOUT(replay_own_run_roundtrip_cli, 120)
@@ -277,14 +269,14 @@ TEST_TIMEOUT(replay_own_run_roundtrip_cli, 120)
         ASSERT_TRUE(rc == 0 || rc == 3);
         char p[256];
         snprintf(p, sizeof p, "%s/mlperf_log_detail.txt", cases[i][2]);
-        char *t = slurp(p);
+        char *t = ib_test_read(p);
         ASSERT_NOT_NULL(t);
         char want[64];
         snprintf(want, sizeof want, "\"rng_compat\":\"%s\"", cases[i][0]);
         ASSERT_STR_CONTAINS(t, want);
         ib_free(t);
         snprintf(p, sizeof p, "%s/result.json", cases[i][2]);
-        t = slurp(p);
+        t = ib_test_read(p);
         ASSERT_NOT_NULL(t);
         ASSERT_STR_CONTAINS(t, cases[i][0]);
         ib_free(t);
@@ -292,7 +284,7 @@ TEST_TIMEOUT(replay_own_run_roundtrip_cli, 120)
                                      cases[i][2], cases[i][2]),
                       0);
         snprintf(p, sizeof p, "%s.json", cases[i][2]);
-        t = slurp(p);
+        t = ib_test_read(p);
         ASSERT_NOT_NULL(t);
         snprintf(want, sizeof want, "\"mode\": \"%s\"", cases[i][0]);
         ASSERT_STR_CONTAINS(t, want);
@@ -315,7 +307,7 @@ TEST(replay_cli_exit_codes)
     at[strlen("\"loaded_qsl_set\", \"value\": [")] = '2';
     write_detail(dir, text, len);
     ASSERT_INT_EQ(ib_test_system("%s/inferbench replay %s > changed.txt", b, dir), 3);
-    char *out = slurp("changed.txt");
+    char *out = ib_test_read("changed.txt");
     ASSERT_NOT_NULL(out);
     ASSERT_STR_CONTAINS(out, "NOT reproduced");
     ib_free(out);
@@ -323,7 +315,7 @@ TEST(replay_cli_exit_codes)
     write_detail(dir, text, len);
     ib_free(text);
     ASSERT_INT_EQ(ib_test_system("%s/inferbench replay %s 2> missing.txt", b, dir), 2);
-    out = slurp("missing.txt");
+    out = ib_test_read("missing.txt");
     ASSERT_NOT_NULL(out);
     ASSERT_STR_CONTAINS(out, "effective_schedule_rng_seed");
     ib_free(out);

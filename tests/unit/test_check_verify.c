@@ -25,15 +25,6 @@ static void put(const char *path, const char *text)
     ASSERT_OK_ERR(ib_file_write_all(path, text, strlen(text), &err), &err);
 }
 
-static char *slurp(const char *path)
-{
-    char *b;
-    size_t n;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &b, &n, &err), &err);
-    return b;
-}
-
 /* An accuracy log from "qsl:hex" pairs. */
 static void acclog(const char *path, const char *const *pairs)
 {
@@ -472,10 +463,10 @@ TEST(check_verify_dirs_write_files)
     ASSERT_OK_ERR(ib_verify_test01_dir("res", "run", "out/TEST01", &o, &a, &p, &err), &err);
     ASSERT_INT_EQ(a.verdict, IB_VERIFY_PASS);
     ASSERT_INT_EQ(p.verdict, IB_VERIFY_PASS);
-    char *t = slurp("out/TEST01/verify_accuracy.txt");
+    char *t = ib_test_slurp("out/TEST01/verify_accuracy.txt");
     ASSERT_STR_EQ(t, a.text);
     ib_free(t);
-    t = slurp("out/TEST01/verify_performance.txt");
+    t = ib_test_slurp("out/TEST01/verify_performance.txt");
     ASSERT_STR_EQ(t, "Verifying performance.\nreference score = 100\ntest score = 101\nTEST PASS\n");
     ib_free(t);
     /* a failed byte comparison in the compliance layout picks up the fallback files */
@@ -488,7 +479,7 @@ TEST(check_verify_dirs_write_files)
     ASSERT_OK_ERR(ib_verify_test01_dir("res", "comp", "comp", &o, &a, &p, &err), &err);
     ASSERT_TRUE(a.fallback_used);
     ASSERT_INT_EQ(a.verdict, IB_VERIFY_PASS);
-    t = slurp("comp/verify_accuracy.txt");
+    t = ib_test_slurp("comp/verify_accuracy.txt");
     ASSERT_STR_CONTAINS(t, "num_perf_log_data_mismatch = 1\nnum_missing_qsl_idxs = 0\nTEST FAIL\n\n"
                            "Verifying accuracy via baseline comparison...\n");
     ASSERT_STR_CONTAINS(t, "compliance accuracy: 49.900 (99.80%)\n");
@@ -506,7 +497,7 @@ TEST(check_verify_dirs_write_files)
             "performance_issue_same : 1");
     ASSERT_OK_ERR(ib_verify_test04_dir(NULL, "A", "B", "A", &o, &p, &err), &err);
     ASSERT_INT_EQ(p.verdict, IB_VERIFY_PASS);
-    t = slurp("A/verify_performance.txt");
+    t = ib_test_slurp("A/verify_performance.txt");
     ASSERT_STR_EQ(t, "Verifying performance.\nTEST04-A score = 97\nTEST04-B score = 96\n"
                      "TEST PASS\n");
     ib_free(t);

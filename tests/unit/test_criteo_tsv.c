@@ -20,14 +20,6 @@ static const uint64_t rows26[26] = {39884406, 39043, 17289, 7420, 20263, 3, 7120
                                     38532951, 2953546, 403346, 10, 2208, 11938, 155, 4, 976,
                                     14, 39979771, 25641295, 39664984, 585935, 12972, 108, 36};
 
-static char *slurp(const char *path, size_t *n)
-{
-    char *s = NULL;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, n, &err), &err);
-    return s;
-}
-
 static int convert(const char *tsv, const char *dicts, uint64_t max_rows, uint64_t *rows,
                    ib_err *err)
 {
@@ -46,13 +38,13 @@ TEST(criteo_tsv_converts_to_the_reference_binary)
     ASSERT_OK_ERR(convert("syn/" IB_CRITEO_TSV_DAY, "syn", 0, &rows, &err), &err);
     ASSERT_UINT_EQ(rows, 600);
     size_t a = 0, b = 0;
-    char *got = slurp("out/" IB_CRITEO_BIN, &a), *want = slurp("syn/expected.bin", &b);
+    char *got = ib_test_slurp_n("out/" IB_CRITEO_BIN, &a), *want = ib_test_slurp_n("syn/expected.bin", &b);
     ASSERT_UINT_EQ(a, 600 * 160);
     ASSERT_UINT_EQ(a, b);
     ASSERT_TRUE(memcmp(got, want, a) == 0);
     /* the generator exercised what it claims: blanks, negatives, hashes above 40 M */
     size_t tl = 0;
-    char *t = slurp("syn/" IB_CRITEO_TSV_DAY, &tl);
+    char *t = ib_test_slurp_n("syn/" IB_CRITEO_TSV_DAY, &tl);
     ASSERT_TRUE(strstr(t, "\t\t") != NULL);
     ASSERT_TRUE(strstr(t, "\t-") != NULL);
     int above = 0;
@@ -67,7 +59,7 @@ TEST(criteo_tsv_converts_to_the_reference_binary)
     ib_free(got);
     ib_free(want);
     /* the converted folder is a DLRM dataset: binary + the generator's trace */
-    char *tr = slurp("syn/" IB_CRITEO_TRACE, &tl);
+    char *tr = ib_test_slurp_n("syn/" IB_CRITEO_TRACE, &tl);
     ASSERT_OK(ib_file_write_all("out/" IB_CRITEO_TRACE, tr, tl, &err));
     ib_free(tr);
     ib_criteo *c = NULL;
@@ -97,7 +89,7 @@ TEST(criteo_tsv_without_dictionaries_keeps_hash_mod_range)
     ASSERT_OK_ERR(convert("day", NULL, 0, &rows, &err), &err);
     ASSERT_UINT_EQ(rows, 1);
     size_t n = 0;
-    unsigned char *b = (unsigned char *)slurp("out/" IB_CRITEO_BIN, &n);
+    unsigned char *b = (unsigned char *)ib_test_slurp_n("out/" IB_CRITEO_BIN, &n);
     ASSERT_UINT_EQ(n, 160);
     int32_t v[40];
     for (int i = 0; i < 40; i++)
@@ -136,7 +128,7 @@ TEST(criteo_tsv_bad_input_errors)
     ASSERT_OK_ERR(ib_criteo_tsv_synthesize("syn", 3, rows26, 1, &err), &err);
     ASSERT_OK_ERR(ib_mkdirs("out", &err), &err);
     size_t n = 0;
-    char *good = slurp("syn/" IB_CRITEO_TSV_DAY, &n);
+    char *good = ib_test_slurp_n("syn/" IB_CRITEO_TSV_DAY, &n);
     int l1 = (int)(strchr(good, '\n') - good); /* line 1 without its newline */
     char buf[4096];
     /* line 2 = line 1 without its last field: 39 fields */

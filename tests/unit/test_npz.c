@@ -12,14 +12,6 @@
 #include "inferbench/base.h"
 #include "test.h"
 
-static char *slurp(const char *path, size_t *n)
-{
-    char *s = NULL;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, n, &err), &err);
-    return s;
-}
-
 TEST(npz_round_trip_of_our_writer)
 {
     int32_t v[5] = {0, -1, 7, INT32_MAX, INT32_MIN};
@@ -92,7 +84,7 @@ TEST(npz_reads_files_numpy_wrote)
     ASSERT_STR_CONTAINS(err.msg, "fortran_order");
     /* a deflated entry with a flipped byte in its data: corrupt deflate or CRC */
     size_t len = 0;
-    char *c = slurp("big.npz", &len);
+    char *c = ib_test_slurp_n("big.npz", &len);
     c[len / 2] ^= 0x55;
     ASSERT_OK(ib_file_write_all("bad.npz", c, len, &err));
     ASSERT_STATUS(ib_npz_read_ints("bad.npz", "unique", &v, &n, &err), IB_EFORMAT);
@@ -110,7 +102,7 @@ TEST(npz_bad_input_errors)
     ib_err err;
     ASSERT_OK_ERR(ib_npz_write_i32("a.npz", "unique", v, 3, &err), &err);
     size_t len = 0;
-    char *a = slurp("a.npz", &len);
+    char *a = ib_test_slurp_n("a.npz", &len);
     int64_t *out = NULL;
     size_t n = 0;
     /* not a zip */
