@@ -14,11 +14,15 @@
 #define IB_BENCH_MODELS_BENCH_UTIL_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "inferbench/runtime.h"
+#include "onnx/build.h"
 
 static inline double bu_now_s(void)
 {
@@ -159,6 +163,58 @@ static inline int bu_run_peer(const char *cmd, double *rates, double *per_cpu, i
     if (st != 0)
         fprintf(stderr, "bench: the PyTorch peer exited with status %d (run: %s)\n", st, cmd);
     return i;
+}
+
+/* Write a built model to path, load it and remove the file; destroys b. NULL (after a
+ * message naming `what`) on failure. */
+static inline ib_model *bu_load_built(const char *what, ib_build *b, const char *path)
+{
+    ib_err err;
+    ib_model *m = NULL;
+    int rc = ib_build_error(b, &err);
+    if (!rc)
+        rc = ib_build_write_file(b, path, NULL, &err);
+    ib_build_destroy(b);
+    if (!rc)
+        rc = ib_model_load_file(path, NULL, &m, &err);
+    unlink(path);
+    if (rc)
+        fprintf(stderr, "%s: model: %s\n", what, err.msg);
+    return rc ? NULL : m;
+}
+
+/* What a bench session differs in. calib: INT8 calibration batches of n_inputs views each. */
+typedef struct bu_session_opts {
+    enum ib_precision precision;
+    int threads;
+    int64_t max_batch;
+    bool no_fusion;
+    const ib_tensor_view *calib;
+    size_t calib_batches, calib_inputs;
+} bu_session_opts;
+
+/* A session pinned from CPU 0; NULL (after a message naming `what`) on failure. */
+static inline ib_session *bu_session(const char *what, const ib_model *m, const bu_session_opts *o)
+{
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.threads = o->threads;
+    so.first_cpu = 0;
+    so.precision = o->precision;
+    so.max_batch = o->max_batch;
+    so.disable_fusion = o->no_fusion;
+    if (o->precision == IB_PRECISION_INT8) {
+        so.calib_inputs = o->calib;
+        so.calib_batches = o->calib_batches;
+        so.calib_input_count = o->calib_inputs;
+    }
+    ib_session *s = NULL;
+    ib_err err;
+    if (ib_session_create(m, &so, &s, &err)) {
+        fprintf(stderr, "%s: session %s: %s\n", what, ib_precision_name(o->precision), err.msg);
+        return NULL;
+    }
+    return s;
 }
 
 /* Split "a,b,c" into out[] (at most max items of 15 characters). */

@@ -109,7 +109,6 @@ static double torch_rate(const char *python, uint64_t cap, int64_t batch, int th
 static ib_session *embedding_session(uint64_t cap, int64_t batch, int threads, bool fuse,
                                      enum ib_precision prec, ib_model **m)
 {
-    ib_err err;
     ib_build *b = NULL;
     const char *path = "/tmp/ib-bench-dlrm-emb.onnx";
     if (ib_build_create(1, 13, &b))
@@ -130,25 +129,10 @@ static ib_session *embedding_session(uint64_t cap, int64_t batch, int threads, b
     }
     ib_value_id all = ib_build_op(b, "Concat", cat, IB_DLRM_TABLES, "axis=1");
     ib_build_output(b, all, "emb", IB_DTYPE_FLOAT32, "N,3328");
-    ib_session *s = NULL;
-    if (ib_build_error(b, &err) || ib_build_write_file(b, path, NULL, &err) ||
-        ib_model_load_file(path, NULL, m, &err)) {
-        fprintf(stderr, "dlrm: embedding model: %s\n", err.msg);
-        ib_build_destroy(b);
-        return NULL;
-    }
-    ib_build_destroy(b);
-    unlink(path);
-    ib_session_options so;
-    ib_session_options_defaults(&so);
-    so.threads = threads;
-    so.first_cpu = 0;
-    so.max_batch = batch;
-    so.disable_fusion = !fuse;
-    so.precision = prec;
-    if (ib_session_create(*m, &so, &s, &err))
-        fprintf(stderr, "dlrm: embedding session: %s\n", err.msg);
-    return s;
+    *m = bu_load_built("dlrm (embedding stage)", b, path);
+    bu_session_opts so = {.precision = prec, .threads = threads, .max_batch = batch,
+                          .no_fusion = !fuse};
+    return *m ? bu_session("dlrm (embedding stage)", *m, &so) : NULL;
 }
 
 typedef struct emb_ctx {
@@ -200,27 +184,15 @@ int main(int argc, char **argv)
     ib_build *b = NULL;
     ib_models_opts o = {1, false};
     const char *path = "/tmp/ib-bench-dlrm.onnx";
-    if (ib_models_dlrm(&o, cap, &b, &err) || ib_build_write_file(b, path, NULL, &err)) {
+    if (ib_models_dlrm(&o, cap, &b, &err)) {
         fprintf(stderr, "dlrm: building the model: %s\n", err.msg);
         return 1;
     }
-    ib_build_destroy(b);
-    ib_model *m = NULL;
-    if (ib_model_load_file(path, NULL, &m, &err)) {
-        fprintf(stderr, "dlrm: %s\n", err.msg);
+    ib_model *m = bu_load_built("dlrm", b, path);
+    bu_session_opts so = {.precision = IB_PRECISION_FP32, .threads = threads, .max_batch = batch};
+    ib_session *s = m ? bu_session("dlrm", m, &so) : NULL;
+    if (!s)
         return 1;
-    }
-    unlink(path);
-    ib_session_options so;
-    ib_session_options_defaults(&so);
-    so.threads = threads;
-    so.first_cpu = 0;
-    so.max_batch = batch;
-    ib_session *s = NULL;
-    if (ib_session_create(m, &so, &s, &err)) {
-        fprintf(stderr, "dlrm: session: %s\n", err.msg);
-        return 1;
-    }
     float *dense = malloc((size_t)batch * 13 * sizeof *dense), *out = malloc((size_t)batch * 4);
     int64_t *ids = malloc((size_t)batch * 26 * sizeof *ids);
     uint64_t x = 12345;

@@ -44,12 +44,11 @@ static ib_model *build_model(const char *path)
     ib_err err;
     ib_build *b = NULL;
     ib_models_opts o = {1, false};
-    if (ib_models_ssd_resnet34(&o, &b, &err) || ib_build_write_file(b, path, NULL, &err))
+    if (ib_models_ssd_resnet34(&o, &b, &err))
         die("building SSD-ResNet34", &err);
-    ib_build_destroy(b);
-    ib_model *m = NULL;
-    if (ib_model_load_file(path, NULL, &m, &err))
-        die(path, &err);
+    ib_model *m = bu_load_built("ssd", b, path);
+    if (!m)
+        exit(1);
     return m;
 }
 
@@ -75,33 +74,17 @@ static float *images(size_t n, const char *dir)
 static ib_session *session(const ib_model *m, enum ib_precision p, int threads, int64_t batch,
                            float *calib, size_t n_calib)
 {
-    ib_session_options so;
-    ib_session_options_defaults(&so);
-    so.threads = threads;
-    so.first_cpu = 0;
-    so.precision = p;
-    so.max_batch = batch;
-    ib_tensor_view *cv = NULL;
-    if (p == IB_PRECISION_INT8) {
-        cv = calloc(n_calib, sizeof *cv);
-        if (!cv)
-            return NULL;
-        for (size_t i = 0; i < n_calib; i++)
-            cv[i] = (ib_tensor_view){.name = IB_SSD_R34_INPUT,
-                                     .desc = {IB_DTYPE_FLOAT32, 4, {1, 3, 1200, 1200}},
-                                     .data = calib + i * PIX};
-        so.calib_inputs = cv;
-        so.calib_batches = n_calib;
-        so.calib_input_count = 1;
-    }
-    ib_session *s = NULL;
-    ib_err err;
-    int rc = ib_session_create(m, &so, &s, &err);
-    free(cv);
-    if (rc) {
-        fprintf(stderr, "ssd: session %s: %s\n", ib_precision_name(p), err.msg);
+    ib_tensor_view *cv = calloc(n_calib, sizeof *cv);
+    if (!cv)
         return NULL;
-    }
+    for (size_t i = 0; i < n_calib; i++)
+        cv[i] = (ib_tensor_view){.name = IB_SSD_R34_INPUT,
+                                 .desc = {IB_DTYPE_FLOAT32, 4, {1, 3, 1200, 1200}},
+                                 .data = calib + i * PIX};
+    bu_session_opts o = {.precision = p, .threads = threads, .max_batch = batch, .calib = cv,
+                         .calib_batches = n_calib, .calib_inputs = 1};
+    ib_session *s = bu_session("ssd", m, &o);
+    free(cv);
     return s;
 }
 

@@ -81,27 +81,15 @@ int main(int argc, char **argv)
     ib_err err;
     ib_build *b = NULL;
     const char *path = "/tmp/ib-bench-unet3d.onnx";
-    if (ib_models_unet3d(&c, 1, &b, &err) || ib_build_write_file(b, path, NULL, &err)) {
+    if (ib_models_unet3d(&c, 1, &b, &err)) {
         fprintf(stderr, "unet3d: building the model: %s\n", err.msg);
         return 1;
     }
-    ib_build_destroy(b);
-    ib_model *m = NULL;
-    if (ib_model_load_file(path, NULL, &m, &err)) {
-        fprintf(stderr, "unet3d: %s\n", err.msg);
+    ib_model *m = bu_load_built("unet3d", b, path);
+    bu_session_opts so = {.precision = IB_PRECISION_FP32, .threads = threads, .max_batch = 1};
+    ib_session *s = m ? bu_session("unet3d", m, &so) : NULL;
+    if (!s)
         return 1;
-    }
-    unlink(path);
-    ib_session_options so;
-    ib_session_options_defaults(&so);
-    so.threads = threads;
-    so.first_cpu = 0;
-    so.max_batch = 1;
-    ib_session *s = NULL;
-    if (ib_session_create(m, &so, &s, &err)) {
-        fprintf(stderr, "unet3d: session: %s\n", err.msg);
-        return 1;
-    }
     size_t vox = (size_t)(c.patch[0] * c.patch[1] * c.patch[2]);
     size_t nin = (size_t)c.in_channels * vox, nout = (size_t)c.classes * vox;
     float *x = malloc(nin * sizeof *x), *y = malloc(nout * sizeof *y);
