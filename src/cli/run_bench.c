@@ -62,7 +62,8 @@ static void print_outcome(const ib_run_opts *o, const ib_harness_opts *h,
         print_file(r->perf_dir, "mlperf_log_summary.txt", stdout);
     if (r->ran_accuracy) {
         printf("\nAccuracy (%s): %s\n", h->bench->id, r->accuracy_line);
-        double target = h->bench->accuracy_reference * h->bench->accuracy_target_fraction;
+        double target = ib_bench_accuracy_reference(h->bench, &h->cfg) *
+                        h->bench->accuracy_target_fraction;
         if (r->synthetic_model)
             printf("  target %.5g: not applicable (random weights)\n", target);
         else

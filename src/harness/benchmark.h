@@ -226,7 +226,17 @@ typedef struct ib_benchmark {
      * the unit of accuracy_reference. */
     int (*accuracy)(void *state, const ib_bench_config *cfg, const ib_bench_acc_entry *entries,
                     size_t n, ib_strbuf *text, double *value, ib_err *err);
+
+    /* Optional: a variant's own official figures (3d-unet --dataset kits19 has another
+     * reference accuracy and sample count than brats19); what it leaves alone keeps the
+     * entry's. Read through ib_bench_accuracy_reference / ib_bench_performance_sample_count. */
+    void (*variant_targets)(const ib_bench_config *cfg, double *accuracy_reference,
+                            uint64_t *performance_sample_count);
 } ib_benchmark;
+
+/* The entry's (or its variant's) FP32 reference accuracy and official sample count. */
+double ib_bench_accuracy_reference(const ib_benchmark *b, const ib_bench_config *cfg);
+uint64_t ib_bench_performance_sample_count(const ib_benchmark *b, const ib_bench_config *cfg);
 
 /* ---- the table (benchmarks.c) -------------------------------------------------------------- */
 

@@ -30,6 +30,31 @@ void ib_bench_config_defaults(ib_bench_config *c)
     c->payload_dtype = IB_DTYPE_UNDEFINED;
 }
 
+static void bench_targets(const ib_benchmark *b, const ib_bench_config *cfg, double *ref,
+                          uint64_t *psc)
+{
+    *ref = b->accuracy_reference;
+    *psc = b->performance_sample_count;
+    if (b->variant_targets && cfg)
+        b->variant_targets(cfg, ref, psc);
+}
+
+double ib_bench_accuracy_reference(const ib_benchmark *b, const ib_bench_config *cfg)
+{
+    double ref;
+    uint64_t psc;
+    bench_targets(b, cfg, &ref, &psc);
+    return ref;
+}
+
+uint64_t ib_bench_performance_sample_count(const ib_benchmark *b, const ib_bench_config *cfg)
+{
+    double ref;
+    uint64_t psc;
+    bench_targets(b, cfg, &ref, &psc);
+    return psc;
+}
+
 size_t ib_benchmark_count(void)
 {
     return IB_ARRAY_LEN(g_table);

@@ -78,7 +78,8 @@ int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     res->accuracy = value;
     res->accuracy_valid = true;
     res->accuracy_met =
-        value >= o->bench->accuracy_reference * o->bench->accuracy_target_fraction;
+        value >= ib_bench_accuracy_reference(o->bench, &o->cfg) *
+                     o->bench->accuracy_target_fraction;
 done:
     ib_strbuf_deinit(&text);
     ib_free(e);
@@ -144,7 +145,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_string(&jw, res->system);
     bool small = c->settings.performance_sample_count_override &&
                  c->settings.performance_sample_count_override <
-                     o->bench->performance_sample_count;
+                     ib_bench_performance_sample_count(o->bench, &o->cfg);
     ib_jw_key(&jw, "submittable");
     ib_jw_bool(&jw, !o->quick && !res->synthetic_model && !res->synthetic_data && !small);
     ib_jw_key(&jw, "labels");
@@ -230,7 +231,8 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         ib_jw_key(&jw, "value");
         ib_jw_double(&jw, res->accuracy);
         ib_jw_key(&jw, "target");
-        ib_jw_double(&jw, o->bench->accuracy_reference * o->bench->accuracy_target_fraction);
+        ib_jw_double(&jw, ib_bench_accuracy_reference(o->bench, &o->cfg) *
+                              o->bench->accuracy_target_fraction);
         ib_jw_key(&jw, "met");
         ib_jw_bool(&jw, res->accuracy_met);
         ib_jw_key(&jw, "line");

@@ -58,7 +58,7 @@ size_t ib_run_performance_count(const ib_harness_opts *o, const run_ctx *c)
 {
     uint64_t psc = o->settings.performance_sample_count_override
                        ? o->settings.performance_sample_count_override
-                       : o->bench->performance_sample_count;
+                       : ib_bench_performance_sample_count(o->bench, &o->cfg);
     return (size_t)IB_MIN(psc, (uint64_t)c->total);
 }
 
@@ -79,8 +79,9 @@ int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                  (unsigned long long)s->min_query_count);
         }
     }
+    uint64_t official = ib_bench_performance_sample_count(o->bench, &o->cfg);
     uint64_t psc = s->performance_sample_count_override ? s->performance_sample_count_override
-                                                        : o->bench->performance_sample_count;
+                                                        : official;
     if (psc > c->total && adjustable(o, "performance_sample_count_override")) {
         s->performance_sample_count_override = c->total;
         note(o, c, "performance_sample_count_override", "the dataset is smaller", "%zu",
@@ -156,12 +157,12 @@ int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     if (!rc && o->quick)
         rc = add_label(c, err, "--quick: short run, not submittable");
     uint64_t psc = c->settings.performance_sample_count_override;
-    if (!rc && psc && psc < o->bench->performance_sample_count)
+    if (!rc && psc && psc < ib_bench_performance_sample_count(o->bench, &o->cfg))
         rc = add_label(c, err,
                        "performance sample count %llu is below the official %llu (not "
                        "submittable)",
                        (unsigned long long)psc,
-                       (unsigned long long)o->bench->performance_sample_count);
+                       (unsigned long long)ib_bench_performance_sample_count(o->bench, &o->cfg));
     if (!rc && o->cfg.precision != IB_PRECISION_FP32)
         rc = add_label(c, err, "precision: %s", ib_precision_name(o->cfg.precision));
     return rc;

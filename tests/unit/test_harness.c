@@ -308,9 +308,10 @@ TEST_TIMEOUT(harness_fake_server_dynamic_batching, 60)
         if (s > 1)
             batched += n;
     }
-    /* warm-up ran 4 and 1 (twice each) and 2; the rest is the test's */
+    /* warm-up ran 4 and 1 four times each (one untimed, the best of three timed: these runs
+     * are short) and 2 once; the rest is the test's */
     ASSERT_INT_EQ(total, atomic_load(&g_processed));
-    ASSERT_UINT_EQ((uint64_t)total - 12, r.perf.sample_count);
+    ASSERT_UINT_EQ((uint64_t)total - 22, r.perf.sample_count);
     /* with a 20 ms window at 400 QPS most samples wait for company */
     ASSERT_INT_GT(batched, 5);
     ASSERT_INT_EQ(r.batch, 4);
