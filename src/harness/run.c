@@ -375,7 +375,7 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
     if ((rc = ib_hsut_create(&so, &c.sut, err)))
         goto done;
     res->warmup_samples_per_sec = ib_hsut_warmup_rate(c.sut);
-    stage(o, "warm-up: %.1f samples/s at batch %lld, %.2f ms at batch 1",
+    stage(o, "warm-up: %.4g samples/s at batch %lld, %.2f ms at batch 1",
           res->warmup_samples_per_sec, (long long)c.batch,
           (double)ib_hsut_warmup_latency_ns(c.sut) / 1e6);
     /* The loadgen ends a test when the SUT answers nothing for sut_timeout_ms (60 s by

@@ -10,15 +10,6 @@
 #include "base/fileio.h"
 #include "test.h"
 
-static char *slurp(const char *path)
-{
-    char *s = NULL;
-    size_t n = 0;
-    ib_err err;
-    ASSERT_OK_ERR(ib_file_read_all(path, 0, &s, &n, &err), &err);
-    return s;
-}
-
 static int run(const char *args)
 {
     return ib_test_system("%s/inferbench run --tiny --threads 1 --synth-samples 6 "
@@ -29,12 +20,12 @@ static int run(const char *args)
 TEST_TIMEOUT(bert_cli_accuracy_offline, 240)
 {
     ASSERT_INT_EQ(run("--benchmark bert-99 --quick --mode accuracy --output-dir out"), 0);
-    char *acc = slurp("out/vm-cpu/bert-99/Offline/accuracy/accuracy.txt");
+    char *acc = ib_test_slurp("out/vm-cpu/bert-99/Offline/accuracy/accuracy.txt");
     double em = -1, f1 = -1;
     ASSERT_INT_EQ(sscanf(acc, "{\"exact_match\": %lf, \"f1\": %lf}\nhash=", &em, &f1), 2);
     ASSERT_TRUE(em >= 0 && em <= f1 && f1 <= 100);
     /* 6 questions, 3 on the > 384-token paragraph: more features than questions */
-    char *log = slurp("out/vm-cpu/bert-99/Offline/accuracy/mlperf_log_accuracy.json");
+    char *log = ib_test_slurp("out/vm-cpu/bert-99/Offline/accuracy/mlperf_log_accuracy.json");
     int n = 0;
     for (const char *p = log; (p = strstr(p, "\"qsl_idx\"")); p++)
         n++;
@@ -53,7 +44,7 @@ TEST_TIMEOUT(bert_cli_server_performance, 240)
 {
     int rc = run("--benchmark bert-99.9 --quick --scenario Server --output-dir out");
     ASSERT_TRUE(rc == 0 || rc == 3); /* a --quick Server run may be INVALID */
-    char *sum = slurp("out/vm-cpu/bert-99.9/Server/performance/run_1/mlperf_log_summary.txt");
+    char *sum = ib_test_slurp("out/vm-cpu/bert-99.9/Server/performance/run_1/mlperf_log_summary.txt");
     ASSERT_STR_CONTAINS(sum, "Scenario : Server");
     ib_free(sum);
 }
@@ -66,7 +57,7 @@ TEST_TIMEOUT(bert_cli_bad_data, 120)
     ASSERT_OK(ib_file_write_all("bad/vocab.txt", vocab, strlen(vocab), &err));
     ASSERT_OK(ib_file_write_all("bad/dev-v1.1.json", "{\"data\": [", 10, &err));
     ASSERT_INT_EQ(run("--benchmark bert-99 --quick --data bad --output-dir out"), 2);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "dev-v1.1.json:1:");
     ib_free(e);
     const char *json = "{\"data\":[{\"paragraphs\":[{\"context\":\"a a\",\"qas\":[{\"id\":\"i\","
@@ -74,7 +65,7 @@ TEST_TIMEOUT(bert_cli_bad_data, 120)
     ASSERT_OK(ib_file_write_all("bad/dev-v1.1.json", json, strlen(json), &err));
     ASSERT_OK(ib_file_write_all("bad/vocab.txt", "[UNK]\n[SEP]\na\n", 13, &err));
     ASSERT_INT_EQ(run("--benchmark bert-99 --quick --data bad --output-dir out"), 2);
-    e = slurp("err.txt");
+    e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "[CLS]");
     ib_free(e);
 }
@@ -91,13 +82,13 @@ TEST_TIMEOUT(bert_cli_unpadded_same_answers, 240)
     ASSERT_INT_EQ(run("--benchmark bert-99 --quick --mode accuracy --batch 1 --variant unpadded "
                       "--output-dir cut"),
                   0);
-    char *a = slurp("pad/vm-cpu/bert-99/Offline/accuracy/accuracy.txt");
-    char *b = slurp("cut/vm-cpu/bert-99/Offline/accuracy/accuracy.txt");
+    char *a = ib_test_slurp("pad/vm-cpu/bert-99/Offline/accuracy/accuracy.txt");
+    char *b = ib_test_slurp("cut/vm-cpu/bert-99/Offline/accuracy/accuracy.txt");
     *strchr(a, '\n') = 0; /* the first line: {"exact_match": .., "f1": ..} (the hash differs) */
     *strchr(b, '\n') = 0;
     ASSERT_STR_EQ(b, a);
-    char *la = slurp("pad/vm-cpu/bert-99/Offline/accuracy/mlperf_log_accuracy.json");
-    char *lb = slurp("cut/vm-cpu/bert-99/Offline/accuracy/mlperf_log_accuracy.json");
+    char *la = ib_test_slurp("pad/vm-cpu/bert-99/Offline/accuracy/mlperf_log_accuracy.json");
+    char *lb = ib_test_slurp("cut/vm-cpu/bert-99/Offline/accuracy/mlperf_log_accuracy.json");
     int na = 0, nb = 0;
     for (const char *p = la; (p = strstr(p, "\"qsl_idx\"")); p++)
         na++;
@@ -115,7 +106,7 @@ TEST_TIMEOUT(bert_cli_unpadded_same_answers, 240)
     ib_free(la);
     ib_free(lb);
     ASSERT_INT_EQ(run("--benchmark bert-99 --quick --variant short --output-dir bad"), 2);
-    char *e = slurp("err.txt");
+    char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "unknown variant 'short'");
     ib_free(e);
 }
