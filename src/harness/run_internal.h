@@ -39,6 +39,10 @@ typedef struct run_ctx {
 size_t ib_run_performance_count(const ib_harness_opts *o, const run_ctx *c);
 /* --quick, small datasets and warm-up targets, for fields no user file or flag set. */
 int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err);
+/* After an Offline performance run that failed only min_duration because our warm-up
+ * estimate of the rate was low: raise offline_expected_qps (noted in run.json) and return
+ * true, so the caller runs the test again (at most three times). */
+bool ib_run_retry_offline(const ib_harness_opts *o, run_ctx *c, const ib_lg_result *r);
 /* The labels every output carries (synthetic model/data, quick, reduced counts). */
 int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err);
 /* accuracy.txt from the accuracy run's mlperf_log_accuracy.json. */

@@ -122,6 +122,24 @@ int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     return ib_lg_settings_validate(s, err);
 }
 
+bool ib_run_retry_offline(const ib_harness_opts *o, run_ctx *c, const ib_lg_result *r)
+{
+    /* only our own estimate is revised: a target the user (or user.conf) set stays */
+    const char *w = o->origins ? ib_lg_settings_origin_get(o->origins, "offline_expected_qps")
+                               : NULL;
+    bool ours = w ? strncmp(w, "inferbench: ", 12) == 0 : false;
+    if (o->scenario != IB_LG_SCENARIO_OFFLINE || r->valid || !ours ||
+        r->failed_rules != IB_LG_RULE_MIN_DURATION || !(r->samples_per_second > 0) ||
+        r->samples_per_second <= c->settings.offline_expected_qps / 1.1)
+        return false;
+    /* the loadgen's advice: expected QPS >= the measured rate, so the single query holds
+     * >= 1.1 x min_duration of work; 1.5 x leaves room for a faster second run */
+    c->settings.offline_expected_qps = 1.5 * r->samples_per_second;
+    note(o, c, "offline_expected_qps", "1.5 x the rate of a first run that ended short of "
+         "min_duration", "%.6g", c->settings.offline_expected_qps);
+    return true;
+}
+
 static int add_label(run_ctx *c, ib_err *err, const char *fmt, ...) IB_PRINTF(3, 4);
 
 static int add_label(run_ctx *c, ib_err *err, const char *fmt, ...)
