@@ -217,6 +217,47 @@ static inline ib_session *bu_session(const char *what, const ib_model *m, const 
     return s;
 }
 
+/* A session calibrated (INT8) on n images of [1, c, h, w] float32 stored back to back in
+ * calib, fed to the input `name`. */
+static inline ib_session *bu_session_images(const char *what, const ib_model *m,
+                                            enum ib_precision p, int threads, int64_t batch,
+                                            const char *name, int64_t c, int64_t h, int64_t w,
+                                            float *calib, size_t n)
+{
+    ib_tensor_view *cv = calloc(n ? n : 1, sizeof *cv);
+    if (!cv)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        cv[i] = (ib_tensor_view){.name = name,
+                                 .desc = {IB_DTYPE_FLOAT32, 4, {1, c, h, w}},
+                                 .data = calib + i * (size_t)(c * h * w)};
+    bu_session_opts o = {.precision = p, .threads = threads, .max_batch = batch, .calib = cv,
+                         .calib_batches = n, .calib_inputs = 1};
+    ib_session *s = bu_session(what, m, &o);
+    free(cv);
+    return s;
+}
+
+/* The ours-vs-PyTorch image table of models and ssd: header, and one row with `digits`
+ * decimals for the rates (flops per image for the GFLOP/s column). */
+static inline void bu_table_header(void)
+{
+    printf("%-5s %5s %12s %10s %8s %12s %10s %7s %s\n", "prec", "batch", "ours img/s",
+           "GFLOP/s", "img/cpus", "torch img/s", "torch/cpus", "ratio", "notes");
+}
+
+static inline void bu_table_row(const char *prec, const char *batch, const bu_measure *m,
+                                double flops, double trate, double tcpu, int digits)
+{
+    char notes[64] = "";
+    if (m->other_load > 0.05)
+        snprintf(notes, sizeof notes, "contended (others %.0f%%)", 100 * m->other_load);
+    printf("%-5s %5s %12.*f %10.1f %8.*f %12.*f %10.*f %7.2f %s\n", prec, batch, digits,
+           m->rate, m->rate * flops / 1e9, digits, m->per_cpu_s, digits, trate, digits, tcpu,
+           trate > 0 ? m->rate / trate : (double)NAN, notes);
+    fflush(stdout);
+}
+
 /* Split "a,b,c" into out[] (at most max items of 15 characters). */
 static inline void bu_parse_list(const char *s, char out[][16], int *n, int max)
 {

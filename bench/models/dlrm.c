@@ -125,7 +125,8 @@ static ib_session *embedding_session(uint64_t cap, int64_t batch, int threads, b
         int64_t ti = (int64_t)t;
         snprintf(name, sizeof name, "sparse_col.%zu", t);
         ib_value_id col = ib_build_ints(b, name, &ti, 1, "");
-        cat[t] = IB_BUILD_OP(b, "Gather", "axis=0", tab, IB_BUILD_OP(b, "Gather", "axis=1", sx, col));
+        ib_value_id ids = IB_BUILD_OP(b, "Gather", "axis=1", sx, col);
+        cat[t] = IB_BUILD_OP(b, "Gather", "axis=0", tab, ids);
     }
     ib_value_id all = ib_build_op(b, "Concat", cat, IB_DLRM_TABLES, "axis=1");
     ib_build_output(b, all, "emb", IB_DTYPE_FLOAT32, "N,3328");
@@ -264,8 +265,10 @@ int main(int argc, char **argv)
         }
     for (int f = 0; f < 3; f++)
         if (best[f] < 1e30)
-            printf("embedding stage alone, %-8s %9.0f pairs/s = %6.2f GB/s of fp32 rows (%4.1f %% of "
-                   "the triad; best of %d; includes the session's copy of the output)\n", label[f], batch / best[f],
+            printf("embedding stage alone, %-8s %9.0f pairs/s = %6.2f GB/s of fp32 rows "
+                   "(%4.1f %% of the triad; best of %d; includes the session's copy of the "
+                   "output)\n",
+                   label[f], batch / best[f],
                    batch / best[f] * emb_bytes / 1e9,
                    triad > 0 ? 100.0 * batch / best[f] * emb_bytes / 1e9 / triad : 0.0,
                    10 * reps);

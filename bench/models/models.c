@@ -74,18 +74,8 @@ static float *images(size_t n, const char *dir)
 static ib_session *session(const ib_model *m, enum ib_precision p, int threads, int64_t batch,
                            float *calib, size_t n_calib)
 {
-    ib_tensor_view *cv = calloc(n_calib, sizeof *cv);
-    if (!cv)
-        return NULL;
-    for (size_t i = 0; i < n_calib; i++)
-        cv[i] = (ib_tensor_view){.name = IB_RESNET50_INPUT,
-                                 .desc = {IB_DTYPE_FLOAT32, 4, {1, 3, 224, 224}},
-                                 .data = calib + i * 3 * 224 * 224};
-    bu_session_opts o = {.precision = p, .threads = threads, .max_batch = batch, .calib = cv,
-                         .calib_batches = n_calib, .calib_inputs = 1};
-    ib_session *s = bu_session("models", m, &o);
-    free(cv);
-    return s;
+    return bu_session_images("models", m, p, threads, batch, IB_RESNET50_INPUT, 3, 224, 224, calib,
+                             n_calib);
 }
 
 static int run_once(ib_session *s, float *x, int64_t batch, int64_t *cls, float *prob)
@@ -213,8 +203,7 @@ int main(int argc, char **argv)
            "%d runs of ~%.0f s\n",
            model_path ? model_path : "built, random weights", (unsigned long long)st.param_count,
            st.flops / 1e9, threads, reps, seconds);
-    printf("%-5s %5s %12s %10s %8s %12s %10s %7s %s\n", "prec", "batch", "ours img/s",
-           "GFLOP/s", "img/cpus", "torch img/s", "torch/cpus", "ratio", "notes");
+    bu_table_header();
     char plist[4][16], blist[8][16];
     int np = 0, nb = 0;
     bu_parse_list(precs, plist, &np, 4);
@@ -243,17 +232,8 @@ int main(int argc, char **argv)
         if (!no_torch)
             measure_torch(python, script, plist[pi], batches, threads, reps, quiet_wait, trates,
                           tcpu, nb);
-        for (int bi = 0; bi < nb; bi++) {
-            char notes[128] = "";
-            if (ours[bi].other_load > 0.05)
-                snprintf(notes, sizeof notes, "contended (others %.0f%%)",
-                         100 * ours[bi].other_load);
-            printf("%-5s %5s %12.2f %10.1f %8.2f %12.2f %10.2f %7.2f %s\n", plist[pi], blist[bi],
-                   ours[bi].rate, ours[bi].rate * st.flops / 1e9, ours[bi].per_cpu_s,
-                   trates[bi], tcpu[bi], trates[bi] > 0 ? ours[bi].rate / trates[bi] : (double)NAN,
-                   notes);
-            fflush(stdout);
-        }
+        for (int bi = 0; bi < nb; bi++)
+            bu_table_row(plist[pi], blist[bi], &ours[bi], st.flops, trates[bi], tcpu[bi], 2);
     }
     /* int8 top-1 agreement with fp32 on the synthetic images */
     ib_session *f = session(m, IB_PRECISION_FP32, threads, 1, x, 32);

@@ -74,18 +74,8 @@ static float *images(size_t n, const char *dir)
 static ib_session *session(const ib_model *m, enum ib_precision p, int threads, int64_t batch,
                            float *calib, size_t n_calib)
 {
-    ib_tensor_view *cv = calloc(n_calib, sizeof *cv);
-    if (!cv)
-        return NULL;
-    for (size_t i = 0; i < n_calib; i++)
-        cv[i] = (ib_tensor_view){.name = IB_SSD_R34_INPUT,
-                                 .desc = {IB_DTYPE_FLOAT32, 4, {1, 3, 1200, 1200}},
-                                 .data = calib + i * PIX};
-    bu_session_opts o = {.precision = p, .threads = threads, .max_batch = batch, .calib = cv,
-                         .calib_batches = n_calib, .calib_inputs = 1};
-    ib_session *s = bu_session("ssd", m, &o);
-    free(cv);
-    return s;
+    return bu_session_images("ssd", m, p, threads, batch, IB_SSD_R34_INPUT, 3, 1200, 1200, calib,
+                             n_calib);
 }
 
 typedef struct run_ctx {
@@ -217,8 +207,7 @@ int main(int argc, char **argv)
     printf("SSD-ResNet34 1200x1200 (built, random weights; synthetic COCO images): %llu "
            "parameters, %.1f GFLOP/image; %d threads pinned; median of %d runs of ~%.0f s\n",
            (unsigned long long)st.param_count, st.flops / 1e9, threads, reps, seconds);
-    printf("%-5s %5s %12s %10s %8s %12s %10s %7s %s\n", "prec", "batch", "ours img/s",
-           "GFLOP/s", "img/cpus", "torch img/s", "torch/cpus", "ratio", "notes");
+    bu_table_header();
     for (int pi = 0; pi < np; pi++) {
         enum ib_precision p;
         if (ib_precision_parse(plist[pi], &p)) {
@@ -244,17 +233,8 @@ int main(int argc, char **argv)
                      python, script, plist[pi], batches, threads, reps, seconds);
             bu_run_peer(cmd, trates, tcpu, nb);
         }
-        for (int bi = 0; bi < nb; bi++) {
-            char notes[64] = "";
-            if (ours[bi].other_load > 0.05)
-                snprintf(notes, sizeof notes, "contended (others %.0f%%)",
-                         100 * ours[bi].other_load);
-            printf("%-5s %5s %12.3f %10.1f %8.3f %12.3f %10.3f %7.2f %s\n", plist[pi],
-                   blist[bi], ours[bi].rate, ours[bi].rate * st.flops / 1e9, ours[bi].per_cpu_s,
-                   trates[bi], tcpu[bi],
-                   trates[bi] > 0 ? ours[bi].rate / trates[bi] : (double)NAN, notes);
-            fflush(stdout);
-        }
+        for (int bi = 0; bi < nb; bi++)
+            bu_table_row(plist[pi], blist[bi], &ours[bi], st.flops, trates[bi], tcpu[bi], 3);
     }
     size_t n_det = 0;
     double pms = post_ms(loc, conf, &n_det);
