@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "dataset/criteo.h"
 #include "inferbench/base.h"
 
@@ -218,15 +219,6 @@ int ib_criteo_load(const ib_criteo *c, size_t i, float *dense, int64_t *sparse, 
     return IB_OK;
 }
 
-static uint64_t next(uint64_t *x)
-{
-    *x += 0x9e3779b97f4a7c15ull; /* splitmix64 */
-    uint64_t z = *x;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static void put32(uint8_t *p, uint32_t v)
 {
     for (int k = 0; k < 4; k++)
@@ -254,15 +246,15 @@ int ib_criteo_synthesize(const char *dir, size_t n_samples, unsigned min_pairs,
     uint64_t x = seed, row = 0;
     uint8_t r[ROW_BYTES];
     for (size_t i = 0; fb && ft && i < n_samples; i++) {
-        unsigned m = min_pairs + (unsigned)(next(&x) % (max_pairs - min_pairs + 1));
+        unsigned m = min_pairs + (unsigned)(ib_splitmix64(&x) % (max_pairs - min_pairs + 1));
         fprintf(ft, "%llu, %llu, %u\n", (unsigned long long)row,
                 (unsigned long long)(row + m), m);
         for (unsigned k = 0; k < m; k++, row++) {
-            put32(r, next(&x) % 4 == 0);
+            put32(r, ib_splitmix64(&x) % 4 == 0);
             for (int d = 0; d < IB_CRITEO_DENSE; d++)
-                put32(r + 4 * (1 + d), (uint32_t)(next(&x) % 1001));
+                put32(r + 4 * (1 + d), (uint32_t)(ib_splitmix64(&x) % 1001));
             for (int s = 0; s < IB_CRITEO_SPARSE; s++)
-                put32(r + 4 * (1 + IB_CRITEO_DENSE + s), (uint32_t)(next(&x) % table_rows[s]));
+                put32(r + 4 * (1 + IB_CRITEO_DENSE + s), (uint32_t)(ib_splitmix64(&x) % table_rows[s]));
             fwrite(r, 1, sizeof r, fb);
         }
     }

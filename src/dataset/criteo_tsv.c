@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "dataset/criteo.h"
 #include "dataset/criteo_tsv.h"
 #include "dataset/npz.h"
@@ -238,15 +239,6 @@ int ib_criteo_tsv_convert(const ib_criteo_tsv_opts *o, uint64_t *rows_out, ib_er
 
 /* ---- synthetic ------------------------------------------------------------------------ */
 
-static uint64_t next(uint64_t *x)
-{
-    *x += 0x9e3779b97f4a7c15ull; /* splitmix64 */
-    uint64_t z = *x;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Dictionary value of id i in table j: distinct per i (7919 is prime to 40,000,000), 0 for
  * id 0 so that blank fields (value 0) map to id 0. */
 static uint32_t dict_value_of(uint64_t i, int j)
@@ -263,12 +255,12 @@ static int synth_files(const char *dir, uint64_t rows, const uint64_t *table_row
         dsize[j] = table_rows[j] < 997 ? (table_rows[j] ? table_rows[j] : 1) : 997;
     uint8_t row[IB_CRITEO_ROW_INTS * 4];
     for (uint64_t r = 0; r < rows; r++) {
-        int32_t label = next(&x) % 4 == 0;
+        int32_t label = ib_splitmix64(&x) % 4 == 0;
         fprintf(tsv, "%d", label);
         put32(row, (uint32_t)label);
         for (int f = 1; f <= IB_CRITEO_DENSE; f++) {
-            uint64_t k = next(&x) % 16;
-            int32_t v = (int32_t)(next(&x) % 1000);
+            uint64_t k = ib_splitmix64(&x) % 16;
+            int32_t v = (int32_t)(ib_splitmix64(&x) % 1000);
             if (k == 0) /* blank */
                 fputc('\t', tsv), v = 0;
             else if (k == 1) /* negative: clipped to 0 */
@@ -278,15 +270,15 @@ static int synth_files(const char *dir, uint64_t rows, const uint64_t *table_row
             put32(row + 4 * f, (uint32_t)v);
         }
         for (int j = 0; j < IB_CRITEO_SPARSE; j++) {
-            uint64_t id = next(&x) % dsize[j];
-            uint64_t k = next(&x) % 12;
+            uint64_t id = ib_splitmix64(&x) % dsize[j];
+            uint64_t k = ib_splitmix64(&x) % 12;
             if (k == 0) {
                 id = 0; /* blank -> value 0 -> id 0 */
                 fputc('\t', tsv);
             } else {
                 /* a raw hash whose value % 40 M is the dictionary value (some above 40 M) */
                 uint64_t raw = dict_value_of(id, j) +
-                               (uint64_t)IB_CRITEO_MAX_IND_RANGE * (next(&x) % 107);
+                               (uint64_t)IB_CRITEO_MAX_IND_RANGE * (ib_splitmix64(&x) % 107);
                 fprintf(tsv, k == 1 ? "\t%08" PRIX64 : "\t%08" PRIx64, raw);
             }
             put32(row + 4 * (1 + IB_CRITEO_DENSE + j), (uint32_t)id);
@@ -335,7 +327,7 @@ int ib_criteo_tsv_synthesize(const char *dir, uint64_t rows, const uint64_t *tab
     /* the trace: consecutive samples of 1..7 pairs ("start, end, count") */
     uint64_t x = seed, start = 0;
     while (!rc && start < rows) {
-        uint64_t c = 1 + next(&x) % 7;
+        uint64_t c = 1 + ib_splitmix64(&x) % 7;
         c = c < rows - start ? c : rows - start;
         fprintf(tr, "%" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n", start, start + c, c);
         start += c;

@@ -13,22 +13,15 @@
 
 #include "base/common.h"
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "base/strbuf.h"
 #include "dataset/brats.h"
 #include "dataset/nifti.h"
 #include "inferbench/base.h"
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static double unif(uint64_t *s)
 {
-    return (double)(mix(s) >> 11) / 9007199254740992.0;
+    return (double)(ib_splitmix64(s) >> 11) / 9007199254740992.0;
 }
 
 static const char *const mod_name[IB_BRATS_CHANNELS] = {"t1", "t1ce", "t2", "flair"};

@@ -12,6 +12,7 @@
 
 #include "base/common.h"
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "dataset/coco.h"
 
 /* The 80 category ids of COCO 2017 (1..90 with gaps). */
@@ -22,17 +23,9 @@ static const int k_coco_ids[80] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 1
                                    62, 63, 64, 65, 67, 70, 72, 73, 74, 75, 76, 77, 78, 79,
                                    80, 81, 82, 84, 85, 86, 87, 88, 89, 90};
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static int32_t pick(uint64_t *s, int32_t lo, int32_t hi)
 {
-    return lo + (int32_t)(mix(s) % (uint64_t)(hi - lo + 1));
+    return lo + (int32_t)(ib_splitmix64(s) % (uint64_t)(hi - lo + 1));
 }
 
 /* A gradient with one bright rectangle per box, so boxes are at least visible. */

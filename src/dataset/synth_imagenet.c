@@ -12,25 +12,18 @@
 
 #include "base/common.h"
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "base/strbuf.h"
 #include "inferbench/dataset.h"
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static double unit(uint64_t *s)
 {
-    return (double)(splitmix(s) >> 11) / 9007199254740992.0;
+    return (double)(ib_splitmix64(s) >> 11) / 9007199254740992.0;
 }
 
 static int32_t range(uint64_t *s, int32_t lo, int32_t hi)
 {
-    return lo + (int32_t)(splitmix(s) % (uint64_t)(hi - lo + 1));
+    return lo + (int32_t)(ib_splitmix64(s) % (uint64_t)(hi - lo + 1));
 }
 
 /* Gradient plus three soft blobs per channel. */
@@ -87,7 +80,7 @@ int ib_imagenet_synthesize(const char *dir, size_t count, uint64_t seed, ib_err 
         /* short side 150..500, aspect 1..1.6, portrait or landscape */
         int32_t s = range(&rng, 150, 500);
         int32_t l = (int32_t)(s * (1.0 + 0.6 * unit(&rng)));
-        bool portrait = splitmix(&rng) & 1;
+        bool portrait = ib_splitmix64(&rng) & 1;
         int32_t channels = (i % 7 == 3) ? 1 : 3;
         ib_image img;
         rc = ib_image_alloc(&img, portrait ? s : l, portrait ? l : s, channels);

@@ -12,22 +12,15 @@
 
 #include "base/common.h"
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "base/strbuf.h"
 #include "dataset/kits.h"
 #include "dataset/nifti.h"
 #include "inferbench/base.h"
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static double unif(uint64_t *s)
 {
-    return (double)(mix(s) >> 11) / 9007199254740992.0;
+    return (double)(ib_splitmix64(s) >> 11) / 9007199254740992.0;
 }
 
 /* squared normalised distance of p from an ellipsoid (centre c, radii r) */
@@ -42,9 +35,9 @@ static double ell(const double p[3], const double c[3], const double r[3])
 static int write_case(const char *dir, const char *name, int tiny, uint64_t *rng, ib_err *err)
 {
     /* nibabel axes: dim1 = slices (KiTS19 stores [slice, row, col]) */
-    int64_t n1 = tiny ? 16 + (int64_t)(mix(rng) % 8) : 60 + (int64_t)(mix(rng) % 40);
-    int64_t n2 = tiny ? 36 + (int64_t)(mix(rng) % 10) : 160 + (int64_t)(mix(rng) % 60);
-    int64_t n3 = tiny ? 36 + (int64_t)(mix(rng) % 10) : 160 + (int64_t)(mix(rng) % 60);
+    int64_t n1 = tiny ? 16 + (int64_t)(ib_splitmix64(rng) % 8) : 60 + (int64_t)(ib_splitmix64(rng) % 40);
+    int64_t n2 = tiny ? 36 + (int64_t)(ib_splitmix64(rng) % 10) : 160 + (int64_t)(ib_splitmix64(rng) % 60);
+    int64_t n3 = tiny ? 36 + (int64_t)(ib_splitmix64(rng) % 10) : 160 + (int64_t)(ib_splitmix64(rng) % 60);
     float s1 = (float)(2.5 + unif(rng)), s2 = (float)(0.7 + 0.2 * unif(rng));
     char path[1400];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -74,7 +67,7 @@ static int write_case(const char *dir, const char *name, int tiny, uint64_t *rng
         kc[side][1] = ext[1] * (0.6 + 0.05 * unif(rng));
         kc[side][2] = ext[2] * (side ? 0.68 : 0.32);
     }
-    int tk = (int)(mix(rng) & 1);
+    int tk = (int)(ib_splitmix64(rng) & 1);
     for (int a = 0; a < 3; a++) {
         tr[a] = kr[a] * (0.45 + 0.2 * unif(rng));
         tc[a] = kc[tk][a] + (kr[a] - tr[a]) * (unif(rng) - 0.5);

@@ -13,21 +13,14 @@
 
 #include "base/common.h"
 #include "base/fileio.h"
+#include "base/rng.h"
 #include "base/strbuf.h"
 #include "dataset/audio.h"
 #include "dataset/librispeech.h"
 
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static double unif(uint64_t *s)
 {
-    return (double)(next(s) >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(ib_splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 static const char *const k_words[] = {
@@ -43,7 +36,7 @@ static void make_audio(int16_t *a, size_t n, uint64_t *rng)
         size_t seg = (size_t)(IB_LIBRI_RATE * (0.1 + 0.4 * unif(rng)));
         if (seg > n - i)
             seg = n - i;
-        unsigned kind = (unsigned)(next(rng) % 3);
+        unsigned kind = (unsigned)(ib_splitmix64(rng) % 3);
         double f1 = 100 + 3900 * unif(rng), f2 = 100 + 3900 * unif(rng);
         double amp = 0.05 + 0.4 * unif(rng);
         for (size_t k = 0; k < seg; k++, i++) {
@@ -87,11 +80,11 @@ int ib_librispeech_synthesize(const char *dir, size_t n_kept, double min_s, doub
         size_t n = (size_t)(dur * IB_LIBRI_RATE);
         make_audio(pcm, n, &rng);
         char text[256] = "", lower[256];
-        size_t nw = 2 + (size_t)(next(&rng) % 7);
+        size_t nw = 2 + (size_t)(ib_splitmix64(&rng) % 7);
         for (size_t w = 0; w < nw; w++) {
             if (w)
                 strcat(text, " ");
-            strcat(text, k_words[next(&rng) % IB_ARRAY_LEN(k_words)]);
+            strcat(text, k_words[ib_splitmix64(&rng) % IB_ARRAY_LEN(k_words)]);
         }
         for (size_t k = 0; k <= strlen(text); k++)
             lower[k] = (char)(text[k] >= 'A' && text[k] <= 'Z' ? text[k] - 'A' + 'a' : text[k]);

@@ -10,22 +10,15 @@
 
 #include "base/fileio.h"
 #include "base/json_writer.h"
+#include "base/rng.h"
 #include "base/strbuf.h"
 #include "dataset/squad.h"
 
 static const char *const k_syl[10] = {"ka", "lo", "mi", "ne", "ru", "so", "ta", "vi", "ze", "po"};
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static unsigned pick(uint64_t *s, unsigned n)
 {
-    return (unsigned)(mix(s) % n);
+    return (unsigned)(ib_splitmix64(s) % n);
 }
 
 /* One context word into sb: word w (0..99), suffix 0 none / 1 "s" / 2 "ed", capitalised. */

@@ -10,19 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/rng.h"
 #include "onnx/build_impl.h"
 
 typedef struct rng {
     uint64_t s[4];
 } rng;
-
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static uint64_t rotl(uint64_t x, int k)
 {
@@ -50,7 +43,7 @@ static void rng_seed(rng *r, uint64_t seed, const char *name)
         h = (h ^ *p) * 0x100000001b3ull;
     uint64_t x = seed ^ h;
     for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
+        r->s[i] = ib_splitmix64(&x);
 }
 
 /* [0, 1) with 53 random bits */
