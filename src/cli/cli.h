@@ -10,6 +10,7 @@
 #define IB_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum ib_exit {
@@ -47,6 +48,10 @@ void ib_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(p
 
 /* Usage error: print message and "Try 'inferbench <cmd> --help'." Returns IB_EXIT_USAGE. */
 int ib_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse a non-negative decimal option value into *out; a usage error naming opt otherwise
+ * (returns IB_EXIT_USAGE, or IB_EXIT_OK). */
+int ib_cli_parse_u64(const char *cmd, const char *opt, const char *v, uint64_t *out);
 
 /* True when stderr is a terminal and NO_COLOR/--no-progress did not disable progress. */
 bool ib_cli_progress_enabled(void);

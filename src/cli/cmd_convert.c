@@ -60,18 +60,6 @@ static void on_progress(void *user, uint64_t rows, uint64_t bytes, uint64_t tota
     p->printed = true;
 }
 
-static int parse_count(const char *cmd, const char *opt, const char *v, uint64_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long x = v && *v != '-' ? strtoull(v, &end, 10) : 0;
-    if (!v || !*v || *v == '-' || errno || *end)
-        return ib_cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt,
-                                  v ? v : "");
-    *out = x;
-    return IB_EXIT_OK;
-}
-
 int ib_cmd_convert(int argc, char **argv)
 {
     enum { OPT_IN = 256, OPT_OUT, OPT_DICTS, OPT_TRACE, OPT_ROWS, OPT_RANGE, OPT_JSON, OPT_NP };
@@ -100,11 +88,11 @@ int ib_cmd_convert(int argc, char **argv)
         case OPT_DICTS: dicts = optarg; break;
         case OPT_TRACE: trace = optarg; break;
         case OPT_ROWS:
-            if ((rc = parse_count(cmd, "--rows", optarg, &rows_max)))
+            if ((rc = ib_cli_parse_u64(cmd, "--rows", optarg, &rows_max)))
                 return rc;
             break;
         case OPT_RANGE:
-            if ((rc = parse_count(cmd, "--max-ind-range", optarg, &range)))
+            if ((rc = ib_cli_parse_u64(cmd, "--max-ind-range", optarg, &range)))
                 return rc;
             break;
         case OPT_JSON: json = true; break;

@@ -87,23 +87,10 @@ static void usage(FILE *f)
             "2 usage, config or input-data error, 1 runtime error.\n");
 }
 
-static int parse_u64(const char *cmd, const char *opt, const char *v, uint64_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    if (!v || !*v || *v == '-')
-        return ib_cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, v ? v : "");
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno || *end)
-        return ib_cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, v);
-    *out = (uint64_t)x;
-    return IB_EXIT_OK;
-}
-
 static int parse_i64(const char *cmd, const char *opt, const char *v, int64_t *out)
 {
     uint64_t u = 0;
-    int rc = parse_u64(cmd, opt, v, &u);
+    int rc = ib_cli_parse_u64(cmd, opt, v, &u);
     if (rc)
         return rc;
     if (u > (uint64_t)INT64_MAX / 1000000)
@@ -206,11 +193,11 @@ int ib_cmd_run(int argc, char **argv)
         case OPT_AUDIT_CONF: o.audit_conf = optarg; break;
         case OPT_NO_AUDIT: o.no_audit = true; break;
         case OPT_TOTAL:
-            if ((rc = parse_u64(cmd, "--total-samples", optarg, &o.total_samples)))
+            if ((rc = ib_cli_parse_u64(cmd, "--total-samples", optarg, &o.total_samples)))
                 return rc;
             break;
         case OPT_PERF:
-            if ((rc = parse_u64(cmd, "--performance-samples", optarg, &o.performance_samples)))
+            if ((rc = ib_cli_parse_u64(cmd, "--performance-samples", optarg, &o.performance_samples)))
                 return rc;
             break;
         case OPT_RULES:
@@ -244,7 +231,7 @@ int ib_cmd_run(int argc, char **argv)
                 return rc;
             break;
         case OPT_TIMEOUT:
-            if ((rc = parse_u64(cmd, "--sut-timeout-ms", optarg, &o.sut_timeout_ms)))
+            if ((rc = ib_cli_parse_u64(cmd, "--sut-timeout-ms", optarg, &o.sut_timeout_ms)))
                 return rc;
             break;
         case OPT_RECORD: o.record_issued = true; break;
@@ -284,7 +271,7 @@ int ib_cmd_run(int argc, char **argv)
             break;
         case OPT_THREADS:
         case OPT_WORKERS:
-            if ((rc = parse_u64(cmd, c == OPT_THREADS ? "--threads" : "--workers", optarg, &u)))
+            if ((rc = ib_cli_parse_u64(cmd, c == OPT_THREADS ? "--threads" : "--workers", optarg, &u)))
                 return rc;
             if (u < 1 || u > 4096)
                 return ib_cli_usage_error(cmd, "%s: '%s' is not in 1..4096",
@@ -292,25 +279,25 @@ int ib_cmd_run(int argc, char **argv)
             *(c == OPT_THREADS ? &o.threads : &o.workers) = (int)u;
             break;
         case OPT_BATCH:
-            if ((rc = parse_u64(cmd, "--batch", optarg, &u)))
+            if ((rc = ib_cli_parse_u64(cmd, "--batch", optarg, &u)))
                 return rc;
             if (u < 1 || u > 65536)
                 return ib_cli_usage_error(cmd, "--batch: '%s' is not in 1..65536", optarg);
             o.batch = (int64_t)u;
             break;
         case OPT_MAX_WAIT:
-            if ((rc = parse_u64(cmd, "--max-wait-us", optarg, &u)))
+            if ((rc = ib_cli_parse_u64(cmd, "--max-wait-us", optarg, &u)))
                 return rc;
             if (u > 10000000)
                 return ib_cli_usage_error(cmd, "--max-wait-us: '%s' is over 10 s", optarg);
             o.max_wait_us = (int64_t)u;
             break;
         case OPT_SEED:
-            if ((rc = parse_u64(cmd, "--seed", optarg, &o.seed)))
+            if ((rc = ib_cli_parse_u64(cmd, "--seed", optarg, &o.seed)))
                 return rc;
             break;
         case OPT_SYNTH:
-            if ((rc = parse_u64(cmd, "--synth-samples", optarg, &o.synth_samples)))
+            if ((rc = ib_cli_parse_u64(cmd, "--synth-samples", optarg, &o.synth_samples)))
                 return rc;
             if (o.synth_samples < 1 || o.synth_samples > 10000000)
                 return ib_cli_usage_error(cmd, "--synth-samples: '%s' is not in 1..10000000",

@@ -3,6 +3,7 @@
  * (git style), global --help/--version, and `inferbench help <cmd>`.
  * Each subcommand lives in its own cmd_<name>.c and owns its options.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,19 @@ int ib_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nTry 'inferbench %s --help'.\n", cmd);
     return IB_EXIT_USAGE;
+}
+
+int ib_cli_parse_u64(const char *cmd, const char *opt, const char *v, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (!v || !*v || *v == '-')
+        return ib_cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, v ? v : "");
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end)
+        return ib_cli_usage_error(cmd, "%s: '%s' is not a non-negative integer", opt, v);
+    *out = (uint64_t)x;
+    return IB_EXIT_OK;
 }
 
 bool ib_cli_progress_enabled(void)
