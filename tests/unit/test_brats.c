@@ -123,8 +123,8 @@ TEST(brats_synthetic_reads_back)
         size_t k = 0;
         for (size_t i = 0; i < pv; i++)
             if (x[c * pv + i] != 0.0f) {
-                s1 += x[c * pv + i];
-                s2 += (double)x[c * pv + i] * x[c * pv + i];
+                s1 += (double)x[c * pv + i];
+                s2 += (double)x[c * pv + i] * (double)x[c * pv + i];
                 k++;
             }
         ASSERT_INT_GT(k, 1000);

@@ -28,7 +28,7 @@ TEST(mel_filterbank_hand_values)
     ASSERT_DBL_EQ(fb[3], 0.0);
     /* the last filter ends at 8 kHz: bin 256 has weight 0, its peak is below */
     ASSERT_DBL_EQ(fb[79 * 257 + 256], 0.0);
-    ASSERT_TRUE(fb[79 * 257 + 246] > 0.0032 && fb[79 * 257 + 246] < 0.0033);
+    ASSERT_TRUE((double)fb[79 * 257 + 246] > 0.0032 && (double)fb[79 * 257 + 246] < 0.0033);
     /* every filter has weight somewhere */
     for (int i = 0; i < 80; i++) {
         double s = 0;

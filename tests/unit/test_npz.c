@@ -46,7 +46,7 @@ TEST(npz_reads_files_numpy_wrote)
                       "np.savez('s.npz', counts=np.arange(26, dtype=np.int64) * 1000003)\n"
                       "np.savez_compressed('u8.npz', x=np.array([255, 0, 7], dtype=np.uint8))\n"
                       "np.savez_compressed('big.npz', "
-                      "unique=(np.arange(200000, dtype=np.int64) * 7919 % 40000000)"
+                      "unique=(np.arange(200000, dtype=np.int64) * 7919 %% 40000000)"
                       ".astype(np.int32))\n"
                       "np.savez('f.npz', x=np.zeros(3, dtype=np.float32), "
                       "m=np.zeros((2, 2), dtype=np.int32), "

@@ -212,7 +212,7 @@ TEST(runtime_gather_concat_int8_rowwise_tables)
             for (size_t c = parts[p][0]; c < parts[p][1]; c++) {
                 double d = (double)b[r * cols + c] - (double)a[r * cols + c];
                 inexact += d != 0;
-                if (d > step * 0.5 + 1e-6 || d < -(step * 0.5 + 1e-6))
+                if (d > (double)step * 0.5 + 1e-6 || d < -((double)step * 0.5 + 1e-6))
                     ib_test_fail(__FILE__, __LINE__, "row %zu col %zu: %.9g vs %.9g (step %g)",
                                  r, c, (double)b[r * cols + c], (double)a[r * cols + c],
                                  (double)step);
