@@ -70,6 +70,9 @@ int ib_backend_graph_compile(ib_backend *b, const ib_backend_subgraph *sg, ib_ba
 /* Run (possibly asynchronously: call ib_backend_synchronize before reading outputs). */
 int ib_backend_graph_run(ib_backend_graph *gr, ib_err *err);
 void ib_backend_graph_free(ib_backend_graph *gr); /* NULL allowed */
+/* The backend's compiled form (NULL without graph_compile): for a backend's own tests,
+ * which know its type. */
+ib_backend_exec *ib_backend_graph_exec(const ib_backend_graph *gr);
 /* The actual desc of a bound value after a run (data-dependent shapes). */
 int ib_backend_graph_value_desc(ib_backend_graph *gr, ib_value_id v, ib_tensor_desc *out);
 /* Wait for outstanding work on this instance (no-op for synchronous backends). */

@@ -85,6 +85,8 @@ static void new_graph(bo *b)
         ib_graph_destroy(b->g);
     ASSERT_OK(ib_graph_create(&b->g));
     memset(b->fill, 0, sizeof b->fill);
+    b->check_q8 = false;
+    b->n_q8_held = 0;
 }
 
 ib_value_id bo_input(bo *b, enum ib_dtype dt, int ndim, const int64_t *dims, double lo, double hi)
@@ -256,6 +258,32 @@ static void value_range(const void *data, const ib_tensor_desc *d, float *lo, fl
 
 /* Run b->g on `backend`; every value read back when all_boundary, else the
  * graph outputs. ranges (reference results) fill the int8 calibration. */
+/* The values the compiled CPU exec holds int8 are exactly b->q8_held. */
+static int check_q8_held(const bo *b, const cpu_exec *e, char *why, size_t why_n)
+{
+    uint32_t held = 0;
+    for (uint32_t i = 0; i < e->n_vals; i++) {
+        const cpu_val *v = &e->vals[i];
+        if (v->qscale == 1.0f)
+            continue;
+        held++;
+        bool expected = false;
+        for (uint32_t k = 0; k < b->n_q8_held; k++)
+            expected |= b->q8_held[k] == v->id;
+        if (!expected) {
+            snprintf(why, why_n, "value %s is held int8, but not only int8 convolutions read it",
+                     b->g->values.data[v->id].name);
+            return IB_EBACKEND;
+        }
+    }
+    if (held != b->n_q8_held) {
+        snprintf(why, why_n, "%u of the %u values only int8 convolutions read are held int8",
+                 (unsigned)held, (unsigned)b->n_q8_held);
+        return IB_EBACKEND;
+    }
+    return IB_OK;
+}
+
 static int exec_on(bo *b, const char *backend, enum ib_precision p, bool all_boundary,
                    const bo_res *ranges, const void *const *inputs, bo_res *out, char *why,
                    size_t why_n)
@@ -343,6 +371,9 @@ static int exec_on(bo *b, const char *backend, enum ib_precision p, bool all_bou
         snprintf(why, why_n, "compile on %s/%s: %s", backend, ib_precision_name(p), err.msg);
         goto done;
     }
+    if (b->check_q8 && p == IB_PRECISION_INT8 && strcmp(backend, "cpu") == 0 &&
+        (rc = check_q8_held(b, (const cpu_exec *)ib_backend_graph_exec(gr), why, why_n)))
+        goto done;
     for (int pass = 0; pass < 2 && !rc; pass++) {
         if ((rc = ib_backend_graph_run(gr, &err)) || (rc = ib_backend_synchronize(be, &err))) {
             snprintf(why, why_n, "run on %s/%s: %s", backend, ib_precision_name(p), err.msg);

@@ -38,6 +38,11 @@ typedef struct bo {
     bool list_only;               /* coverage mode: record op types, run nothing */
     int64_t opset;                /* opset of the nodes added next (0 = the graph's) */
     const char *family;
+    /* int8 on the CPU backend: exactly these values must be held quantised between
+     * their producer and their int8 consumers (cpu_val.qscale; bo_run resets it) */
+    bool check_q8;
+    ib_value_id q8_held[BO_MAX_OUTS];
+    uint32_t n_q8_held;
     /* results */
     int cases, failed;
     char ops[256][40]; /* op types seen (coverage mode) */

@@ -637,7 +637,45 @@ void bo_cases_chains(bo *b)
         ib_attr ga[] = {bo_ai("transB", 1)};
         ib_value_id y = NODE(b, "Gemm", "", gin2, ga);
         ib_value_id outs[2] = {y, c2}; /* c2 is also read inside: a boundary in blocked layout */
+        b->check_q8 = true; /* Relu reads c1 and MaxPool pools f32: nothing is held int8 */
         bo_run(b, "chain ResNet block", BO_INT8 | BO_BF16 | BO_CHAIN, outs, 2);
+    }
+    /* int8 held between convolutions (dnnl_conv.c): stem-MaxPool-bottleneck with a
+     * projection (s8 residual under a u8 dst) and an identity block whose f32 output
+     * (read by GlobalAveragePool) takes a u8 residual */
+    {
+        ib_value_id x = IN(b, 2, 3, 16, 16);
+        ib_attr k3[] = {INTS("kernel_shape", 3, 3), INTS("pads", 1, 1, 1, 1),
+                        bo_as("activation", "Relu")};
+        ib_attr k1[] = {INTS("kernel_shape", 1, 1), bo_as("activation", "Relu")};
+        ib_value_id s_in[3] = {x, bo_const(b, F32, 4, DIMS(8, 3, 3, 3), -0.5, 0.5), CONST(b, 8)};
+        ib_value_id stem = NODE(b, "FusedConv", "inferbench", s_in, k3);
+        ib_value_id p_in[1] = {stem};
+        ib_attr pa[] = {INTS("kernel_shape", 2, 2), INTS("strides", 2, 2)};
+        ib_value_id pool = NODE(b, "MaxPool", "", p_in, pa);
+        ib_value_id a_in[3] = {pool, bo_const(b, F32, 4, DIMS(8, 8, 3, 3), -0.3, 0.3),
+                               CONST(b, 8)};
+        ib_value_id a = NODE(b, "FusedConv", "inferbench", a_in, k3);
+        ib_value_id j_in[3] = {pool, bo_const(b, F32, 4, DIMS(8, 8, 1, 1), -1, 1),
+                               CONST(b, 8)};
+        ib_attr ja[] = {INTS("kernel_shape", 1, 1)};
+        ib_value_id proj = NODE(b, "FusedConv", "inferbench", j_in, ja); /* no Relu: < 0 */
+        /* small weights: the residuals dominate blk and blk2, so a residual read in the
+         * wrong scale shows */
+        ib_value_id c_in[4] = {a, bo_const(b, F32, 4, DIMS(8, 8, 3, 3), -0.1, 0.1), CONST(b, 8),
+                               proj};
+        ib_value_id blk = NODE(b, "FusedConv", "inferbench", c_in, k3);
+        ib_value_id d_in[4] = {blk, bo_const(b, F32, 4, DIMS(8, 8, 1, 1), -0.2, 0.2),
+                               CONST(b, 8), blk};
+        ib_value_id blk2 = NODE(b, "FusedConv", "inferbench", d_in, k1);
+        ib_value_id g_in[1] = {blk2};
+        ib_value_id y = NODE0(b, "GlobalAveragePool", "", g_in);
+        b->check_q8 = true;
+        ib_value_id held[] = {stem, pool, a, proj, blk};
+        memcpy(b->q8_held, held, sizeof held);
+        b->n_q8_held = IB_ARRAY_LEN(held);
+        ib_value_id outs[2] = {y, blk2};
+        bo_run(b, "chain int8 held between convolutions", BO_INT8 | BO_BF16 | BO_CHAIN, outs, 2);
     }
     /* BERT-like layer tail: FusedMatMul-Add-LayerNorm-Gelu-MatMul */
     {

@@ -66,6 +66,11 @@ typedef struct cpu_val {
     void *data;              /* where it is held */
     bool has_range;          /* INT8: calibrated range known */
     float rmin, rmax;
+    /* INT8: held quantised (md is u8/s8) as real * qscale; 1 when held as real values.
+     * A producer may hold v quantised only when every use is a quantising conv
+     * (q8_uses == uses), which then reads it without a reorder (cpu_q8_scale). */
+    float qscale;
+    uint32_t uses, q8_uses;  /* reads of v by nodes of this subgraph; by int8 Conv inputs */
     IB_VEC(cpu_view) views;
 } cpu_val;
 
@@ -137,11 +142,18 @@ int cpu_mem(cpu_exec *e, const dnnl_memory_desc_t *md, void *data, dnnl_memory_t
  * activations and once at compile time for constants. */
 int cpu_use(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *want, float scale,
             dnnl_memory_t *mem, ib_err *err);
+/* INT8: the quantisation of activation v for an int8 consumer: the one v is held in
+ * when its producer quantised it, else u8 with 255 / max for a range >= 0 and s8 with
+ * 127 / max|x| otherwise. Returns the scale; *dt gets the data type. */
+float cpu_q8_scale(const cpu_val *v, dnnl_data_type_t *dt);
 /* Host pointer to v in plain row-major layout of dtype dt (its graph dtype
  * when dt is undef, which also covers dtypes oneDNN has not). */
 int cpu_use_plain(cpu_exec *e, cpu_val *v, dnnl_data_type_t dt, const void **ptr, ib_err *err);
 /* Append a run-time reorder of v into `dst` (layout md, at data). */
 int cpu_copy_into(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, void *data, ib_err *err);
+/* The same holding real(v) * scale (int8 quantisation of the copy; 1 = real values). */
+int cpu_copy_into_scaled(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, void *data,
+                         float scale, ib_err *err);
 /* A constant converted at compile time: src (plain md over cdata) reordered
  * into `want` with attr (may be NULL); returns the memory object. */
 int cpu_const_reorder(cpu_exec *e, const dnnl_memory_desc_t *src, const void *cdata,

@@ -110,7 +110,7 @@ int cpu_post_apply(cpu_exec *e, const cpu_post *p, bool sum, dnnl_primitive_attr
         return rc;
     dnnl_status_t st = dnnl_success;
     if (sum)
-        st = dnnl_post_ops_append_sum(po, 1.0f);
+        st = dnnl_post_ops_append_sum_v2(po, p->sum_scale ? p->sum_scale : 1.0f, p->sum_dt);
     if (!st && p->has_act)
         st = dnnl_post_ops_append_eltwise(po, 1.0f, p->alg, p->alpha, p->beta);
     if (!st)

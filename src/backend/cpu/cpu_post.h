@@ -13,6 +13,10 @@ typedef struct cpu_post {
     bool has_act;
     dnnl_alg_kind_t alg; /* oneDNN eltwise algorithm of the activation */
     float alpha, beta;   /* its parameters in oneDNN's convention */
+    /* int8 residual held in dst in its own quantisation: dst += sum_scale * dst_prev,
+     * dst_prev read as sum_dt (set by the op; 0 / undef = 1 and dst's type) */
+    float sum_scale;
+    dnnl_data_type_t sum_dt;
 } cpu_post;
 
 /* Map an ONNX-style activation name with its parameters to oneDNN's eltwise

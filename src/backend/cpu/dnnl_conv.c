@@ -7,8 +7,9 @@
  * formats); the weights are reordered once at compile time into the
  * primitive's format. Precisions: fp32; bf16 (src/weights/dst bf16, bias
  * f32); int8 for Conv (u8 when the calibrated input range is >= 0, else s8;
- * s8 weights with one scale per output channel; f32 dst with per-channel
- * output scales; bias pre-scaled into the accumulator domain).
+ * s8 weights with one scale per output channel; per-channel output scales;
+ * bias pre-scaled into the accumulator domain; the dst is u8/s8 with its own
+ * calibrated scale when only int8 convolutions read it, else f32).
  */
 #include <math.h>
 #include <string.h>
@@ -206,8 +207,23 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
     int64_t M = y->desc.dims[1];
     bool q8 = !transpose && e->precision == IB_PRECISION_INT8 && x->has_range;
     dnnl_data_type_t adt = cpu_act_dt(e);
-    dnnl_data_type_t sdt = q8 ? (x->rmin >= 0 ? dnnl_u8 : dnnl_s8) : adt;
-    dnnl_data_type_t wdt = q8 ? dnnl_s8 : adt, ddt = q8 ? dnnl_f32 : adt;
+    dnnl_data_type_t sdt = adt, wdt = q8 ? dnnl_s8 : adt, ddt = q8 ? dnnl_f32 : adt;
+    float sx = 1.0f, sy = 1.0f;
+    if (q8)
+        sx = cpu_q8_scale(x, &sdt);
+    /* int8 output when only int8 convolutions read y (ResNet's blocks): they take it
+     * as it is, instead of a f32 dst 4x the bytes and a reorder quantising it again */
+    bool qdst = q8 && y->has_range && !y->boundary && y->uses > 0 && y->uses == y->q8_uses;
+    if (qdst)
+        sy = cpu_q8_scale(y, &ddt);
+    /* an int8 residual is copied into dst in its own quantisation (u8 or s8, scale sz,
+     * so neither its range nor y's clips it) and the sum post-op rescales it by sy / sz */
+    dnnl_data_type_t zdt = ddt;
+    float sz = sy;
+    if (qdst && z && z->has_range)
+        sz = cpu_q8_scale(z, &zdt);
+    post.sum_scale = sy / sz;
+    post.sum_dt = zdt != ddt ? zdt : dnnl_data_type_undef;
     dnnl_memory_desc_t smd, wmd, bmd, dmd, wplain;
     dnnl_dims_t wdims;
     int rc = weights_plain_md(&cg, &w->desc, transpose, &wplain, wdims);
@@ -216,19 +232,17 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
         dnnl_memory_desc_init_by_tag(&wmd, wplain.ndims, wdims, wdt, dnnl_format_tag_any) ||
         cpu_md_plain(&bmd, 1, &M, dnnl_f32))
         return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
-    /* int8 scales: x_q = x * sx, w_q[oc] = w * sw[oc], y = acc / (sx * sw[oc]) */
-    float sx = 1.0f, *sw = NULL, *osc = NULL, *bias_q = NULL;
+    /* int8 scales: x_q = x * sx, w_q[oc] = w * sw[oc], y_q = acc * sy / (sx * sw[oc])
+     * (sy = 1: a f32 dst) */
+    float *sw = NULL, *osc = NULL, *bias_q = NULL;
     if (q8) {
-        float amax = fmaxf(fabsf(x->rmin), fabsf(x->rmax));
-        sx = sdt == dnnl_u8 ? 255.0f / (x->rmax > 0 ? x->rmax : 1.0f)
-                            : 127.0f / (amax > 0 ? amax : 1.0f);
         sw = cpu_alloc(e, (size_t)M * sizeof *sw);
         osc = cpu_alloc(e, (size_t)M * sizeof *osc);
         if (!sw || !osc)
             return cpu_fail(e, err, IB_ENOMEM, "out of memory");
         weight_scales(w->cdata, M, (int64_t)(ib_tensor_desc_nbytes(&w->desc) / 4) / M, sw);
         for (int64_t o = 0; o < M; o++)
-            osc[o] = 1.0f / (sx * sw[o]);
+            osc[o] = sy / (sx * sw[o]);
         if (b) {
             if (!(bias_q = cpu_alloc(e, (size_t)M * sizeof *bias_q)))
                 return cpu_fail(e, err, IB_ENOMEM, "out of memory");
@@ -282,8 +296,13 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
         rc = cpu_mem(e, &bmd, bias_q ? bias_q : (void *)(uintptr_t)b->cdata, &mb, err);
     if (!rc)
         rc = cpu_def(e, y, &dmd, &md, err);
-    if (!rc && z) /* sum post-op: dst starts as the residual */
-        rc = cpu_copy_into(e, z, &dmd, y->data, err);
+    if (!rc && qdst)
+        y->qscale = sy;
+    if (!rc && z) { /* sum post-op: dst starts as the residual */
+        dnnl_memory_desc_t zmd = dmd;
+        zmd.data_type = zdt;
+        rc = cpu_copy_into_scaled(e, z, &zmd, y->data, sz, err);
+    }
     if (rc) {
         dnnl_primitive_desc_destroy(pd);
         return rc;

@@ -255,7 +255,8 @@ static int mm_build(cpu_exec *e, const mm_spec *s, ib_err *err)
     }
     bool q8 = e->precision == IB_PRECISION_INT8 && bconst && s->a->has_range;
     dnnl_data_type_t adt = cpu_act_dt(e);
-    dnnl_data_type_t sdt = q8 ? (s->a->rmin >= 0 ? dnnl_u8 : dnnl_s8) : adt;
+    dnnl_data_type_t sdt = adt;
+    float sx = q8 ? cpu_q8_scale(s->a, &sdt) : 1.0f;
     dnnl_data_type_t wdt = q8 ? dnnl_s8 : adt, ddt = q8 ? dnnl_f32 : adt;
     dnnl_memory_desc_t amd, bmd, ymd, biasmd, addmd, bplain;
     int64_t one_n[8];
@@ -273,11 +274,8 @@ static int mm_build(cpu_exec *e, const mm_spec *s, ib_err *err)
     } else if (md_strided(&bmd, nd, bd, s->tb, wdt)) {
         return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe B");
     }
-    float sx = 1.0f, *sw = NULL, *osc = NULL, *bq = NULL;
+    float *sw = NULL, *osc = NULL, *bq = NULL;
     if (q8) {
-        float amax = fmaxf(fabsf(s->a->rmin), fabsf(s->a->rmax));
-        sx = sdt == dnnl_u8 ? 255.0f / (s->a->rmax > 0 ? s->a->rmax : 1.0f)
-                            : 127.0f / (amax > 0 ? amax : 1.0f);
         sw = cpu_alloc(e, (size_t)N * sizeof *sw);
         osc = cpu_alloc(e, (size_t)N * sizeof *osc);
         if (!sw || !osc)

@@ -103,10 +103,13 @@ static int pool_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     pool_geom pg;
     if (!pool_geometry(n, &x->desc, &y->desc, &pg))
         return cpu_fail(e, err, IB_EFORMAT, "inconsistent kernel/strides/pads for the shapes");
-    /* keep the producer's layout, but compute in the session's activation type */
+    /* keep the producer's layout, but compute in the session's activation type; an
+     * int8 input to MaxPool stays int8 (only int8 convolutions read the output then:
+     * cpu_exec.c count_uses) */
+    bool keep_q = x->qscale != 1.0f && pg.alg == dnnl_pooling_max;
     dnnl_memory_desc_t smd = x->md, dmd;
     int rc;
-    if (x->cdata || smd.data_type != cpu_keep_dt(x)) {
+    if (!keep_q && (x->cdata || smd.data_type != cpu_keep_dt(x))) {
         if (cpu_md_plain(&smd, x->desc.ndim, x->desc.dims, cpu_keep_dt(x)))
             return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the input");
     }
@@ -123,10 +126,13 @@ static int pool_compile(cpu_exec *e, const ib_node *n, ib_err *err)
         return rc;
     dmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
     dnnl_memory_t ms, md;
-    if ((rc = cpu_use(e, x, &smd, 1.0f, &ms, err)) || (rc = cpu_def(e, y, &dmd, &md, err))) {
+    if ((rc = cpu_use(e, x, &smd, keep_q ? x->qscale : 1.0f, &ms, err)) ||
+        (rc = cpu_def(e, y, &dmd, &md, err))) {
         dnnl_primitive_desc_destroy(pd);
         return rc;
     }
+    if (keep_q)
+        y->qscale = x->qscale;
     dnnl_exec_arg_t args[2] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, md}};
     return cpu_add_prim(e, pd, args, 2, err);
 }
