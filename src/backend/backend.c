@@ -470,6 +470,11 @@ int ib_backend_graph_run(ib_backend_graph *gr, ib_err *err)
     return gr->b->ops->graph_run(gr->b->ctx, gr->exec, &gr->sg, err);
 }
 
+bool ib_backend_residual_in_place(const ib_backend *b)
+{
+    return b && b->ops->residual_in_place;
+}
+
 ib_backend_exec *ib_backend_graph_exec(const ib_backend_graph *gr)
 {
     return gr ? gr->exec : NULL;

@@ -44,6 +44,8 @@ bool ib_backend_supports_op(ib_backend *b, const ib_graph *g, const ib_node *n,
 
 /* Bytes a non-boundary value needs (>= plain size); 0 for a dynamic desc. */
 size_t ib_backend_plan_bytes(ib_backend *b, const ib_tensor_desc *desc);
+/* Whether FusedConv's output may take over its residual's storage (backend_impl.h). */
+bool ib_backend_residual_in_place(const ib_backend *b);
 
 /* Buffers: nbytes > 0. host_ptr is NULL when not host-visible. */
 int ib_backend_buffer_alloc(ib_backend *b, size_t nbytes, ib_backend_buffer **out, ib_err *err);

@@ -142,6 +142,11 @@ struct ib_backend_ops {
     /* Optional: the actual desc of value v after the last graph_run, for
      * outputs whose shape depends on data; NULL = the bound desc. */
     int (*value_desc)(void *ctx, ib_backend_exec *exec, ib_value_id v, ib_tensor_desc *out);
+
+    /* inferbench.FusedConv may write Y over its residual Z: the session's planner may then
+     * give Z's storage to Y when Z is last read there (the CPU backend's sum post-op reads
+     * each residual element before writing it). false = Y and Z never share. */
+    bool residual_in_place;
 };
 
 /* Registry (src/backend/backend.c). */

@@ -169,16 +169,23 @@ static bool inplace_op(const ib_node *n)
  * last time and its output has that input's shape, dtype, size and layout
  * class (boundary or not). The planner grants or refuses. */
 static void request_inplace(const ib_graph *g, const ib_partition *p, live_info *li, uint32_t b,
-                            ib_arena_plan *ap)
+                            bool residual, ib_arena_plan *ap)
 {
     for (uint32_t st = 0; st < p->n_order; st++) {
         const ib_node *n = &g->nodes.data[p->order[st]];
-        if (p->backend_of[p->order[st]] != b || n->n_outputs < 1 || !inplace_op(n)) continue;
+        /* FusedConv: only the residual Z (input 3), on backends that allow it, and not when
+         * Z is also the convolution's source */
+        bool fz = residual && !strcmp(n->domain, IB_DOMAIN_INTERNAL) &&
+                  !strcmp(n->op_type, "FusedConv") && n->n_inputs > 3 &&
+                  n->inputs[3] != IB_VALUE_NONE && n->inputs[3] != n->inputs[0];
+        if (p->backend_of[p->order[st]] != b || n->n_outputs < 1 || !(fz || inplace_op(n)))
+            continue;
         ib_value_id y = n->outputs[0];
         if (y == IB_VALUE_NONE || li->slot[b][y] < 0) continue;
         ib_plan_value *py = &ap->pv[li->slot[b][y]];
-        uint32_t cand = strcmp(n->op_type, "Clip") != 0 && n->n_inputs == 2 ? 2 : 1;
-        for (uint32_t k = 0; k < cand && py->share_with < 0; k++) {
+        uint32_t first = fz ? 3 : 0;
+        uint32_t cand = fz ? 4 : strcmp(n->op_type, "Clip") != 0 && n->n_inputs == 2 ? 2 : 1;
+        for (uint32_t k = first; k < cand && py->share_with < 0; k++) {
             ib_value_id x = n->inputs[k];
             if (x == IB_VALUE_NONE || g->values.data[x].constant || li->slot[b][x] < 0 ||
                 is_graph_input(g, x) || li->last[b][x] != (int32_t)st ||
@@ -236,7 +243,8 @@ static int plan_arenas(ib_session *s, ib_variant *v, const ib_partition *p, live
             li->slot[b][x] = (int32_t)ap->n++;
         }
         ib_free(ord);
-        if (!v->calib && !s->no_inplace) request_inplace(g, p, li, b, ap);
+        if (!v->calib && !s->no_inplace)
+            request_inplace(g, p, li, b, ib_backend_residual_in_place(s->backends[b]), ap);
         int rc = ib_plan_compute(ap->pv, ap->n, IB_BACKEND_ALIGN, v->calib, &ap->res, err);
         if (rc) return rc;
     }

@@ -196,4 +196,5 @@ const struct ib_backend_ops ib_backend_cpu_ops = {
     .graph_run = cpu_graph_run,
     .synchronize = NULL, /* OpenMP runtime: graph_run returns when done */
     .value_desc = NULL,
+    .residual_in_place = true, /* dnnl_conv.c: the sum post-op over the residual in dst */
 };

@@ -502,13 +502,13 @@ float cpu_q8_scale(const cpu_val *v, dnnl_data_type_t *dt)
     return 127.0f / (amax > 0 ? amax : 1.0f);
 }
 
-int cpu_def(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, dnnl_memory_t *mem,
-            ib_err *err)
+static int def_in(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, bool private,
+                  dnnl_memory_t *mem, ib_err *err)
 {
     size_t size = dnnl_memory_desc_get_size(md);
     bool plain = cpu_md_is_plain(md) && md->data_type == cpu_dt(v->desc.dtype);
     void *data;
-    if (v->store && size <= v->store_bytes && (!v->boundary || plain))
+    if (!private && v->store && size <= v->store_bytes && (!v->boundary || plain))
         data = v->store;
     else if (!(data = cpu_alloc(e, size)))
         return cpu_fail(e, err, IB_ENOMEM, "out of memory for an activation");
@@ -516,6 +516,18 @@ int cpu_def(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, dnnl_memory_t
     v->data = data;
     v->ready = true;
     return mem ? cpu_mem(e, md, data, mem, err) : IB_OK;
+}
+
+int cpu_def(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, dnnl_memory_t *mem,
+            ib_err *err)
+{
+    return def_in(e, v, md, false, mem, err);
+}
+
+int cpu_def_private(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, dnnl_memory_t *mem,
+                    ib_err *err)
+{
+    return def_in(e, v, md, true, mem, err);
 }
 
 int cpu_def_plain(cpu_exec *e, cpu_val *v, void **ptr, ib_err *err)

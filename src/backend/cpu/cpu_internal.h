@@ -179,6 +179,9 @@ int cpu_const_derived_shared(cpu_exec *e, const dnnl_memory_desc_t *src, const v
  * boundary values, only when md is plain), else a private block. */
 int cpu_def(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, dnnl_memory_t *mem,
             ib_err *err);
+/* The same in a private block, never the binding (boundary values are written back). */
+int cpu_def_private(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, dnnl_memory_t *mem,
+                    ib_err *err);
 /* Output v in plain layout of its graph dtype (C kernels); returns the pointer. */
 int cpu_def_plain(cpu_exec *e, cpu_val *v, void **ptr, ib_err *err);
 

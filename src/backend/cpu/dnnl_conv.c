@@ -294,15 +294,20 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
         dnnl_primitive_attr_destroy(wattr);
     if (!rc && b)
         rc = cpu_mem(e, &bmd, bias_q ? bias_q : (void *)(uintptr_t)b->cdata, &mb, err);
+    dnnl_memory_desc_t zmd = dmd;
+    zmd.data_type = zdt;
     if (!rc)
         rc = cpu_def(e, y, &dmd, &md, err);
+    /* the planner may give y the residual's storage (backend_impl.h residual_in_place):
+     * then dst already holds it when z is held as the sum reads it, else y moves out */
+    bool in_place = !rc && z && y->data == z->data && z->qscale == sz &&
+                    dnnl_memory_desc_equal(&z->md, &zmd);
+    if (!rc && z && !in_place && y->data == z->data)
+        rc = cpu_def_private(e, y, &dmd, &md, err);
     if (!rc && qdst)
         y->qscale = sy;
-    if (!rc && z) { /* sum post-op: dst starts as the residual */
-        dnnl_memory_desc_t zmd = dmd;
-        zmd.data_type = zdt;
+    if (!rc && z && !in_place) /* sum post-op: dst starts as the residual */
         rc = cpu_copy_into_scaled(e, z, &zmd, y->data, sz, err);
-    }
     if (rc) {
         dnnl_primitive_desc_destroy(pd);
         return rc;
