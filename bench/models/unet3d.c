@@ -3,9 +3,11 @@
  * run (issue 11's bench):
  *
  *   build/release/bench/models/unet3d [--dataset kits19|brats19] [--tiny] [--threads N]
- *                                     [--reps 3] [--seconds 5] [--no-torch] [--python PATH]
+ *                                     [--precisions fp32,bf16] [--reps 3] [--seconds 5]
+ *                                     [--no-torch] [--python PATH]
  *
- * Model: src/models/unet3d.c with random weights, fp32, batch 1: kits19 (default) is one
+ * Model: src/models/unet3d.c with random weights, batch 1, each precision next to PyTorch at
+ * the same precision (bf16: autocast): kits19 (default) is one
  * 1x128^3 sliding-window sub-volume of the KiTS model (0.97 TFLOP), brats19 one whole
  * 4x224x224x160 BraTS volume (3.70 TFLOP). The peer, bench/models/unet3d_peer.py, builds the
  * same graph from torch.nn modules (Conv3d, InstanceNorm3d(affine), LeakyReLU/ReLU,
@@ -41,11 +43,59 @@ static int run_once(void *p)
     return rc;
 }
 
+/* One precision: our rate next to the peer's at the same precision; one row. */
+static int bench_precision(ib_model *m, const ib_unet3d_cfg *c, enum ib_precision prec,
+                           const char *pname, const float *x, float *y, const char *dataset,
+                           bool tiny, int threads, int reps, double seconds, bool no_torch,
+                           const char *python)
+{
+    bu_session_opts so = {.precision = prec, .threads = threads, .max_batch = 1};
+    ib_session *s = bu_session("unet3d", m, &so);
+    if (!s)
+        return 1;
+    size_t vox = (size_t)(c->patch[0] * c->patch[1] * c->patch[2]);
+    size_t nin = (size_t)c->in_channels * vox, nout = (size_t)c->classes * vox;
+    run_ctx rc = {s,
+                  {.name = IB_UNET3D_INPUT,
+                   .desc = {IB_DTYPE_FLOAT32, 5,
+                            {1, c->in_channels, c->patch[0], c->patch[1], c->patch[2]}},
+                   .data = (void *)(uintptr_t)x,
+                   .capacity = nin * 4},
+                  {.name = IB_UNET3D_OUTPUT, .data = y, .capacity = nout * 4}};
+    bu_measure mm;
+    int bad = bu_measure_fn(run_once, &rc, 1.0, reps, seconds, 2.0, &mm);
+    ib_session_destroy(s);
+    if (bad) {
+        fprintf(stderr, "unet3d: measuring failed\n");
+        return 1;
+    }
+    double flop = 2.0 * ib_unet3d_macs(c), peer = 0, peer_cpu = 0;
+    if (!no_torch) {
+        const char *src = getenv("IB_SRC_DIR") ? getenv("IB_SRC_DIR") : ".";
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd,
+                 "%s %s/bench/models/unet3d_peer.py --dataset %s%s --threads %d --reps %d "
+                 "--seconds %g --precision %s",
+                 python, src, dataset, tiny ? " --tiny" : "", threads, reps, seconds, pname);
+        bu_run_peer(cmd, &peer, &peer_cpu, 1);
+    }
+    printf("%-5s %-10s %12.4f %8.1f %10.4f%s\n", pname, "inferbench", mm.rate,
+           mm.rate * flop / 1e9, mm.per_cpu_s, mm.other_load > 0.05 ? " contended" : "");
+    if (peer > 0)
+        printf("%-5s %-10s %12.4f %8.1f %10.4f   ratio %.2fx (per CPU-second %.2fx)\n", pname,
+               "PyTorch", peer, peer * flop / 1e9, peer_cpu, mm.rate / peer,
+               peer_cpu > 0 ? mm.per_cpu_s / peer_cpu : 0.0);
+    else
+        printf("%-5s %-10s %12s\n", pname, "PyTorch", no_torch ? "skipped" : "unavailable");
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, tiny = 0;
     double seconds = 5;
-    const char *python = "/usr/bin/python3", *dataset = "kits19";
+    const char *python = "/usr/bin/python3", *dataset = "kits19", *precs = "fp32,bf16";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--threads") && v)
@@ -58,13 +108,16 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--dataset") && v)
             dataset = argv[++i];
+        else if (!strcmp(a, "--precisions") && v)
+            precs = argv[++i];
         else if (!strcmp(a, "--tiny"))
             tiny = 1;
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
         else {
             fprintf(stderr, "usage: %s [--dataset kits19|brats19] [--tiny] [--threads N] "
-                            "[--reps 3] [--seconds 5] [--no-torch] [--python PATH]\n", argv[0]);
+                            "[--precisions fp32,bf16] [--reps 3] [--seconds 5] [--no-torch] "
+                            "[--python PATH]\n", argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
     }
@@ -86,9 +139,7 @@ int main(int argc, char **argv)
         return 1;
     }
     ib_model *m = bu_load_built("unet3d", b, path);
-    bu_session_opts so = {.precision = IB_PRECISION_FP32, .threads = threads, .max_batch = 1};
-    ib_session *s = m ? bu_session("unet3d", m, &so) : NULL;
-    if (!s)
+    if (!m)
         return 1;
     size_t vox = (size_t)(c.patch[0] * c.patch[1] * c.patch[2]);
     size_t nin = (size_t)c.in_channels * vox, nout = (size_t)c.classes * vox;
@@ -100,44 +151,21 @@ int main(int argc, char **argv)
         r = r * 6364136223846793005ull + 1442695040888963407ull;
         x[i] = (float)((double)(r >> 40) / 16777216.0 * 2.0 - 1.0);
     }
-    run_ctx rc = {s,
-                  {.name = IB_UNET3D_INPUT,
-                   .desc = {IB_DTYPE_FLOAT32, 5, {1, c.in_channels, c.patch[0], c.patch[1], c.patch[2]}},
-                   .data = x,
-                   .capacity = nin * 4},
-                  {.name = IB_UNET3D_OUTPUT, .data = y, .capacity = nout * 4}};
-    bu_measure mm;
-    if (bu_measure_fn(run_once, &rc, 1.0, reps, seconds, 2.0, &mm)) {
-        fprintf(stderr, "unet3d: measuring failed\n");
-        return 1;
-    }
-    double flop = 2.0 * ib_unet3d_macs(&c), peer = 0, peer_cpu = 0;
-    if (!no_torch) {
-        const char *src = getenv("IB_SRC_DIR") ? getenv("IB_SRC_DIR") : ".";
-        char cmd[2048];
-        snprintf(cmd, sizeof cmd,
-                 "%s %s/bench/models/unet3d_peer.py --dataset %s%s --threads %d --reps %d "
-                 "--seconds %g",
-                 python, src, dataset, tiny ? " --tiny" : "", threads, reps, seconds);
-        bu_run_peer(cmd, &peer, &peer_cpu, 1);
-    }
-    const char *unit = kits ? "sub-volumes/s" : "volumes/s";
-    printf("3D U-Net %s (%s, random weights), fp32, input %lldx%lldx%lldx%lld, %.3f TFLOP each, "
-           "%d threads\n", dataset, tiny ? "tiny" : "full", (long long)c.in_channels,
-           (long long)c.patch[0], (long long)c.patch[1], (long long)c.patch[2], flop / 1e12,
-           threads);
-    printf("%-20s %14s %10s %16s\n", "", unit, "GFLOP/s", "per CPU-second");
-    printf("%-20s %14.4f %10.1f %16.4f%s\n", "inferbench (cpu)", mm.rate, mm.rate * flop / 1e9,
-           mm.per_cpu_s, mm.other_load > 0.05 ? " contended" : "");
-    if (peer > 0)
-        printf("%-20s %14.4f %10.1f %16.4f\n", "PyTorch (eager)", peer, peer * flop / 1e9, peer_cpu);
-    else
-        printf("%-20s %14s\n", "PyTorch (eager)", no_torch ? "skipped" : "unavailable");
-    if (peer > 0)
-        printf("ratio inferbench / PyTorch: %.2fx\n", mm.rate / peer);
-    ib_session_destroy(s);
+    printf("3D U-Net %s (%s, random weights), input %lldx%lldx%lldx%lld, %.3f TFLOP each, "
+           "%d threads; PyTorch channels_last_3d, bf16 under autocast\n",
+           dataset, tiny ? "tiny" : "full", (long long)c.in_channels, (long long)c.patch[0],
+           (long long)c.patch[1], (long long)c.patch[2], 2.0 * ib_unet3d_macs(&c) / 1e12, threads);
+    printf("%-5s %-10s %12s %8s %10s\n", "prec", "", kits ? "sub-vol/s" : "volumes/s", "GFLOP/s",
+           "per CPU-s");
+    int rc = 0;
+    static const char *const names[] = {"fp32", "bf16"};
+    static const enum ib_precision ps[] = {IB_PRECISION_FP32, IB_PRECISION_BF16};
+    for (int k = 0; k < 2 && !rc; k++)
+        if (strstr(precs, names[k]))
+            rc = bench_precision(m, &c, ps[k], names[k], x, y, dataset, tiny, threads, reps,
+                                 seconds, no_torch, python);
     ib_model_destroy(m);
     free(x);
     free(y);
-    return 0;
+    return rc;
 }

@@ -3,10 +3,13 @@
 src/models/unet3d.c (nnU-Net Generic_UNet shape: 6 levels of 32..320 filters, Conv3d 3x3x3
 + InstanceNorm3d(affine) + LeakyReLU(0.01) (BraTS) or ReLU (KiTS) pairs, stride-2 first
 conv below level 0, ConvTranspose3d 2x2x2 without bias, cat(upsampled, skip), 1x1x1 head),
-random weights, eval under torch.no_grad, same thread count. Prints one JSON line
+random weights, eval under torch.no_grad, same thread count, channels_last_3d (PyTorch's
+faster layout here: 10.2 s vs 11.9 s NCDHW for a KiTS sub-volume); bf16 under
+torch.autocast. Prints one JSON line
 {"images_per_sec": median volumes/s, "cpu_seconds": ..., "images": ...}.
-  /usr/bin/python3 bench/models/unet3d_peer.py --dataset kits19 --threads 2
+  /usr/bin/python3 bench/models/unet3d_peer.py --dataset kits19 --threads 2 --precision bf16
 """
+import contextlib
 import argparse
 import json
 import time
@@ -54,6 +57,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "bf16"])
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
@@ -65,10 +69,12 @@ def main():
     else:
         cin, classes, leaky = 4, 4, True
         shape = (64, 64, 32) if a.tiny else (224, 224, 160)
-    m = UNet3D(cin, classes, filters, leaky).eval()
-    x = torch.rand((1, cin) + shape) * 2 - 1
+    m = UNet3D(cin, classes, filters, leaky).eval().to(memory_format=torch.channels_last_3d)
+    x = (torch.rand((1, cin) + shape) * 2 - 1).to(memory_format=torch.channels_last_3d)
     runs = []
-    with torch.no_grad():
+    amp = (torch.autocast("cpu", dtype=torch.bfloat16) if a.precision == "bf16"
+           else contextlib.nullcontext())
+    with torch.no_grad(), amp:
         for _ in range(2):
             m(x)
         t0 = time.perf_counter()

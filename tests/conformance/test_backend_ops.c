@@ -87,6 +87,7 @@ static void new_graph(bo *b)
     memset(b->fill, 0, sizeof b->fill);
     b->check_q8 = false;
     b->n_q8_held = 0;
+    b->n_cl = 0;
 }
 
 ib_value_id bo_input(bo *b, enum ib_dtype dt, int ndim, const int64_t *dims, double lo, double hi)
@@ -284,6 +285,32 @@ static int check_q8_held(const bo *b, const cpu_exec *e, char *why, size_t why_n
     return IB_OK;
 }
 
+static const cpu_val *exec_val(const cpu_exec *e, ib_value_id id)
+{
+    for (uint32_t i = 0; i < e->n_vals; i++)
+        if (e->vals[i].id == id)
+            return &e->vals[i];
+    return NULL;
+}
+
+/* Channels-last propagates along b->cl_from -> b->cl_to; *applied counts the pairs
+ * whose source was channels-last (the others say nothing on this ISA). */
+static int check_cl(const bo *b, const cpu_exec *e, int *applied, char *why, size_t why_n)
+{
+    for (uint32_t k = 0; k < b->n_cl; k++) {
+        const cpu_val *f = exec_val(e, b->cl_from[k]), *t = exec_val(e, b->cl_to[k]);
+        if (!f || !t || !cpu_md_channels_last(&f->md, f->desc.ndim, f->desc.dims))
+            continue;
+        ++*applied;
+        if (!cpu_md_channels_last(&t->md, t->desc.ndim, t->desc.dims)) {
+            snprintf(why, why_n, "%s is channels-last but %s is not",
+                     b->g->values.data[f->id].name, b->g->values.data[t->id].name);
+            return IB_EBACKEND;
+        }
+    }
+    return IB_OK;
+}
+
 static int exec_on(bo *b, const char *backend, enum ib_precision p, bool all_boundary,
                    const bo_res *ranges, const void *const *inputs, bo_res *out, char *why,
                    size_t why_n)
@@ -374,6 +401,14 @@ static int exec_on(bo *b, const char *backend, enum ib_precision p, bool all_bou
     if (b->check_q8 && p == IB_PRECISION_INT8 && strcmp(backend, "cpu") == 0 &&
         (rc = check_q8_held(b, (const cpu_exec *)ib_backend_graph_exec(gr), why, why_n)))
         goto done;
+    if (b->n_cl && strcmp(backend, "cpu") == 0) {
+        int applied = 0;
+        if ((rc = check_cl(b, (const cpu_exec *)ib_backend_graph_exec(gr), &applied, why,
+                           why_n)))
+            goto done;
+        printf("# %s: %d of %u channels-last checks applied\n", ib_precision_name(p), applied,
+               (unsigned)b->n_cl);
+    }
     for (int pass = 0; pass < 2 && !rc; pass++) {
         if ((rc = ib_backend_graph_run(gr, &err)) || (rc = ib_backend_synchronize(be, &err))) {
             snprintf(why, why_n, "run on %s/%s: %s", backend, ib_precision_name(p), err.msg);

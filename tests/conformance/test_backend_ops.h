@@ -43,6 +43,10 @@ typedef struct bo {
     bool check_q8;
     ib_value_id q8_held[BO_MAX_OUTS];
     uint32_t n_q8_held;
+    /* CPU backend, every precision: when value cl_from[k] is held channels-last, so is
+     * cl_to[k] (layouts kept through ConvTranspose and Concat; bo_run resets it) */
+    ib_value_id cl_from[BO_MAX_OUTS], cl_to[BO_MAX_OUTS];
+    uint32_t n_cl;
     /* results */
     int cases, failed;
     char ops[256][40]; /* op types seen (coverage mode) */

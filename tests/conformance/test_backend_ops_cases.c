@@ -713,6 +713,12 @@ void bo_cases_chains(bo *b)
         ib_value_id ccin[2] = {up, x};
         ib_attr cca[] = {bo_ai("axis", 1)};
         ib_value_id y = NODE(b, "Concat", "", ccin, cca);
+        /* the decoder stays channels-last: no reorders around ConvTranspose and Concat */
+        b->cl_from[0] = lr;
+        b->cl_to[0] = up;
+        b->cl_from[1] = up;
+        b->cl_to[1] = y;
+        b->n_cl = 2;
         RUN1(b, "chain 3D-UNet level", BO_INT8 | BO_BF16 | BO_CHAIN, y);
     }
     /* attention block: MatMul-Reshape-Transpose-Attention-Transpose-Reshape */

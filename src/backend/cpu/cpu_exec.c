@@ -65,6 +65,32 @@ int cpu_md_any(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_
                : IB_EUNSUPPORTED;
 }
 
+dnnl_format_tag_t cpu_channels_last_tag(int ndim)
+{
+    return ndim == 3 ? dnnl_acb : ndim == 4 ? dnnl_acdb : ndim == 5 ? dnnl_acdeb
+                                                        : dnnl_format_tag_undef;
+}
+
+int cpu_md_tag(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt,
+               dnnl_format_tag_t tag)
+{
+    dnnl_dims_t d;
+    if (ndim < 1 || ndim > 5)
+        return IB_EUNSUPPORTED;
+    for (int i = 0; i < ndim; i++)
+        d[i] = dims[i];
+    return dnnl_memory_desc_init_by_tag(md, ndim, d, dt, tag) == dnnl_success ? IB_OK
+                                                                              : IB_EUNSUPPORTED;
+}
+
+bool cpu_md_channels_last(const dnnl_memory_desc_t *md, int ndim, const int64_t *dims)
+{
+    dnnl_format_tag_t tag = cpu_channels_last_tag(ndim);
+    dnnl_memory_desc_t cl;
+    return tag != dnnl_format_tag_undef && cpu_md_tag(&cl, ndim, dims, md->data_type, tag) == 0 &&
+           dnnl_memory_desc_equal(&cl, md);
+}
+
 bool cpu_md_is_plain(const dnnl_memory_desc_t *md)
 {
     dnnl_memory_desc_t p;

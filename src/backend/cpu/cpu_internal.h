@@ -122,6 +122,13 @@ int cpu_md_plain(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_dat
 /* The same with format_tag_any (let the primitive choose). */
 int cpu_md_any(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt);
 bool cpu_md_is_plain(const dnnl_memory_desc_t *md);
+/* nwc / nhwc / ndhwc for 3-5 dims, dnnl_format_tag_undef otherwise. */
+dnnl_format_tag_t cpu_channels_last_tag(int ndim);
+/* Descriptor for dims[0..ndim) (ndim 1..5) in format tag. */
+int cpu_md_tag(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt,
+               dnnl_format_tag_t tag);
+/* md is the dense channels-last layout of dims. */
+bool cpu_md_channels_last(const dnnl_memory_desc_t *md, int ndim, const int64_t *dims);
 /* Format an error for the node being compiled and return code. */
 int cpu_fail(cpu_exec *e, ib_err *err, int code, const char *fmt, ...) IB_PRINTF(4, 5);
 /* Map a oneDNN status of `what` to IB_EBACKEND with the node name. */

@@ -287,11 +287,19 @@ static int concat_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     }
     if (ns == 0)
         return cpu_fail(e, err, IB_EUNSUPPORTED, "all inputs empty");
-    /* mixed layouts: everything plain */
+    /* mixed layouts: channels-last when a piece already is (a convolution's output, like
+     * 3D U-Net's skip, which the next convolution reads channels-last too), else plain */
+    dnnl_format_tag_t tag = dnnl_format_tag_undef;
+    for (int i = 0; i < ns && !same_fmt && tag == dnnl_format_tag_undef; i++)
+        if (cpu_md_channels_last(&srcs[i]->md, srcs[i]->desc.ndim, srcs[i]->desc.dims))
+            tag = cpu_channels_last_tag(y->desc.ndim);
     for (int i = 0; i < ns && !same_fmt; i++)
-        if (cpu_md_plain(&mds[i], srcs[i]->desc.ndim, srcs[i]->desc.dims, dt))
+        if (tag != dnnl_format_tag_undef
+                ? cpu_md_tag(&mds[i], srcs[i]->desc.ndim, srcs[i]->desc.dims, dt, tag) != IB_OK
+                : cpu_md_plain(&mds[i], srcs[i]->desc.ndim, srcs[i]->desc.dims, dt) != IB_OK)
             return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the inputs");
-    if (cpu_md_any(&ymd, y->desc.ndim, y->desc.dims, dt))
+    if (tag != dnnl_format_tag_undef ? cpu_md_tag(&ymd, y->desc.ndim, y->desc.dims, dt, tag) != IB_OK
+                                     : cpu_md_any(&ymd, y->desc.ndim, y->desc.dims, dt) != IB_OK)
         return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the output");
     dnnl_primitive_desc_t pd;
     dnnl_primitive_attr_t attr;
