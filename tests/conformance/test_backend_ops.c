@@ -265,7 +265,7 @@ static int check_q8_held(const bo *b, const cpu_exec *e, char *why, size_t why_n
     uint32_t held = 0;
     for (uint32_t i = 0; i < e->n_vals; i++) {
         const cpu_val *v = &e->vals[i];
-        if (v->qscale == 1.0f)
+        if (!cpu_held_q8(v))
             continue;
         held++;
         bool expected = false;

@@ -249,6 +249,8 @@ static int add_reorder(cpu_exec *e, const dnnl_memory_desc_t *src_md, void *src,
                        const dnnl_memory_desc_t *dst_md, void *dst, float scale, ib_err *err)
 {
     if (scale == 1.0f && dnnl_memory_desc_equal(src_md, dst_md)) {
+        if (src == dst)
+            return IB_OK; /* already there */
         /* a plain copy (an int8 residual into its consumer's dst): memcpy in chunks the
          * team shares (oneDNN 2.6's reorder took ~0.16 ms for 800 KB of u8 here) */
         size_t bytes = dnnl_memory_desc_get_size(src_md), chunk = 65536;
@@ -513,9 +515,15 @@ int cpu_copy_into(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *md, void *d
     return cpu_copy_into_scaled(e, v, md, data, 1.0f, err);
 }
 
+bool cpu_held_q8(const cpu_val *v)
+{
+    return v->ready && v->desc.dtype == IB_DTYPE_FLOAT32 &&
+           (v->md.data_type == dnnl_u8 || v->md.data_type == dnnl_s8);
+}
+
 float cpu_q8_scale(const cpu_val *v, dnnl_data_type_t *dt)
 {
-    if (v->qscale != 1.0f) {
+    if (cpu_held_q8(v)) {
         *dt = v->md.data_type;
         return v->qscale;
     }

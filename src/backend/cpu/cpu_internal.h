@@ -66,7 +66,7 @@ typedef struct cpu_val {
     void *data;              /* where it is held */
     bool has_range;          /* INT8: calibrated range known */
     float rmin, rmax;
-    /* INT8: held quantised (md is u8/s8) as real * qscale; 1 when held as real values.
+    /* INT8: held quantised (cpu_held_q8: md u8/s8) as real * qscale; 1 for real values.
      * A producer may hold v quantised only when every use is a quantising conv
      * (q8_uses == uses), which then reads it without a reorder (cpu_q8_scale). */
     float qscale;
@@ -153,6 +153,8 @@ int cpu_use(cpu_exec *e, cpu_val *v, const dnnl_memory_desc_t *want, float scale
  * when its producer quantised it, else u8 with 255 / max for a range >= 0 and s8 with
  * 127 / max|x| otherwise. Returns the scale; *dt gets the data type. */
 float cpu_q8_scale(const cpu_val *v, dnnl_data_type_t *dt);
+/* A float value its producer holds quantised (u8/s8 with qscale). */
+bool cpu_held_q8(const cpu_val *v);
 /* Host pointer to v in plain row-major layout of dtype dt (its graph dtype
  * when dt is undef, which also covers dtypes oneDNN has not). */
 int cpu_use_plain(cpu_exec *e, cpu_val *v, dnnl_data_type_t dt, const void **ptr, ib_err *err);

@@ -106,7 +106,7 @@ static int pool_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     /* keep the producer's layout, but compute in the session's activation type; an
      * int8 input to MaxPool stays int8 (only int8 convolutions read the output then:
      * cpu_exec.c count_uses) */
-    bool keep_q = x->qscale != 1.0f && pg.alg == dnnl_pooling_max;
+    bool keep_q = cpu_held_q8(x) && pg.alg == dnnl_pooling_max;
     dnnl_memory_desc_t smd = x->md, dmd;
     int rc;
     if (!keep_q && (x->cdata || smd.data_type != cpu_keep_dt(x))) {
