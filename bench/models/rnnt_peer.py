@@ -102,6 +102,15 @@ class Pipeline:
         self.fb = mel_filterbank().unsqueeze(0)
         self.win = torch.hann_window(320, periodic=False)
         self.hp = self.dec[0].hidden_size
+        self.dt = torch.float32
+
+    def to_bf16(self):
+        """LSTMs, joint and embedding in bfloat16 (PyTorch runs bf16 LSTMs through oneDNN);
+        the features stay float32 until the encoder's input."""
+        self.dt = torch.bfloat16
+        for m in list(self.pre) + list(self.post) + list(self.dec) + [self.j1, self.j2]:
+            m.to(torch.bfloat16)
+        self.embed = self.embed.to(torch.bfloat16)
 
     def features(self, x):
         n = x.shape[0]
@@ -126,12 +135,12 @@ class Pipeline:
     def encode(self, feats, lens):
         T = max(lens)
         T += T % 2
-        x = torch.zeros(T, len(feats), 240)
+        x = torch.zeros(T, len(feats), 240, dtype=self.dt)
         for i, f in enumerate(feats):
-            x[:f.shape[0], i] = f
+            x[:f.shape[0], i] = f.to(self.dt)
         for m in self.pre:
             x, _ = m(x)
-        mask = torch.zeros(T, len(feats), 1)
+        mask = torch.zeros(T, len(feats), 1, dtype=self.dt)
         for i, l in enumerate(lens):
             mask[:l, i] = 1
         x = (x * mask).transpose(0, 1).reshape(len(feats), T // 2, -1).transpose(0, 1)
@@ -148,7 +157,8 @@ class Pipeline:
         return y[0], new
 
     def decode(self, enc, length):
-        zero = (torch.zeros(1, 1, self.hp), torch.zeros(1, 1, self.hp))
+        zero = (torch.zeros(1, 1, self.hp, dtype=self.dt),
+                torch.zeros(1, 1, self.hp, dtype=self.dt))
         state = [zero, zero]
         label = []
         for t in range(length):
@@ -179,9 +189,12 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batches", default="1,16")
     ap.add_argument("--single", type=int, default=4)
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "bf16"])
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     p = Pipeline(read_weights(args.weights))
+    if args.precision == "bf16":
+        p.to_bf16()
     audio = read_audio(args.audio)
     with torch.inference_mode():
         p.run(audio[:1])  # warm-up
