@@ -88,6 +88,7 @@ static void new_graph(bo *b)
     b->check_q8 = false;
     b->n_q8_held = 0;
     b->n_cl = 0;
+    b->min_kernel_steps = 0;
 }
 
 ib_value_id bo_input(bo *b, enum ib_dtype dt, int ndim, const int64_t *dims, double lo, double hi)
@@ -401,6 +402,18 @@ static int exec_on(bo *b, const char *backend, enum ib_precision p, bool all_bou
     if (b->check_q8 && p == IB_PRECISION_INT8 && strcmp(backend, "cpu") == 0 &&
         (rc = check_q8_held(b, (const cpu_exec *)ib_backend_graph_exec(gr), why, why_n)))
         goto done;
+    if (b->min_kernel_steps && strcmp(backend, "cpu") == 0) {
+        const cpu_exec *ce = (const cpu_exec *)ib_backend_graph_exec(gr);
+        int kernels = 0;
+        for (size_t i = 0; i < ce->steps.len; i++)
+            kernels += ce->steps.data[i].prim == NULL;
+        if (kernels < b->min_kernel_steps) {
+            snprintf(why, why_n, "%d C kernel steps, expected at least %d", kernels,
+                     b->min_kernel_steps);
+            rc = IB_EBACKEND;
+            goto done;
+        }
+    }
     if (b->n_cl && strcmp(backend, "cpu") == 0) {
         int applied = 0;
         if ((rc = check_cl(b, (const cpu_exec *)ib_backend_graph_exec(gr), &applied, why,

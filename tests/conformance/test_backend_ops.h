@@ -47,6 +47,9 @@ typedef struct bo {
      * cl_to[k] (layouts kept through ConvTranspose and Concat; bo_run resets it) */
     ib_value_id cl_from[BO_MAX_OUTS], cl_to[BO_MAX_OUTS];
     uint32_t n_cl;
+    /* CPU backend: at least this many steps must be our C kernels (a route away from a
+     * oneDNN reference implementation; bo_run resets it) */
+    int min_kernel_steps;
     /* results */
     int cases, failed;
     char ops[256][40]; /* op types seen (coverage mode) */

@@ -422,6 +422,8 @@ void bo_cases_binary(bo *b)
         bin_case(b, op, 4, DIMS(2, 16, 5, 5), 4, DIMS(2, 16, 5, 5), F32, lo, hi, "same shape");
         bin_case(b, op, 4, DIMS(2, 16, 5, 5), 4, DIMS(1, 16, 1, 1), F32, lo, hi, "per channel");
         bin_case(b, op, 3, DIMS(3, 4, 20), 1, DIMS(20), F32, lo, hi, "row vector");
+        b->min_kernel_steps = 1; /* our kernel, not oneDNN's reference one (dnnl_binary.c) */
+        bin_case(b, op, 3, DIMS(3, 4, 20), 3, DIMS(3, 4, 1), F32, lo, hi, "one per row (mask)");
         bin_case(b, op, 0, NULL, 3, DIMS(3, 4, 5), F32, lo, hi, "scalar first (swapped)");
         bin_case(b, op, 2, DIMS(6, 1), 2, DIMS(1, 7), F32, lo, hi, "both broadcast");
         bin_case(b, op, 2, DIMS(6, 9), 2, DIMS(6, 9), IB_DTYPE_INT64, 1, 50, "int64");

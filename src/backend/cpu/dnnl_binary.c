@@ -66,17 +66,23 @@ static bool same_dims(const ib_tensor_desc *a, const ib_tensor_desc *b)
     return true;
 }
 
-/* Whether oneDNN can take the node: 0 no, 1 as is, 2 swapped. */
-/* The partner repeats one value along y's innermost dim but is not a scalar (RNN-T's
- * [N,T,1] frame mask times [N,T,H]): oneDNN 2.6 has no jit kernel for that broadcast and
- * its reference one took 13 ms for 256x1024 floats; ours streams it. */
+/* The partner has y's shape except a 1 in the innermost dim (RNN-T's [N,T,1] frame mask
+ * times [N,T,H]), not a scalar: oneDNN 2.6 has no jit kernel for that broadcast and its
+ * reference one took 13 ms for 256x1024 floats; ours streams it. (Per-channel and row-vector
+ * broadcasts stay on oneDNN's jit kernels.) */
 static bool row_broadcast(const ib_tensor_desc *p, const ib_tensor_desc *y)
 {
     int last = y->ndim - 1;
-    return p->ndim == y->ndim && y->dims[last] > 1 && p->dims[last] == 1 &&
-           ib_tensor_desc_numel(p) > 1;
+    if (p->ndim != y->ndim || last < 1 || y->dims[last] <= 1 || p->dims[last] != 1 ||
+        ib_tensor_desc_numel(p) <= 1)
+        return false;
+    for (int i = 0; i < last; i++)
+        if (p->dims[i] != y->dims[i])
+            return false;
+    return true;
 }
 
+/* Whether oneDNN can take the node: 0 no, 1 as is, 2 swapped. */
 static int dnnl_form(int bi, const ib_tensor_desc *const *in, const ib_tensor_desc *y)
 {
     if (!g_bin[bi].alg || !in[0] || !in[1] || in[0]->dtype != IB_DTYPE_FLOAT32 ||
