@@ -312,6 +312,33 @@ static int check_cl(const bo *b, const cpu_exec *e, int *applied, char *why, siz
     return IB_OK;
 }
 
+/* The case's checks of the CPU backend's compiled form (test_backend_ops.h). */
+static int check_cpu_exec(const bo *b, enum ib_precision p, const cpu_exec *e, char *why,
+                          size_t why_n)
+{
+    int rc;
+    if (b->check_q8 && p == IB_PRECISION_INT8 && (rc = check_q8_held(b, e, why, why_n)))
+        return rc;
+    if (b->min_kernel_steps) {
+        int kernels = 0;
+        for (size_t i = 0; i < e->steps.len; i++)
+            kernels += e->steps.data[i].prim == NULL;
+        if (kernels < b->min_kernel_steps) {
+            snprintf(why, why_n, "%d C kernel steps, expected at least %d", kernels,
+                     b->min_kernel_steps);
+            return IB_EBACKEND;
+        }
+    }
+    if (b->n_cl) {
+        int applied = 0;
+        if ((rc = check_cl(b, e, &applied, why, why_n)))
+            return rc;
+        printf("# %s: %d of %u channels-last checks applied\n", ib_precision_name(p), applied,
+               (unsigned)b->n_cl);
+    }
+    return IB_OK;
+}
+
 static int exec_on(bo *b, const char *backend, enum ib_precision p, bool all_boundary,
                    const bo_res *ranges, const void *const *inputs, bo_res *out, char *why,
                    size_t why_n)
@@ -399,29 +426,9 @@ static int exec_on(bo *b, const char *backend, enum ib_precision p, bool all_bou
         snprintf(why, why_n, "compile on %s/%s: %s", backend, ib_precision_name(p), err.msg);
         goto done;
     }
-    if (b->check_q8 && p == IB_PRECISION_INT8 && strcmp(backend, "cpu") == 0 &&
-        (rc = check_q8_held(b, (const cpu_exec *)ib_backend_graph_exec(gr), why, why_n)))
+    if (strcmp(backend, "cpu") == 0 &&
+        (rc = check_cpu_exec(b, p, (const cpu_exec *)ib_backend_graph_exec(gr), why, why_n)))
         goto done;
-    if (b->min_kernel_steps && strcmp(backend, "cpu") == 0) {
-        const cpu_exec *ce = (const cpu_exec *)ib_backend_graph_exec(gr);
-        int kernels = 0;
-        for (size_t i = 0; i < ce->steps.len; i++)
-            kernels += ce->steps.data[i].prim == NULL;
-        if (kernels < b->min_kernel_steps) {
-            snprintf(why, why_n, "%d C kernel steps, expected at least %d", kernels,
-                     b->min_kernel_steps);
-            rc = IB_EBACKEND;
-            goto done;
-        }
-    }
-    if (b->n_cl && strcmp(backend, "cpu") == 0) {
-        int applied = 0;
-        if ((rc = check_cl(b, (const cpu_exec *)ib_backend_graph_exec(gr), &applied, why,
-                           why_n)))
-            goto done;
-        printf("# %s: %d of %u channels-last checks applied\n", ib_precision_name(p), applied,
-               (unsigned)b->n_cl);
-    }
     for (int pass = 0; pass < 2 && !rc; pass++) {
         if ((rc = ib_backend_graph_run(gr, &err)) || (rc = ib_backend_synchronize(be, &err))) {
             snprintf(why, why_n, "run on %s/%s: %s", backend, ib_precision_name(p), err.msg);

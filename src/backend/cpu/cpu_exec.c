@@ -52,7 +52,8 @@ int cpu_md_plain(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_dat
                                                                                  : IB_EUNSUPPORTED;
 }
 
-int cpu_md_any(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt)
+int cpu_md_tag(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt,
+               dnnl_format_tag_t tag)
 {
     dnnl_dims_t d;
     int nd = ndim > 0 ? ndim : 1;
@@ -60,27 +61,19 @@ int cpu_md_any(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_
         return IB_EUNSUPPORTED;
     for (int i = 0; i < nd; i++)
         d[i] = ndim > 0 ? dims[i] : 1;
-    return dnnl_memory_desc_init_by_tag(md, nd, d, dt, dnnl_format_tag_any) == dnnl_success
-               ? IB_OK
-               : IB_EUNSUPPORTED;
+    return dnnl_memory_desc_init_by_tag(md, nd, d, dt, tag) == dnnl_success ? IB_OK
+                                                                            : IB_EUNSUPPORTED;
+}
+
+int cpu_md_any(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt)
+{
+    return cpu_md_tag(md, ndim, dims, dt, dnnl_format_tag_any);
 }
 
 dnnl_format_tag_t cpu_channels_last_tag(int ndim)
 {
     return ndim == 3 ? dnnl_acb : ndim == 4 ? dnnl_acdb : ndim == 5 ? dnnl_acdeb
                                                         : dnnl_format_tag_undef;
-}
-
-int cpu_md_tag(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt,
-               dnnl_format_tag_t tag)
-{
-    dnnl_dims_t d;
-    if (ndim < 1 || ndim > 5)
-        return IB_EUNSUPPORTED;
-    for (int i = 0; i < ndim; i++)
-        d[i] = dims[i];
-    return dnnl_memory_desc_init_by_tag(md, ndim, d, dt, tag) == dnnl_success ? IB_OK
-                                                                              : IB_EUNSUPPORTED;
 }
 
 bool cpu_md_channels_last(const dnnl_memory_desc_t *md, int ndim, const int64_t *dims)
@@ -127,20 +120,20 @@ int cpu_check(cpu_exec *e, ib_err *err, dnnl_status_t st, const char *what)
 
 /* ---- small helpers ------------------------------------------------------- */
 
+/* The cpu_val of graph value id, NULL when absent or not bound here. */
+static cpu_val *val_of(cpu_exec *e, ib_value_id id)
+{
+    return id != IB_VALUE_NONE && e->val_of[id] >= 0 ? &e->vals[e->val_of[id]] : NULL;
+}
+
 cpu_val *cpu_in(cpu_exec *e, const ib_node *n, uint32_t i)
 {
-    if (i >= n->n_inputs || n->inputs[i] == IB_VALUE_NONE)
-        return NULL;
-    int32_t k = e->val_of[n->inputs[i]];
-    return k < 0 ? NULL : &e->vals[k];
+    return i < n->n_inputs ? val_of(e, n->inputs[i]) : NULL;
 }
 
 cpu_val *cpu_out(cpu_exec *e, const ib_node *n, uint32_t i)
 {
-    if (i >= n->n_outputs || n->outputs[i] == IB_VALUE_NONE)
-        return NULL;
-    int32_t k = e->val_of[n->outputs[i]];
-    return k < 0 ? NULL : &e->vals[k];
+    return i < n->n_outputs ? val_of(e, n->outputs[i]) : NULL;
 }
 
 void *cpu_alloc(cpu_exec *e, size_t bytes)
@@ -622,18 +615,12 @@ void cpu_graph_free(void *ctx, ib_backend_exec *e)
     exec_free(e);
 }
 
-/* Whether input i of n is read by an int8 convolution that quantises it (the src of a
- * Conv or FusedConv, or FusedConv's residual, which is copied into its dst). */
-static bool q8_use(const ib_node *n, uint32_t i)
+/* n is a Conv or FusedConv: at INT8 it quantises its src (input 0) and FusedConv's
+ * residual (input 3, copied into its dst). */
+static bool is_conv(const ib_node *n)
 {
     const cpu_op *op = cpu_op_find(n); /* matched with the domain */
-    return op && (strcmp(op->op_type, "Conv") == 0 || strcmp(op->op_type, "FusedConv") == 0) &&
-           (i == 0 || i == 3);
-}
-
-static cpu_val *val_of(cpu_exec *e, ib_value_id id)
-{
-    return id != IB_VALUE_NONE && e->val_of[id] >= 0 ? &e->vals[e->val_of[id]] : NULL;
+    return op && (strcmp(op->op_type, "Conv") == 0 || strcmp(op->op_type, "FusedConv") == 0);
 }
 
 static bool is_maxpool(const ib_node *n)
@@ -650,12 +637,13 @@ static void count_uses(cpu_exec *e, const ib_backend_subgraph *sg)
 {
     for (uint32_t i = 0; i < sg->n_nodes; i++) {
         const ib_node *n = &sg->graph->nodes.data[sg->nodes[i]];
+        bool q8 = sg->precision == IB_PRECISION_INT8 && is_conv(n);
         for (uint32_t k = 0; k < n->n_inputs; k++) {
             cpu_val *v = val_of(e, n->inputs[k]);
             if (!v)
                 continue;
             v->uses++;
-            if (sg->precision == IB_PRECISION_INT8 && q8_use(n, k))
+            if (q8 && (k == 0 || k == 3))
                 v->q8_uses++;
         }
     }
@@ -663,8 +651,7 @@ static void count_uses(cpu_exec *e, const ib_backend_subgraph *sg)
         return;
     for (uint32_t i = sg->n_nodes; i-- > 0;) { /* consumers first: chains of pools */
         const ib_node *n = &sg->graph->nodes.data[sg->nodes[i]];
-        cpu_val *x = n->n_inputs ? val_of(e, n->inputs[0]) : NULL;
-        cpu_val *y = n->n_outputs ? val_of(e, n->outputs[0]) : NULL;
+        cpu_val *x = cpu_in(e, n, 0), *y = cpu_out(e, n, 0);
         if (x && y && is_maxpool(n) && !y->boundary && y->uses && y->uses == y->q8_uses)
             x->q8_uses++;
     }

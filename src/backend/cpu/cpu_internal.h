@@ -124,7 +124,8 @@ int cpu_md_any(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_
 bool cpu_md_is_plain(const dnnl_memory_desc_t *md);
 /* nwc / nhwc / ndhwc for 3-5 dims, dnnl_format_tag_undef otherwise. */
 dnnl_format_tag_t cpu_channels_last_tag(int ndim);
-/* Descriptor for dims[0..ndim) (ndim 1..5) in format tag. */
+/* Descriptor for dims[0..ndim) in format tag (a scalar becomes {1}); cpu_md_any is
+ * this with format_tag_any. */
 int cpu_md_tag(dnnl_memory_desc_t *md, int ndim, const int64_t *dims, dnnl_data_type_t dt,
                dnnl_format_tag_t tag);
 /* md is the dense channels-last layout of dims. */

@@ -194,6 +194,27 @@ static int weights_plain_md(const conv_geom *cg, const ib_tensor_desc *w, bool t
                                                                               : IB_OK;
 }
 
+/* The (de)convolution primitive descriptor for these descriptors (bias may be NULL). */
+static dnnl_status_t conv_pd(cpu_exec *e, bool transpose, const dnnl_memory_desc_t *smd,
+                             const dnnl_memory_desc_t *wmd, const dnnl_memory_desc_t *bmd,
+                             const dnnl_memory_desc_t *dmd, const conv_geom *cg,
+                             const_dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd)
+{
+    dnnl_status_t st;
+    if (transpose) {
+        dnnl_deconvolution_desc_t dd;
+        st = dnnl_dilated_deconvolution_forward_desc_init(
+            &dd, dnnl_forward_inference, dnnl_deconvolution_direct, smd, wmd, bmd, dmd,
+            cg->strides, cg->dil, cg->pl, cg->pr);
+        return st ? st : cpu_pd_create(e, pd, &dd, attr);
+    }
+    dnnl_convolution_desc_t cd;
+    st = dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
+                                                    dnnl_convolution_direct, smd, wmd, bmd, dmd,
+                                                    cg->strides, cg->dil, cg->pl, cg->pr);
+    return st ? st : cpu_pd_create(e, pd, &cd, attr);
+}
+
 static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused, ib_err *err)
 {
     cpu_val *x = cpu_in(e, n, 0), *w = cpu_in(e, n, 1), *b = cpu_in(e, n, 2), *y = cpu_out(e, n, 0);
@@ -269,30 +290,10 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
         return rc;
     }
     dnnl_primitive_desc_t pd = NULL;
-    dnnl_status_t st;
-    if (transpose) {
-        dnnl_deconvolution_desc_t dd;
-        st = dnnl_dilated_deconvolution_forward_desc_init(
-            &dd, dnnl_forward_inference, dnnl_deconvolution_direct, &smd, &wmd, b ? &bmd : NULL,
-            &dmd, cg.strides, cg.dil, cg.pl, cg.pr);
-        if (!st)
-            st = cpu_pd_create(e, &pd, &dd, attr);
-        if (st && cl && !cpu_md_any(&smd, x->desc.ndim, x->desc.dims, sdt) &&
-            !cpu_md_any(&dmd, y->desc.ndim, y->desc.dims, ddt)) { /* no ndhwc kernel: any */
-            st = dnnl_dilated_deconvolution_forward_desc_init(
-                &dd, dnnl_forward_inference, dnnl_deconvolution_direct, &smd, &wmd,
-                b ? &bmd : NULL, &dmd, cg.strides, cg.dil, cg.pl, cg.pr);
-            if (!st)
-                st = cpu_pd_create(e, &pd, &dd, attr);
-        }
-    } else {
-        dnnl_convolution_desc_t cd;
-        st = dnnl_dilated_convolution_forward_desc_init(
-            &cd, dnnl_forward_inference, dnnl_convolution_direct, &smd, &wmd, b ? &bmd : NULL,
-            &dmd, cg.strides, cg.dil, cg.pl, cg.pr);
-        if (!st)
-            st = cpu_pd_create(e, &pd, &cd, attr);
-    }
+    dnnl_status_t st = conv_pd(e, transpose, &smd, &wmd, b ? &bmd : NULL, &dmd, &cg, attr, &pd);
+    if (st && cl && !cpu_md_any(&smd, x->desc.ndim, x->desc.dims, sdt) &&
+        !cpu_md_any(&dmd, y->desc.ndim, y->desc.dims, ddt)) /* no channels-last kernel: any */
+        st = conv_pd(e, transpose, &smd, &wmd, b ? &bmd : NULL, &dmd, &cg, attr, &pd);
     dnnl_primitive_attr_destroy(attr);
     if ((rc = cpu_check(e, err, st, transpose ? "deconvolution" : "convolution")))
         return rc;
