@@ -22,7 +22,8 @@ static int run_fusions(ib_pass_ctx *c)
     static const pass_fn passes[] = {ib_pass_fuse_gelu, ib_pass_fuse_layernorm,
                                      ib_pass_fuse_attention, ib_pass_fuse_mha,
                                      ib_pass_fuse_matmul,
-                                     ib_pass_fuse_conv, ib_pass_fuse_gather_concat};
+                                     ib_pass_fuse_conv, ib_pass_fuse_gather_concat,
+                                     ib_pass_fuse_instance_norm};
     for (size_t i = 0; i < IB_ARRAY_LEN(passes); i++) {
         int rc = ib_graph_toposort(c->g, c->err);
         if (!rc) rc = passes[i](c);

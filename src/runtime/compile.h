@@ -78,6 +78,7 @@ typedef struct ib_compile_stats {
     uint32_t attention;
     uint32_t attention_heads; /* Attentions whose head split/merge became MultiHeadAttention */
     uint32_t gather_concat; /* GatherConcat created (embedding lookups + Concat) */
+    uint32_t instance_norm; /* InstanceNorm created (InstanceNormalization + Relu/LeakyRelu) */
     bool shapes_complete; /* every value has concrete dims */
 } ib_compile_stats;
 
@@ -157,5 +158,6 @@ int ib_pass_fuse_gelu(ib_pass_ctx *c);                         /* compile_fuse_g
 int ib_pass_fuse_attention(ib_pass_ctx *c);                    /* compile_fuse_attn.c */
 int ib_pass_fuse_mha(ib_pass_ctx *c);                          /* compile_fuse_attn.c */
 int ib_pass_fuse_gather_concat(ib_pass_ctx *c);                /* compile_fuse_embed.c */
+int ib_pass_fuse_instance_norm(ib_pass_ctx *c);                /* compile_fuse_inorm.c */
 
 #endif

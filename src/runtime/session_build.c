@@ -156,8 +156,12 @@ static bool inplace_op(const ib_node *n)
         "Selu",  "Softplus",  "Softsign", "HardSigmoid", "HardSwish",  "Clip",
         "Floor", "Ceil",      "Round",    "Sin",         "Cos"};
     static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Pow"};
-    if (!strcmp(n->domain, IB_DOMAIN_INTERNAL)) return !strcmp(n->op_type, "Gelu");
+    /* InstanceNormalization: every backend reads a channel's voxels for its statistics
+     * before writing any of them, then writes each voxel after reading it */
+    if (!strcmp(n->domain, IB_DOMAIN_INTERNAL))
+        return !strcmp(n->op_type, "Gelu") || !strcmp(n->op_type, "InstanceNorm");
     if (n->domain[0]) return false;
+    if (!strcmp(n->op_type, "InstanceNormalization")) return true;
     for (size_t i = 0; i < IB_ARRAY_LEN(unary); i++)
         if (!strcmp(n->op_type, unary[i])) return true;
     for (size_t i = 0; i < IB_ARRAY_LEN(binary); i++)

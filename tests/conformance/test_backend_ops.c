@@ -89,6 +89,7 @@ static void new_graph(bo *b)
     b->n_q8_held = 0;
     b->n_cl = 0;
     b->min_kernel_steps = 0;
+    b->min_repeat_steps = 0;
 }
 
 ib_value_id bo_input(bo *b, enum ib_dtype dt, int ndim, const int64_t *dims, double lo, double hi)
@@ -326,6 +327,16 @@ static int check_cpu_exec(const bo *b, enum ib_precision p, const cpu_exec *e, c
         if (kernels < b->min_kernel_steps) {
             snprintf(why, why_n, "%d C kernel steps, expected at least %d", kernels,
                      b->min_kernel_steps);
+            return IB_EBACKEND;
+        }
+    }
+    if (b->min_repeat_steps) {
+        int reps = 0;
+        for (size_t i = 0; i < e->steps.len; i++)
+            reps += e->steps.data[i].prim && e->steps.data[i].reps > 1;
+        if (reps < b->min_repeat_steps) {
+            snprintf(why, why_n, "%d repeated primitive steps, expected at least %d", reps,
+                     b->min_repeat_steps);
             return IB_EBACKEND;
         }
     }

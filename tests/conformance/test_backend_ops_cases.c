@@ -310,6 +310,30 @@ void bo_cases_pool_norm(bo *b)
         ib_attr at[] = {bo_af("epsilon", 1e-2f)};
         RUN1(b, "InstanceNormalization 2D N3", 0, NODE(b, "InstanceNormalization", "", in, at));
     }
+    /* inferbench.InstanceNorm (compile_fuse_inorm.c): our two-pass kernel with the
+     * activation applied in the second pass */
+    {
+        ib_value_id in[3] = {bo_input(b, F32, 5, DIMS(2, 3, 5, 4, 6), -2, 3), CONST(b, 3),
+                             CONST(b, 3)};
+        ib_attr at[] = {bo_as("activation", "Relu")};
+        b->min_kernel_steps = 1;
+        RUN1(b, "InstanceNorm Relu 3D N2", 0, NODE(b, "InstanceNorm", "inferbench", in, at));
+    }
+    {
+        ib_value_id in[3] = {bo_input(b, F32, 4, DIMS(1, 5, 9, 7), -3, 1), CONST(b, 5),
+                             CONST(b, 5)};
+        ib_attr at[] = {bo_as("activation", "LeakyRelu"), bo_af("activation_alpha", 0.2f),
+                        bo_af("epsilon", 1e-3f)};
+        b->min_kernel_steps = 1;
+        RUN1(b, "InstanceNorm LeakyRelu 2D", 0, NODE(b, "InstanceNorm", "inferbench", in, at));
+    }
+    {
+        /* a mean far from zero next to the spread: E[x^2] - E[x]^2 in float32 would cancel */
+        ib_value_id in[3] = {bo_input(b, F32, 5, DIMS(1, 4, 8, 8, 8), 1000, 1001), CONST(b, 4),
+                             CONST(b, 4)};
+        b->min_kernel_steps = 1;
+        RUN1(b, "InstanceNorm large mean", 0, NODE0(b, "InstanceNorm", "inferbench", in));
+    }
     {
         ib_value_id in[3] = {IN(b, 2, 24, 64), CONST(b, 64), CONST(b, 64)};
         ib_attr at[] = {bo_ai("axis", -1), bo_af("epsilon", 1e-12f)};
@@ -721,7 +745,43 @@ void bo_cases_chains(bo *b)
         b->cl_from[1] = up;
         b->cl_to[1] = y;
         b->n_cl = 2;
+        b->min_repeat_steps = 4; /* the ConvTranspose as four (kd, kh) matmuls */
         RUN1(b, "chain 3D-UNet level", BO_INT8 | BO_BF16 | BO_CHAIN, y);
+    }
+    /* the same level as the compiler fuses it: Conv3d-InstanceNorm(Relu)-ConvTranspose on a
+     * channels-last volume (float32 and, at BF16, bfloat16 through the normalisation) */
+    {
+        ib_value_id x = IN(b, 1, 16, 8, 8, 8);
+        ib_value_id cin[3] = {x, bo_const(b, F32, 5, DIMS(32, 16, 3, 3, 3), -0.2, 0.2),
+                              CONST(b, 32)};
+        ib_attr ca[] = {INTS("kernel_shape", 3, 3, 3), INTS("pads", 1, 1, 1, 1, 1, 1)};
+        ib_value_id c = NODE(b, "Conv", "", cin, ca);
+        ib_value_id iin[3] = {c, CONST(b, 32), CONST(b, 32)};
+        ib_attr ia[] = {bo_as("activation", "Relu")};
+        ib_value_id in = NODE(b, "InstanceNorm", "inferbench", iin, ia);
+        ib_value_id din[3] = {in, bo_const(b, F32, 5, DIMS(32, 16, 2, 2, 2), -0.3, 0.3),
+                              CONST(b, 16)};
+        ib_attr da[] = {INTS("kernel_shape", 2, 2, 2), INTS("strides", 2, 2, 2)};
+        ib_value_id y = NODE(b, "ConvTranspose", "", din, da);
+        b->cl_from[0] = c;
+        b->cl_to[0] = in;
+        b->n_cl = 1;
+        b->min_kernel_steps = 1;
+        b->min_repeat_steps = 4;
+        RUN1(b, "chain 3D-UNet fused norm", BO_INT8 | BO_BF16 | BO_CHAIN, y);
+    }
+    /* two volumes, no bias: the matmul ConvTranspose walks n and d, and odd extents */
+    {
+        ib_value_id x = IN(b, 2, 16, 3, 5, 4);
+        ib_value_id cin[3] = {x, bo_const(b, F32, 5, DIMS(32, 16, 3, 3, 3), -0.2, 0.2),
+                              CONST(b, 32)};
+        ib_attr ca[] = {INTS("kernel_shape", 3, 3, 3), INTS("pads", 1, 1, 1, 1, 1, 1)};
+        ib_value_id c = NODE(b, "Conv", "", cin, ca);
+        ib_value_id din[2] = {c, bo_const(b, F32, 5, DIMS(32, 24, 2, 2, 2), -0.3, 0.3)};
+        ib_attr da[] = {INTS("kernel_shape", 2, 2, 2), INTS("strides", 2, 2, 2)};
+        ib_value_id y = NODE(b, "ConvTranspose", "", din, da);
+        b->min_repeat_steps = 4;
+        RUN1(b, "chain ConvTranspose 2x N2 no bias", BO_INT8 | BO_BF16 | BO_CHAIN, y);
     }
     /* attention block: MatMul-Reshape-Transpose-Attention-Transpose-Reshape */
     {

@@ -120,7 +120,7 @@ TEST(runtime_gather_concat_fuses_and_matches)
         ib_model *m = graph(ids32, false, false);
         ib_session *ref = session(m, "cpu", false), *fc = session(m, "cpu", true),
                    *fr = session(m, "reference", true);
-        ASSERT_STR_CONTAINS(ib_session_describe(fc), "GatherConcat 1\n");
+        ASSERT_STR_CONTAINS(ib_session_describe(fc), "GatherConcat 1,");
         size_t cols = D1 + D0 + D2;
         float a[N * (D1 + D0 + D2)], b[N * (D1 + D0 + D2)], c[N * (D1 + D0 + D2)];
         ib_err err;
@@ -157,7 +157,7 @@ TEST(runtime_gather_concat_bf16_tables)
     ib_model *m = graph(false, false, false);
     ib_session *ref = session(m, "cpu", false),
                *h = session_p(m, "cpu", true, IB_PRECISION_BF16);
-    ASSERT_STR_CONTAINS(ib_session_describe(h), "GatherConcat 1\n");
+    ASSERT_STR_CONTAINS(ib_session_describe(h), "GatherConcat 1,");
     size_t cols = D1 + D0 + D2;
     float a[N * (D1 + D0 + D2)], b[N * (D1 + D0 + D2)];
     ib_err err;
@@ -193,7 +193,7 @@ TEST(runtime_gather_concat_int8_rowwise_tables)
     ib_model *m = graph(false, false, false);
     ib_session *ref = session(m, "cpu", false),
                *q = session_p(m, "cpu", true, IB_PRECISION_INT8);
-    ASSERT_STR_CONTAINS(ib_session_describe(q), "GatherConcat 1\n");
+    ASSERT_STR_CONTAINS(ib_session_describe(q), "GatherConcat 1,");
     size_t cols = D1 + D0 + D2;
     float a[N * (D1 + D0 + D2)], b[N * (D1 + D0 + D2)];
     ib_err err;
@@ -232,12 +232,12 @@ TEST(runtime_gather_concat_near_misses)
     ib_model *m = graph(false, true, false); /* e1 read twice by the Concat */
     ib_session *s = session(m, "cpu", true);
     /* e2 alone is one lookup: nothing to fuse */
-    ASSERT_STR_CONTAINS(ib_session_describe(s), "GatherConcat 0\n");
+    ASSERT_STR_CONTAINS(ib_session_describe(s), "GatherConcat 0,");
     ib_session_destroy(s);
     ib_model_destroy(m);
     m = graph(false, false, true);
     s = session(m, "cpu", true);
-    ASSERT_STR_CONTAINS(ib_session_describe(s), "GatherConcat 0\n");
+    ASSERT_STR_CONTAINS(ib_session_describe(s), "GatherConcat 0,");
     ib_session_destroy(s);
     ib_model_destroy(m);
 }
@@ -254,7 +254,7 @@ TEST(runtime_gather_concat_dlrm_lookups_fuse)
     ASSERT_OK_ERR(ib_model_load_file("d.onnx", NULL, &m, &err), &err);
     ib_session *s = session(m, "cpu", true);
     const char *d = ib_session_describe(s);
-    ASSERT_STR_CONTAINS(d, "GatherConcat 1\n");
+    ASSERT_STR_CONTAINS(d, "GatherConcat 1,");
     ib_session_destroy(s);
     ib_model_destroy(m);
 }

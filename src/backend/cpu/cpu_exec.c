@@ -222,6 +222,42 @@ int cpu_add_prim(cpu_exec *e, dnnl_primitive_desc_t pd, const dnnl_exec_arg_t *a
     return IB_OK;
 }
 
+int cpu_add_prim_repeat(cpu_exec *e, dnnl_primitive_desc_t pd, const dnnl_exec_arg_t *args,
+                        int nargs, int64_t reps, const int64_t *stride_bytes, ib_err *err)
+{
+    int rc = cpu_add_prim(e, pd, args, nargs, err);
+    if (rc)
+        return rc;
+    cpu_step *st = &e->steps.data[e->steps.len - 1];
+    st->reps = reps;
+    for (int i = 0; i < nargs && i < CPU_REP_ARGS; i++) {
+        void *h = NULL;
+        if (stride_bytes[i] && (rc = cpu_check(e, err, dnnl_memory_get_data_handle(args[i].memory, &h),
+                                               "get_data_handle")))
+            return rc;
+        st->rep_stride[i] = stride_bytes[i];
+        st->rep_base[i] = h;
+    }
+    return IB_OK;
+}
+
+/* Execute a primitive step (each of its repetitions). */
+static dnnl_status_t run_prim(cpu_exec *e, const cpu_step *st)
+{
+    if (st->reps <= 1)
+        return dnnl_primitive_execute(st->prim, e->stream, st->nargs, st->args);
+    dnnl_status_t s = dnnl_success;
+    for (int64_t r = 0; r < st->reps && s == dnnl_success; r++) {
+        for (int i = 0; i < st->nargs && i < CPU_REP_ARGS && s == dnnl_success; i++)
+            if (st->rep_stride[i])
+                s = dnnl_memory_set_data_handle(st->args[i].memory,
+                                                st->rep_base[i] + r * st->rep_stride[i]);
+        if (s == dnnl_success)
+            s = dnnl_primitive_execute(st->prim, e->stream, st->nargs, st->args);
+    }
+    return s;
+}
+
 int cpu_add_kernel(cpu_exec *e, cpu_kernel_fn fn, void *kctx, ib_err *err)
 {
     cpu_step st;
@@ -816,7 +852,7 @@ int cpu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, 
     for (size_t i = 0; i < e->steps.len && !rc; i++) {
         cpu_step *st = &e->steps.data[i];
         if (st->prim) {
-            dnnl_status_t s = dnnl_primitive_execute(st->prim, e->stream, st->nargs, st->args);
+            dnnl_status_t s = run_prim(e, st);
             if (s != dnnl_success) {
                 e->cur = st->node;
                 rc = cpu_check(e, err, s, "execute");

@@ -76,6 +76,8 @@ typedef struct cpu_val {
 
 typedef struct ib_backend_exec cpu_exec;
 
+#define CPU_REP_ARGS 4
+
 /* A C kernel step: fn(kctx, threads). kctx is owned by the exec (ib_free). */
 typedef int (*cpu_kernel_fn)(void *kctx, int threads, ib_err *err);
 
@@ -88,6 +90,11 @@ typedef struct cpu_step {
     cpu_kernel_fn fn;
     void *kctx;
     const ib_node *node; /* for error messages (NULL for writebacks) */
+    /* a primitive run `reps` times (cpu_add_prim_repeat): run r moves the memory of arg
+     * i to rep_base[i] + r * rep_stride[i] bytes (stride 0: fixed) */
+    int64_t reps;
+    int64_t rep_stride[CPU_REP_ARGS];
+    char *rep_base[CPU_REP_ARGS];
 } cpu_step;
 
 struct ib_backend_exec {
@@ -204,6 +211,10 @@ dnnl_status_t cpu_pd_create(cpu_exec *e, dnnl_primitive_desc_t *pd, const_dnnl_o
                             const_dnnl_primitive_attr_t attr);
 /* A fresh attr with scratchpad_mode_user. */
 int cpu_attr(cpu_exec *e, dnnl_primitive_attr_t *attr, ib_err *err);
+/* The same run reps times; run r offsets the memory of args[i] (i < CPU_REP_ARGS, whose
+ * memory objects no other step uses) by r * stride_bytes[i] from where it points now. */
+int cpu_add_prim_repeat(cpu_exec *e, dnnl_primitive_desc_t pd, const dnnl_exec_arg_t *args,
+                        int nargs, int64_t reps, const int64_t *stride_bytes, ib_err *err);
 /* Append a C kernel step; takes ownership of kctx (ib_malloc'd; also on failure). */
 int cpu_add_kernel(cpu_exec *e, cpu_kernel_fn fn, void *kctx, ib_err *err);
 

@@ -2,7 +2,8 @@
  * cpu_kernels.h - our own OpenMP C kernels (the ops oneDNN lacks or runs
  * poorly): broadcast elementwise arithmetic, comparisons and logic, Where,
  * unary fallbacks, Cast, strided copies (Transpose, Slice, Expand, Concat,
- * Split), Gather and reductions to indices (ArgMax/ArgMin).
+ * Split), Gather, reductions to indices (ArgMax/ArgMin) and instance
+ * normalisation.
  *
  * Each kernel is a cpu_kernel_fn over a context struct built at compile time
  * (plain row-major host pointers, shapes, strides); the compile side lives
@@ -101,5 +102,31 @@ typedef struct cpu_arg_ctx {
     int64_t *out;
 } cpu_arg_ctx;
 int cpu_arg_run(void *kctx, int threads, ib_err *err);
+
+/* ---- InstanceNormalization (cpu_kernels_norm.c) ------------------------------------ */
+
+enum { CPU_INORM_NONE, CPU_INORM_RELU, CPU_INORM_LEAKY };
+
+/* y = act((x - mean) * scale / sqrt(var + eps) + bias) per (n, c) over the S voxels; x and
+ * y float32 or (bf16) bfloat16, plain [N, C, S] or (cl) channels-last [N, S, C]. The
+ * buffers are private blocks of the exec, sized for max_threads. */
+typedef struct cpu_inorm_ctx {
+    const void *x;
+    void *y;
+    bool bf16, cl;
+    int64_t N, C, S;
+    const float *scale, *bias; /* C each */
+    float eps, alpha;          /* alpha: LeakyRelu */
+    int act;                   /* CPU_INORM_* */
+    int max_threads;
+    double *part;              /* cl: max_threads * 2C partial sums */
+    float *fpart;              /* cl: max_threads * 2C block sums */
+    float *tmp;                /* max_threads * tmp_per_thread staging floats */
+    int64_t tmp_per_thread;    /* cpu_inorm_scratch_floats */
+    float *mu, *a;             /* N*C: mean, scale / sqrt(var + eps) */
+} cpu_inorm_ctx;
+int cpu_inorm_run(void *kctx, int threads, ib_err *err);
+/* Staging floats one thread needs. */
+size_t cpu_inorm_scratch_floats(bool cl, int64_t C);
 
 #endif

@@ -215,6 +215,94 @@ static dnnl_status_t conv_pd(cpu_exec *e, bool transpose, const dnnl_memory_desc
     return st ? st : cpu_pd_create(e, pd, &cd, attr);
 }
 
+/* ---- ConvTranspose 2x2x2 / stride 2 on a channels-last volume as matmuls ------------ */
+
+/* The 3D U-Nets' upsampling (kernel = stride = 2, no pads, dilation or groups): every output
+ * voxel takes exactly one tap, so for each (kd, kh) and input slice (n, d) the outputs
+ * y[n, 2d + kd, 2h + kh, 2w + kw, m] = sum_c x[n, d, h, w, c] W[c, m, kd, kh, kw] + b[m]
+ * are one matmul [H, W, C] x [C, (kw, m)] into a strided view of y (rows 2 * W2 * M
+ * apart). oneDNN's jit deconvolution ran this at 37 GFLOP/s for KiTS' 64 -> 32 channels
+ * at 128^3 (234 ms); the matmuls run at ~150. */
+static bool up2_shape(const conv_geom *cg, const ib_tensor_desc *w)
+{
+    if (cg->nsp != 3 || cg->group != 1)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (cg->strides[i] != 2 || cg->dil[i] != 0 || cg->pl[i] || cg->pr[i] ||
+            w->dims[2 + i] != 2)
+            return false;
+    return true;
+}
+
+static int up2_build(cpu_exec *e, const ib_node *n, dnnl_data_type_t dt, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *w = cpu_in(e, n, 1), *b = cpu_in(e, n, 2), *y = cpu_out(e, n, 0);
+    int64_t N = x->desc.dims[0], C = x->desc.dims[1], D = x->desc.dims[2], H = x->desc.dims[3],
+            W = x->desc.dims[4], M = y->desc.dims[1], H2 = 2 * H, W2 = 2 * W;
+    size_t es = dt == dnnl_bf16 ? 2 : 4;
+    dnnl_memory_desc_t xmd, ymd, smd, wmd, wplain, bmd, dmd;
+    dnnl_dims_t sd = {H, W, C}, wd = {1, C, 2 * M}, bd = {1, 1, 2 * M}, dd = {H, W, 2 * M};
+    dnnl_dims_t ds = {2 * W2 * M, 2 * M, 1};
+    if (cpu_md_tag(&xmd, 5, x->desc.dims, dt, dnnl_ndhwc) ||
+        cpu_md_tag(&ymd, 5, y->desc.dims, dt, dnnl_ndhwc) ||
+        dnnl_memory_desc_init_by_tag(&smd, 3, sd, dt, dnnl_abc) ||
+        dnnl_memory_desc_init_by_tag(&wmd, 3, wd, dt, dnnl_abc) ||
+        dnnl_memory_desc_init_by_tag(&wplain, 3, wd, dnnl_f32, dnnl_abc) ||
+        dnnl_memory_desc_init_by_tag(&bmd, 3, bd, dnnl_f32, dnnl_abc) ||
+        dnnl_memory_desc_init_by_strides(&dmd, 3, dd, dt, ds))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
+    dnnl_matmul_desc_t md;
+    dnnl_primitive_desc_t pd;
+    dnnl_status_t st = dnnl_matmul_desc_init(&md, &smd, &wmd, b ? &bmd : NULL, &dmd);
+    if (!st)
+        st = cpu_pd_create(e, &pd, &md, NULL);
+    if (st)
+        return IB_EUNSUPPORTED; /* not an error: the deconvolution takes it */
+    dnnl_primitive_desc_destroy(pd);
+    /* W [C, M, 2, 2, 2] -> per (kd, kh): [C, (kw, m)]; b repeated for kw */
+    float *wk = cpu_alloc(e, 4 * (size_t)C * 2 * (size_t)M * sizeof *wk);
+    float *bk = b ? cpu_alloc(e, 2 * (size_t)M * sizeof *bk) : NULL;
+    if (!wk || (b && !bk))
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    const float *w0 = w->cdata;
+    for (int64_t kk = 0; kk < 4; kk++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t kw = 0; kw < 2; kw++)
+                for (int64_t m = 0; m < M; m++)
+                    wk[((kk * C + c) * 2 + kw) * M + m] = w0[((c * M + m) * 4 + kk) * 2 + kw];
+    for (int64_t i = 0; b && i < 2 * M; i++)
+        bk[i] = ((const float *)b->cdata)[i % M];
+    dnnl_memory_t mx, my, mb = NULL;
+    void *xp = NULL;
+    int rc = cpu_use(e, x, &xmd, 1.0f, &mx, err);
+    if (!rc)
+        rc = cpu_check(e, err, dnnl_memory_get_data_handle(mx, &xp), "get_data_handle");
+    if (!rc)
+        rc = cpu_def(e, y, &ymd, &my, err);
+    if (!rc && b)
+        rc = cpu_mem(e, &bmd, bk, &mb, err);
+    /* run r = n * D + d: x moves by one slice, y by two output slices */
+    const int64_t strides[4] = {H * W * C * (int64_t)es, 0, 2 * H2 * W2 * M * (int64_t)es, 0};
+    for (int64_t kk = 0; kk < 4 && !rc; kk++) {
+        int64_t kd = kk / 2, kh = kk % 2;
+        dnnl_memory_t ms, mw, mdst;
+        char *yp = (char *)y->data + (size_t)((kd * H2 + kh) * W2 * M) * es;
+        if ((rc = cpu_mem(e, &smd, xp, &ms, err)) ||
+            (rc = cpu_const_reorder(e, &wplain, wk + kk * C * 2 * M, &wmd, NULL, &mw, err)) ||
+            (rc = cpu_mem(e, &dmd, yp, &mdst, err)))
+            break;
+        st = dnnl_matmul_desc_init(&md, &smd, &wmd, b ? &bmd : NULL, &dmd);
+        if (!st)
+            st = cpu_pd_create(e, &pd, &md, NULL);
+        if ((rc = cpu_check(e, err, st, "matmul")))
+            break;
+        dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, mdst},
+                                   {DNNL_ARG_BIAS, mb}};
+        rc = cpu_add_prim_repeat(e, pd, args, b ? 4 : 3, N * D, strides, err);
+    }
+    return rc;
+}
+
 static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused, ib_err *err)
 {
     cpu_val *x = cpu_in(e, n, 0), *w = cpu_in(e, n, 1), *b = cpu_in(e, n, 2), *y = cpu_out(e, n, 0);
@@ -225,6 +313,13 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
     cpu_post post = {0};
     if (fused && !cpu_post_parse(n, &post))
         return cpu_fail(e, err, IB_EUNSUPPORTED, "unsupported fused activation");
+    /* ConvTranspose 2x2x2 / 2 of a channels-last volume: matmuls (above) */
+    if (transpose && up2_shape(&cg, &w->desc) &&
+        cpu_md_channels_last(&x->md, x->desc.ndim, x->desc.dims)) {
+        int rc = up2_build(e, n, cpu_act_dt(e), err);
+        if (rc != IB_EUNSUPPORTED)
+            return rc;
+    }
     int64_t M = y->desc.dims[1];
     bool q8 = !transpose && e->precision == IB_PRECISION_INT8 && x->has_range;
     dnnl_data_type_t adt = cpu_act_dt(e);

@@ -4,14 +4,13 @@
  * primitives.
  *
  * BatchNormalization keeps the producer's layout (use_global_stats with
- * scale and shift). InstanceNormalization is a batch normalisation that
- * computes its statistics over [1, N*C, spatial...]: any layout when N = 1,
- * plain otherwise, with scale/shift replicated N times at compile time.
+ * scale and shift). InstanceNormalization and inferbench.InstanceNorm (the same
+ * + Relu | LeakyRelu) run on our two-pass kernel (cpu_kernels_norm.c).
  * LayerNormalization normalises dims[axis:] of a plain [rows, cols] view.
  */
 #include <string.h>
 
-#include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_kernels.h"
 
 static bool vec_of(const ib_tensor_desc *d, int64_t n)
 {
@@ -47,6 +46,11 @@ static bool in_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
 {
     IB_UNUSED(c);
     IB_UNUSED(p);
+    if (n->domain[0]) { /* inferbench.InstanceNorm */
+        const char *act = ib_node_attr_string(n, "activation", "");
+        if (strcmp(act, "") && strcmp(act, "Relu") && strcmp(act, "LeakyRelu"))
+            return false;
+    }
     return n->n_inputs == 3 && in[0] && in[0]->ndim >= 3 && in[0]->ndim <= 5 &&
            out_f32(g, n, in[0]) && vec_of(in[1], in[0]->dims[1]) &&
            vec_of(in[2], in[0]->dims[1]) && cpu_is_const(g, n, 1) && cpu_is_const(g, n, 2);
@@ -139,68 +143,60 @@ static int bn_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     return cpu_add_prim(e, pd, args, 6, err);
 }
 
+/* InstanceNormalization and inferbench.InstanceNorm (+ Relu | LeakyRelu) on our kernel
+ * (cpu_kernels_norm.c), in the layout and dtype the producer left x in when that is
+ * channels-last, else plain. */
 static int in_compile(cpu_exec *e, const ib_node *n, ib_err *err)
 {
     cpu_val *x = cpu_in(e, n, 0), *y = cpu_out(e, n, 0);
-    int64_t N = x->desc.dims[0], C = x->desc.dims[1], NC = N * C;
-    float eps = ib_node_attr_float(n, "epsilon", 1e-5f);
-    /* N*C "channels" of one image: its statistics are the instance's */
-    int64_t dims[IB_MAX_DIMS];
-    memcpy(dims, x->desc.dims, sizeof dims);
-    dims[0] = 1;
-    dims[1] = NC;
-    dnnl_memory_desc_t smd, xmd; /* smd: the [1, N*C, ...] view; xmd: x as requested */
+    int nd = x->desc.ndim;
     dnnl_data_type_t dt = cpu_keep_dt(x);
-    if (N == 1 && !x->cdata && x->md.data_type == dt) {
-        xmd = smd = x->md;
-    } else if (cpu_md_plain(&xmd, x->desc.ndim, x->desc.dims, dt) ||
-               cpu_md_plain(&smd, x->desc.ndim, dims, dt)) {
+    bool cl = !x->cdata && x->md.data_type == dt && cpu_md_channels_last(&x->md, nd, x->desc.dims);
+    dnnl_memory_desc_t want;
+    int rc = cl ? cpu_md_tag(&want, nd, x->desc.dims, dt, cpu_channels_last_tag(nd))
+                : cpu_md_plain(&want, nd, x->desc.dims, dt);
+    if (rc)
         return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the input");
-    }
-    float *sc = cpu_alloc(e, (size_t)NC * sizeof *sc), *sh = cpu_alloc(e, (size_t)NC * sizeof *sh);
-    if (!sc || !sh)
+    cpu_inorm_ctx *k = ib_calloc(1, sizeof *k);
+    if (!k)
         return cpu_fail(e, err, IB_ENOMEM, "out of memory");
-    const float *s0 = cpu_in(e, n, 1)->cdata, *b0 = cpu_in(e, n, 2)->cdata;
-    for (int64_t i = 0; i < NC; i++) {
-        sc[i] = s0[i % C];
-        sh[i] = b0[i % C];
-    }
-    dnnl_batch_normalization_desc_t bd;
-    dnnl_primitive_desc_t pd;
-    int rc;
-    dnnl_status_t st = dnnl_batch_normalization_forward_desc_init(
-        &bd, dnnl_forward_inference, &smd, eps, dnnl_use_scale | dnnl_use_shift);
-    if (!st)
-        st = cpu_pd_create(e, &pd, &bd, NULL);
-    if ((rc = cpu_check(e, err, st, "instance normalization")))
+    k->bf16 = dt == dnnl_bf16;
+    k->cl = cl;
+    k->N = x->desc.dims[0];
+    k->C = x->desc.dims[1];
+    k->S = 1;
+    for (int i = 2; i < nd; i++)
+        k->S *= x->desc.dims[i];
+    k->scale = cpu_in(e, n, 1)->cdata;
+    k->bias = cpu_in(e, n, 2)->cdata;
+    k->eps = ib_node_attr_float(n, "epsilon", 1e-5f);
+    const char *act = ib_node_attr_string(n, "activation", "");
+    k->act = !strcmp(act, "Relu") ? CPU_INORM_RELU
+             : !strcmp(act, "LeakyRelu") ? CPU_INORM_LEAKY : CPU_INORM_NONE;
+    k->alpha = ib_node_attr_float(n, "activation_alpha", 0.01f);
+    k->max_threads = e->ctx->threads > 0 ? e->ctx->threads : 1;
+    size_t T = (size_t)k->max_threads, C = (size_t)k->C, NC = (size_t)(k->N * k->C);
+    k->tmp_per_thread = (int64_t)cpu_inorm_scratch_floats(cl, k->C);
+    k->part = cpu_alloc(e, T * 2 * C * sizeof(double));
+    k->fpart = cpu_alloc(e, T * 2 * C * sizeof(float));
+    k->tmp = cpu_alloc(e, T * (size_t)k->tmp_per_thread * sizeof(float));
+    k->mu = cpu_alloc(e, NC * sizeof(float));
+    k->a = cpu_alloc(e, NC * sizeof(float));
+    dnnl_memory_t mx, my;
+    void *xp = NULL;
+    if (!k->part || !k->fpart || !k->tmp || !k->mu || !k->a)
+        rc = cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    if (!rc && !(rc = cpu_use(e, x, &want, 1.0f, &mx, err)))
+        rc = cpu_check(e, err, dnnl_memory_get_data_handle(mx, &xp), "get_data_handle");
+    if (!rc)
+        rc = cpu_def(e, y, &want, &my, err);
+    if (rc) {
+        ib_free(k);
         return rc;
-    dnnl_memory_t ms, md, msc, msh;
-    dnnl_memory_desc_t vmd;
-    dnnl_exec_arg_t args[8];
-    int na = 0;
-    if ((rc = cpu_use(e, x, &xmd, 1.0f, &ms, err)) || (rc = cpu_def(e, y, &xmd, NULL, err)))
-        goto fail;
-    /* re-describe x and y as the [1, N*C, ...] view over the same memory */
-    void *xp;
-    dnnl_memory_get_data_handle(ms, &xp);
-    if (cpu_md_plain(&vmd, 1, &NC, dnnl_f32)) {
-        rc = cpu_fail(e, err, IB_EUNSUPPORTED, "bad vector");
-        goto fail;
     }
-    if ((rc = cpu_mem(e, &smd, xp, &ms, err)) || (rc = cpu_mem(e, &smd, y->data, &md, err)) ||
-        (rc = cpu_mem(e, &vmd, sc, &msc, err)) || (rc = cpu_mem(e, &vmd, sh, &msh, err)))
-        goto fail;
-    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, ms};
-    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_DST, md};
-    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SCALE, msc};
-    args[na++] = (dnnl_exec_arg_t){DNNL_ARG_SHIFT, msh};
-    if ((rc = maybe_arg(e, pd, DNNL_ARG_MEAN, args, &na, err)) ||
-        (rc = maybe_arg(e, pd, DNNL_ARG_VARIANCE, args, &na, err)))
-        goto fail;
-    return cpu_add_prim(e, pd, args, na, err);
-fail:
-    dnnl_primitive_desc_destroy(pd);
-    return rc;
+    k->x = xp;
+    k->y = y->data;
+    return cpu_add_kernel(e, cpu_inorm_run, k, err);
 }
 
 static int ln_compile(cpu_exec *e, const ib_node *n, ib_err *err)
@@ -264,6 +260,7 @@ fail:
 const cpu_op cpu_ops_norm[] = {
     {"", "BatchNormalization", bn_supports, bn_compile},
     {"", "InstanceNormalization", in_supports, in_compile},
+    {"inferbench", "InstanceNorm", in_supports, in_compile},
     {"", "LayerNormalization", ln_supports, ln_compile},
     {"inferbench", "LayerNorm", ln_supports, ln_compile},
     {NULL, NULL, NULL, NULL},

@@ -15,59 +15,6 @@
 #include "runtime/ops/conv.h"
 #include "runtime/ops/gemm.h"
 
-enum ep_act { EP_NONE, EP_RELU, EP_LEAKY, EP_CLIP, EP_GELU, EP_GELU_TANH /* internal */ };
-
-typedef struct epilogue {
-    enum ep_act act;
-    double alpha, lo, hi;
-} epilogue;
-
-/* activation: "" | Relu | LeakyRelu (activation_alpha) | Clip (clip_min,
- * clip_max) | Gelu (approximate = none | tanh); `allowed` masks which the
- * op accepts. */
-static int read_epilogue(const ib_op_ctx *ctx, ib_err *err, unsigned allowed, epilogue *e)
-{
-    static const char *const names[] = {"", "Relu", "LeakyRelu", "Clip", "Gelu"};
-    const char *a = ib_op_attr_s(ctx, "activation", "");
-    e->act = EP_NONE;
-    size_t i = 0;
-    while (i < IB_ARRAY_LEN(names) && strcmp(a, names[i]) != 0)
-        i++;
-    if (i == IB_ARRAY_LEN(names) || !(allowed & (1u << i)))
-        return IB_OP_UNSUP(ctx, err, "attribute activation='%s' is not supported", a);
-    e->act = (enum ep_act)i;
-    if (e->act == EP_GELU) {
-        const char *ap = ib_op_attr_s(ctx, "approximate", "none");
-        if (strcmp(ap, "tanh") == 0)
-            e->act = EP_GELU_TANH;
-        else if (strcmp(ap, "none") != 0)
-            return IB_OP_UNSUP(ctx, err, "attribute approximate='%s' is not supported", ap);
-    }
-    e->alpha = (double)ib_op_attr_f(ctx, "activation_alpha", 0.01f);
-    e->lo = (double)ib_op_attr_f(ctx, "clip_min", -(float)IB_INF);
-    e->hi = (double)ib_op_attr_f(ctx, "clip_max", (float)IB_INF);
-    return IB_OK;
-}
-
-static double ep_apply(const epilogue *e, double x)
-{
-    switch (e->act) {
-    case EP_RELU:
-        return x > 0 ? x : 0;
-    case EP_LEAKY:
-        return x >= 0 ? x : e->alpha * x;
-    case EP_CLIP:
-        return x < e->lo ? e->lo : x > e->hi ? e->hi : x;
-    case EP_GELU:
-        return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
-    case EP_GELU_TANH:
-        return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
-    case EP_NONE:
-        break;
-    }
-    return x;
-}
-
 static int check_f32(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *in, uint32_t n_in)
 {
     for (uint32_t i = 0; i < n_in; i++)
@@ -79,7 +26,7 @@ static int check_f32(const ib_op_ctx *ctx, ib_err *err, const ib_tensor *const *
 
 /* ---- FusedConv: inputs X, W, B (optional), Z (optional, Y's shape) ----------------- */
 
-#define CONV_ACTS ((1u << EP_NONE) | (1u << EP_RELU) | (1u << EP_LEAKY) | (1u << EP_CLIP))
+#define CONV_ACTS ((1u << IB_EP_NONE) | (1u << IB_EP_RELU) | (1u << IB_EP_LEAKY) | (1u << IB_EP_CLIP))
 
 static int infer_fconv(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
                        const ib_tensor *const *const_in, uint32_t n_in, ib_tensor_desc *out,
@@ -88,9 +35,9 @@ static int infer_fconv(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(const_in);
     IB_UNUSED(n_out);
     IB_UNUSED(dd);
-    epilogue e;
+    ib_op_epilogue e;
     ib_conv_geom g;
-    int rc = read_epilogue(ctx, err, CONV_ACTS, &e);
+    int rc = ib_op_read_epilogue(ctx, err, CONV_ACTS, &e);
     if (!rc) rc = ib_conv_geom_init(ctx, err, in[0], in[1], &g);
     if (rc) return rc;
     ib_tensor_desc y = {in[0]->dtype, in[0]->ndim, {g.N, g.M}};
@@ -134,10 +81,10 @@ static int k_fconv(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
                    ib_tensor *const *out, uint32_t n_out, ib_err *err)
 {
     IB_UNUSED(n_out);
-    epilogue e;
+    ib_op_epilogue e;
     ib_conv_geom g;
     int rc = check_f32(ctx, err, in, n_in);
-    if (!rc) rc = read_epilogue(ctx, err, CONV_ACTS, &e);
+    if (!rc) rc = ib_op_read_epilogue(ctx, err, CONV_ACTS, &e);
     if (!rc) rc = ib_conv_geom_init(ctx, err, &in[0]->desc, &in[1]->desc, &g);
     if (rc) return rc;
     const ib_tensor *b = ib_op_cin(in, n_in, 2), *z = ib_op_cin(in, n_in, 3);
@@ -146,13 +93,13 @@ static int k_fconv(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_
     int64_t n = ib_tensor_desc_numel(&out[0]->desc);
     const float *zs = z ? z->data : NULL;
     for (int64_t i = 0; i < n; i++)
-        y[i] = (float)ep_apply(&e, (double)y[i] + (zs ? (double)zs[i] : 0.0));
+        y[i] = (float)ib_op_ep_apply(&e, (double)y[i] + (zs ? (double)zs[i] : 0.0));
     return IB_OK;
 }
 
 /* ---- FusedMatMul: inputs A, B, bias (optional, broadcast to Y) ---------------------- */
 
-#define MM_ACTS ((1u << EP_NONE) | (1u << EP_RELU) | (1u << EP_GELU))
+#define MM_ACTS ((1u << IB_EP_NONE) | (1u << IB_EP_RELU) | (1u << IB_EP_GELU))
 
 typedef struct fmm {
     int64_t M, N, K;
@@ -199,9 +146,9 @@ static int infer_fmm(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     IB_UNUSED(const_in);
     IB_UNUSED(n_out);
     IB_UNUSED(dd);
-    epilogue e;
+    ib_op_epilogue e;
     fmm f;
-    int rc = read_epilogue(ctx, err, MM_ACTS, &e);
+    int rc = ib_op_read_epilogue(ctx, err, MM_ACTS, &e);
     if (!rc) rc = fmm_shape(ctx, err, in[0], in[1], &f);
     if (rc) return rc;
     const ib_tensor_desc *bias = ib_op_in(in, n_in, 2);
@@ -239,10 +186,10 @@ static int k_fmm(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
                  ib_tensor *const *out, uint32_t n_out, ib_err *err)
 {
     IB_UNUSED(n_out);
-    epilogue e;
+    ib_op_epilogue e;
     fmm f;
     int rc = check_f32(ctx, err, in, n_in);
-    if (!rc) rc = read_epilogue(ctx, err, MM_ACTS, &e);
+    if (!rc) rc = ib_op_read_epilogue(ctx, err, MM_ACTS, &e);
     if (!rc) rc = fmm_shape(ctx, err, &in[0]->desc, &in[1]->desc, &f);
     if (rc) return rc;
     float alpha = ib_op_attr_f(ctx, "alpha", 1.0f);
@@ -265,10 +212,10 @@ static int k_fmm(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
             ib_ref_gemm(f.M, f.N, f.K, alpha, a, f.ta ? 1 : lda, f.ta ? lda : 1, b, f.tb ? 1 : ldb,
                         f.tb ? ldb : 1, bias ? 1.0f : 0.0f, c, f.N, ctx->scratch);
         }
-    if (e.act != EP_NONE) {
+    if (e.act != IB_EP_NONE) {
         int64_t n = ib_tensor_desc_numel(&y->desc);
         for (int64_t i = 0; i < n; i++)
-            Y[i] = (float)ep_apply(&e, (double)Y[i]);
+            Y[i] = (float)ib_op_ep_apply(&e, (double)Y[i]);
     }
     return IB_OK;
 }

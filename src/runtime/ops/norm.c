@@ -1,5 +1,6 @@
 /*
- * norm.c - normalisations: BatchNormalization (inference), InstanceNormalization,
+ * norm.c - normalisations: BatchNormalization (inference), InstanceNormalization
+ * (and inferbench.InstanceNorm, the same followed by a fused Relu or LeakyRelu),
  * LayerNormalization (opset 17) and its internal twin inferbench.LayerNorm.
  *
  * BatchNormalization always normalises with the given running mean/var: the
@@ -113,12 +114,10 @@ static int infer_in(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     return IB_OK;
 }
 
-static int k_in(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
-                ib_tensor *const *out, uint32_t n_out, ib_err *err)
+/* InstanceNormalization, then act (inferbench.InstanceNorm's epilogue; none for the ONNX op) */
+static int in_run(const ib_op_ctx *ctx, const ib_tensor *const *in, ib_tensor *const *out,
+                  const ib_op_epilogue *act)
 {
-    IB_UNUSED(n_in);
-    IB_UNUSED(n_out);
-    IB_UNUSED(err);
     double eps = (double)ib_op_attr_f(ctx, "epsilon", 1e-5f);
     const ib_tensor *x = in[0];
     enum ib_dtype dt = x->desc.dtype;
@@ -141,9 +140,41 @@ static int k_in(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
             double b = ib_op_ld(in[2]->data, in[2]->desc.dtype, c);
             for (int64_t i = 0; i < sp; i++)
                 ib_op_st(out[0]->data, dt, base + i,
-                         (ib_op_ld(x->data, dt, base + i) - mu) * sc + b);
+                         ib_op_ep_apply(act, (ib_op_ld(x->data, dt, base + i) - mu) * sc + b));
         }
     return IB_OK;
+}
+
+static int k_in(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
+                ib_tensor *const *out, uint32_t n_out, ib_err *err)
+{
+    IB_UNUSED(n_in);
+    IB_UNUSED(n_out);
+    IB_UNUSED(err);
+    const ib_op_epilogue none = {IB_EP_NONE, 0, 0, 0};
+    return in_run(ctx, in, out, &none);
+}
+
+/* inferbench.InstanceNorm: InstanceNormalization + Relu | LeakyRelu (compile_fuse_inorm.c) */
+#define IN_ACTS (IB_EP_MASK(IB_EP_NONE) | IB_EP_MASK(IB_EP_RELU) | IB_EP_MASK(IB_EP_LEAKY))
+
+static int infer_in_act(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
+                        const ib_tensor *const *const_in, uint32_t n_in, ib_tensor_desc *out,
+                        uint32_t n_out, bool *dd, ib_err *err)
+{
+    ib_op_epilogue act;
+    int rc = ib_op_read_epilogue(ctx, err, IN_ACTS, &act);
+    return rc ? rc : infer_in(ctx, in, const_in, n_in, out, n_out, dd, err);
+}
+
+static int k_in_act(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
+                    ib_tensor *const *out, uint32_t n_out, ib_err *err)
+{
+    IB_UNUSED(n_in);
+    IB_UNUSED(n_out);
+    ib_op_epilogue act;
+    int rc = ib_op_read_epilogue(ctx, err, IN_ACTS, &act);
+    return rc ? rc : in_run(ctx, in, out, &act);
 }
 
 /* ---- LayerNormalization / inferbench.LayerNorm ------------------------------------ */
@@ -235,6 +266,7 @@ static int k_ln(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
 static const ib_op_def defs[] = {
     {"", "BatchNormalization", 7, 0, infer_bn, k_bn, NULL, NULL, F, 5, 5, 1, 5, 0, 0},
     {"", "InstanceNormalization", 6, 0, infer_in, k_in, NULL, NULL, F, 3, 3, 1, 1, 0, 0},
+    {"inferbench", "InstanceNorm", 1, 0, infer_in_act, k_in_act, NULL, NULL, F, 3, 3, 1, 1, 0, 0},
     {"", "LayerNormalization", 17, 0, infer_ln, k_ln, NULL, NULL, F, 2, 3, 1, 3, 0, 0},
     {"inferbench", "LayerNorm", 1, 0, infer_ln, k_ln, NULL, NULL, F, 2, 3, 1, 3, 0, 0},
 };

@@ -480,3 +480,48 @@ int ib_op_infer_same(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
         out[i] = *in[0];
     return IB_OK;
 }
+
+/* ---- fused activations -------------------------------------------------------- */
+
+int ib_op_read_epilogue(const ib_op_ctx *ctx, ib_err *err, unsigned allowed, ib_op_epilogue *e)
+{
+    static const char *const names[] = {"", "Relu", "LeakyRelu", "Clip", "Gelu"};
+    const char *a = ib_op_attr_s(ctx, "activation", "");
+    e->act = IB_EP_NONE;
+    size_t i = 0;
+    while (i < IB_ARRAY_LEN(names) && strcmp(a, names[i]) != 0)
+        i++;
+    if (i == IB_ARRAY_LEN(names) || !(allowed & (1u << i)))
+        return IB_OP_UNSUP(ctx, err, "attribute activation='%s' is not supported", a);
+    e->act = (enum ib_op_act)i;
+    if (e->act == IB_EP_GELU) {
+        const char *ap = ib_op_attr_s(ctx, "approximate", "none");
+        if (strcmp(ap, "tanh") == 0)
+            e->act = IB_EP_GELU_TANH;
+        else if (strcmp(ap, "none") != 0)
+            return IB_OP_UNSUP(ctx, err, "attribute approximate='%s' is not supported", ap);
+    }
+    e->alpha = (double)ib_op_attr_f(ctx, "activation_alpha", 0.01f);
+    e->lo = (double)ib_op_attr_f(ctx, "clip_min", -(float)IB_INF);
+    e->hi = (double)ib_op_attr_f(ctx, "clip_max", (float)IB_INF);
+    return IB_OK;
+}
+
+double ib_op_ep_apply(const ib_op_epilogue *e, double x)
+{
+    switch (e->act) {
+    case IB_EP_RELU:
+        return x > 0 ? x : 0;
+    case IB_EP_LEAKY:
+        return x >= 0 ? x : e->alpha * x;
+    case IB_EP_CLIP:
+        return x < e->lo ? e->lo : x > e->hi ? e->hi : x;
+    case IB_EP_GELU:
+        return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
+    case IB_EP_GELU_TANH:
+        return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+    case IB_EP_NONE:
+        break;
+    }
+    return x;
+}

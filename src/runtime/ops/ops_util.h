@@ -153,6 +153,23 @@ int ib_op_infer_same(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
                      const ib_tensor *const *const_in, uint32_t n_in, ib_tensor_desc *out,
                      uint32_t n_out, bool *data_dependent, ib_err *err);
 
+/* ---- fused activations (attribute `activation`, docs/ops.md) ----------------- */
+enum ib_op_act { IB_EP_NONE, IB_EP_RELU, IB_EP_LEAKY, IB_EP_CLIP, IB_EP_GELU,
+                 IB_EP_GELU_TANH /* internal */ };
+#define IB_EP_MASK(a) (1u << (a))
+
+typedef struct ib_op_epilogue {
+    enum ib_op_act act;
+    double alpha, lo, hi;
+} ib_op_epilogue;
+
+/* activation: "" | Relu | LeakyRelu (activation_alpha) | Clip (clip_min,
+ * clip_max) | Gelu (approximate = none | tanh); `allowed` (IB_EP_MASK bits)
+ * masks which the op accepts. */
+int ib_op_read_epilogue(const ib_op_ctx *ctx, ib_err *err, unsigned allowed, ib_op_epilogue *e);
+/* act(x) in double. */
+double ib_op_ep_apply(const ib_op_epilogue *e, double x);
+
 /* Input i's desc, or NULL when absent or out of range. */
 static inline const ib_tensor_desc *ib_op_in(const ib_tensor_desc *const *in, uint32_t n_in,
                                              uint32_t i)
