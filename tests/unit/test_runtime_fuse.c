@@ -335,6 +335,62 @@ TEST(runtime_fuse_layernorm_and_near_misses)
     }
 }
 
+/* ---- InstanceNorm + activation ---------------------------------------------------------- */
+
+enum in_variant { IN_RELU, IN_LEAKY, IN_SECOND_READER, IN_OUTPUT, IN_SIGMOID };
+
+static ib_graph *in_graph(enum in_variant v)
+{
+    ib_build *b;
+    ASSERT_OK(ib_build_create(3, 17, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,3,4,5");
+    ib_value_id n = IB_BUILD_OP(b, "InstanceNormalization", "epsilon=0.001", x,
+                                ib_build_weight(b, "s", IB_DTYPE_FLOAT32, "3",
+                                                ib_fill_uniform(0.5, 1.5)),
+                                ib_build_weight(b, "bi", IB_DTYPE_FLOAT32, "3",
+                                                ib_fill_uniform(-1, 1)));
+    ib_value_id y = v == IN_LEAKY     ? IB_BUILD_OP(b, "LeakyRelu", "alpha=0.2", n)
+                    : v == IN_SIGMOID ? IB_BUILD_OP(b, "Sigmoid", "", n)
+                                      : IB_BUILD_OP(b, "Relu", "", n);
+    ib_build_output(b, y, "y", IB_DTYPE_FLOAT32, "2,3,4,5");
+    if (v == IN_SECOND_READER)
+        ib_build_output(b, IB_BUILD_OP(b, "Abs", "", n), "n_abs", IB_DTYPE_FLOAT32, "2,3,4,5");
+    if (v == IN_OUTPUT)
+        ib_build_output(b, n, "n", IB_DTYPE_FLOAT32, "2,3,4,5");
+    return th_finish(b);
+}
+
+TEST(runtime_fuse_instance_norm_and_near_misses)
+{
+    static const struct {
+        enum in_variant v;
+        int fused;
+        const char *act;
+    } cases[] = {{IN_RELU, 1, "Relu"},
+                 {IN_LEAKY, 1, "LeakyRelu"},
+                 {IN_SECOND_READER, 0, NULL},
+                 {IN_OUTPUT, 0, NULL},
+                 {IN_SIGMOID, 0, NULL}};
+    for (size_t i = 0; i < IB_ARRAY_LEN(cases); i++) {
+        ib_compile_stats st;
+        ib_graph *src = in_graph(cases[i].v), *g = fuse(src, &st);
+        const ib_node *n = find_op(g, "InstanceNorm");
+        if ((int)st.instance_norm != cases[i].fused || (n != NULL) != (cases[i].fused != 0) ||
+            (find_op(g, "InstanceNormalization") != NULL) == (cases[i].fused != 0))
+            ib_test_fail(__FILE__, __LINE__, "case %zu: %u InstanceNorm, want %d", i,
+                         st.instance_norm, cases[i].fused);
+        if (n) {
+            ASSERT_STR_EQ(ib_node_attr_string(n, "activation", ""), cases[i].act);
+            ASSERT_NEAR(ib_node_attr_float(n, "epsilon", 0), 1e-3, 1e-9);
+            if (cases[i].v == IN_LEAKY)
+                ASSERT_NEAR(ib_node_attr_float(n, "activation_alpha", 0), 0.2, 1e-7);
+            ASSERT_TRUE(find_op(g, "Relu") == NULL && find_op(g, "LeakyRelu") == NULL);
+        }
+        ib_graph_destroy(g);
+        ib_graph_destroy(src);
+    }
+}
+
 /* ---- attention ------------------------------------------------------------------------ */
 
 enum attn_variant { AT_FULL, AT_NO_MASK_MUL, AT_SOFTMAX_AXIS2, AT_SCALE_INPUT };
