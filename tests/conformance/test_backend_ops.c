@@ -89,6 +89,7 @@ static void new_graph(bo *b)
     b->n_q8_held = 0;
     b->n_cl = 0;
     b->min_kernel_steps = 0;
+    b->kernel_steps_not_bf16 = false;
     b->min_repeat_steps = 0;
 }
 
@@ -320,7 +321,7 @@ static int check_cpu_exec(const bo *b, enum ib_precision p, const cpu_exec *e, c
     int rc;
     if (b->check_q8 && p == IB_PRECISION_INT8 && (rc = check_q8_held(b, e, why, why_n)))
         return rc;
-    if (b->min_kernel_steps) {
+    if (b->min_kernel_steps && !(b->kernel_steps_not_bf16 && p == IB_PRECISION_BF16)) {
         int kernels = 0;
         for (size_t i = 0; i < e->steps.len; i++)
             kernels += e->steps.data[i].prim == NULL;

@@ -50,6 +50,7 @@ typedef struct bo {
     /* CPU backend: at least this many steps must be our C kernels (a route away from a
      * oneDNN reference implementation; bo_run resets it) */
     int min_kernel_steps;
+    bool kernel_steps_not_bf16; /* ... except at BF16 precision (oneDNN's bf16 path) */
     /* CPU backend: at least this many steps must be primitives run several times over
      * moving views (cpu_add_prim_repeat: ConvTranspose 2x2x2 / 2 as matmuls) */
     int min_repeat_steps;

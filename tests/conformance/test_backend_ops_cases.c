@@ -620,6 +620,12 @@ static void lstm_case(bo *b, const char *dir, int64_t T, int64_t N, int64_t I, i
     ib_attr at[] = {bo_as("direction", dir), bo_ai("hidden_size", H)};
     ib_value_id outs[3];
     bo_node(b, "LSTM", "", in, init ? 7 : 4, at, 2, 3, outs);
+    /* one direction, batch <= 4, f32: the input projections as a matmul and our
+     * recurrence kernel (cpu_kernels_rnn.c); else oneDNN's LSTM */
+    if (D == 1 && N <= 4) {
+        b->min_kernel_steps = 1;
+        b->kernel_steps_not_bf16 = true;
+    }
     char label[96];
     snprintf(label, sizeof label, "LSTM %s T%lld N%lld I%lld H%lld%s", dir, (long long)T,
              (long long)N, (long long)I, (long long)H, init ? " init" : "");
@@ -633,6 +639,18 @@ void bo_cases_rnn(bo *b)
     lstm_case(b, "reverse", 6, 2, 10, 12, true, true);
     lstm_case(b, "bidirectional", 4, 2, 8, 16, true, true);
     lstm_case(b, "forward", 9, 1, 24, 32, false, false); /* RNN-T: batch 1, Y only */
+    lstm_case(b, "forward", 4, 6, 12, 16, true, true);    /* batch 6: oneDNN's LSTM */
+    /* no bias, H not a multiple of 16, only Y_h and Y_c */
+    {
+        ib_value_id in[3] = {IN(b, 3, 1, 20), bo_const(b, F32, 3, DIMS(1, 160, 20), -0.4, 0.4),
+                             bo_const(b, F32, 3, DIMS(1, 160, 40), -0.4, 0.4)};
+        ib_attr at[] = {bo_ai("hidden_size", 40)};
+        ib_value_id outs[3];
+        bo_node(b, "LSTM", "", in, 3, at, 1, 3, outs);
+        b->min_kernel_steps = 1;
+        b->kernel_steps_not_bf16 = true;
+        bo_run(b, "LSTM forward T3 N1 H40 no bias, Y_h Y_c", BO_BF16, outs + 1, 2);
+    }
 }
 
 /* ---- multi-node subgraphs: layouts propagate between oneDNN ops ------------------ */

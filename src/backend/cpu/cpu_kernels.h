@@ -129,4 +129,21 @@ int cpu_inorm_run(void *kctx, int threads, ib_err *err);
 /* Staging floats one thread needs. */
 size_t cpu_inorm_scratch_floats(bool cl, int64_t C);
 
+/* ---- LSTM recurrence (cpu_kernels_rnn.c) ------------------------------------------- */
+
+/* One direction of an ONNX LSTM (default activations, no peepholes or clip) from the
+ * precomputed input projections G = X W^T + Wb + Rb [T, N, 4H] (gates i, o, f, c):
+ * Y [T, 1, N, H], Y_h and Y_c [1, N, H] (each may be NULL). */
+typedef struct cpu_lstm_ctx {
+    int64_t T, N, H;
+    bool reverse;
+    const float *G;
+    const float *R;        /* [4H, H], ONNX layout */
+    const float *h0, *c0;  /* [N, H] or NULL (zeros) */
+    float *y, *yh, *yc;
+    float *h;              /* private: 2 * N * H (h_{t-1}, h_t) */
+    float *c;              /* private: N * H */
+} cpu_lstm_ctx;
+int cpu_lstm_run(void *kctx, int threads, ib_err *err);
+
 #endif
