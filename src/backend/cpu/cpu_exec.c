@@ -191,6 +191,16 @@ dnnl_status_t cpu_pd_create(cpu_exec *e, dnnl_primitive_desc_t *pd, const_dnnl_o
     return st;
 }
 
+dnnl_status_t cpu_matmul_pd(cpu_exec *e, const dnnl_memory_desc_t *src,
+                            const dnnl_memory_desc_t *wei, const dnnl_memory_desc_t *bias,
+                            const dnnl_memory_desc_t *dst, const_dnnl_primitive_attr_t attr,
+                            dnnl_primitive_desc_t *pd)
+{
+    dnnl_matmul_desc_t md;
+    dnnl_status_t st = dnnl_matmul_desc_init(&md, src, wei, bias, dst);
+    return st ? st : cpu_pd_create(e, pd, &md, attr);
+}
+
 int cpu_add_prim(cpu_exec *e, dnnl_primitive_desc_t pd, const dnnl_exec_arg_t *args, int nargs,
                  ib_err *err)
 {

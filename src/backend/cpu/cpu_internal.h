@@ -209,6 +209,11 @@ int cpu_add_prim(cpu_exec *e, dnnl_primitive_desc_t pd, const dnnl_exec_arg_t *a
  * NULL; it is not consumed). */
 dnnl_status_t cpu_pd_create(cpu_exec *e, dnnl_primitive_desc_t *pd, const_dnnl_op_desc_t op,
                             const_dnnl_primitive_attr_t attr);
+/* A matmul primitive descriptor (bias may be NULL) through cpu_pd_create. */
+dnnl_status_t cpu_matmul_pd(cpu_exec *e, const dnnl_memory_desc_t *src,
+                            const dnnl_memory_desc_t *wei, const dnnl_memory_desc_t *bias,
+                            const dnnl_memory_desc_t *dst, const_dnnl_primitive_attr_t attr,
+                            dnnl_primitive_desc_t *pd);
 /* A fresh attr with scratchpad_mode_user. */
 int cpu_attr(cpu_exec *e, dnnl_primitive_attr_t *attr, ib_err *err);
 /* The same run reps times; run r offsets the memory of args[i] (i < CPU_REP_ARGS, whose

@@ -15,6 +15,19 @@
 #include "backend/cpu/cpu_bcast.h"
 #include "backend/cpu/cpu_internal.h"
 
+/* Hot loops that keep up with memory only when vectorised wider than the baseline x86-64
+ * (SSE2) the project compiles for (the Makefile sets no -march, so one build runs on any
+ * x86-64) are also built for AVX-512 and AVX2; the loader picks the widest this CPU runs
+ * (an ifunc). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef CPU_CLONES
+#define CPU_CLONES
+#endif
+
 /* ---- elementwise (cpu_kernels_ew.c) ----------------------------------------- */
 
 enum cpu_ew_op {

@@ -20,22 +20,9 @@
 #define ROW_BLOCK  64   /* channels-last rows per float32 partial sum */
 #define PLAIN_TILE 1024 /* plain voxels per float32 partial sum (and bf16 staging) */
 
-/* The loops below keep up with memory only when vectorised wider than the baseline
- * x86-64 (SSE2) the project compiles for (the Makefile sets no -march, so one build
- * runs on any x86-64), so they are also built for AVX-512 and AVX2 and the loader
- * picks the widest this CPU runs (an ifunc). */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef CLONES
-#define CLONES
-#endif
-
 /* bfloat16 <-> float32: the high half of the float's bits; rounding to nearest even, a
  * NaN stays a (quiet) NaN. */
-static CLONES void bf16_to_f32(const uint16_t *h, float *f, int64_t n)
+static CPU_CLONES void bf16_to_f32(const uint16_t *h, float *f, int64_t n)
 {
     uint32_t *u = (uint32_t *)(void *)f;
 #pragma omp simd
@@ -43,7 +30,7 @@ static CLONES void bf16_to_f32(const uint16_t *h, float *f, int64_t n)
         u[i] = (uint32_t)h[i] << 16;
 }
 
-static CLONES void f32_to_bf16(const float *f, uint16_t *h, int64_t n)
+static CPU_CLONES void f32_to_bf16(const float *f, uint16_t *h, int64_t n)
 {
     const uint32_t *u = (const uint32_t *)(const void *)f;
 #pragma omp simd
@@ -74,7 +61,7 @@ static void store(const cpu_inorm_ctx *k, int64_t off, int64_t n, const float *v
 }
 
 /* f1, f2 = per channel sums of d and d^2 over rows x [rows, C], d = x - shift. */
-static CLONES void acc_rows(const float *x, int64_t rows, int64_t C, const float *shift,
+static CPU_CLONES void acc_rows(const float *x, int64_t rows, int64_t C, const float *shift,
                             float *f1, float *f2)
 {
     int64_t c0 = 0;
@@ -105,7 +92,7 @@ static CLONES void acc_rows(const float *x, int64_t rows, int64_t C, const float
 }
 
 /* s1, s2 += sums of d and d^2 over x[0..n), d = x - shift. */
-static CLONES void acc_flat(const float *x, int64_t n, float shift, double *s1, double *s2)
+static CPU_CLONES void acc_flat(const float *x, int64_t n, float shift, double *s1, double *s2)
 {
     float a1[16] = {0}, a2[16] = {0};
     int64_t i = 0;
@@ -135,7 +122,7 @@ static inline float act1(int act, float alpha, float v)
 }
 
 /* y[r, c] = act((x[r, c] - mu[c]) * a[c] + b[c]) over [rows, C]. */
-static CLONES void apply_rows(const float *x, float *y, int64_t rows, int64_t C,
+static CPU_CLONES void apply_rows(const float *x, float *y, int64_t rows, int64_t C,
                               const float *mu, const float *a, const float *b, int act,
                               float alpha)
 {
@@ -149,7 +136,7 @@ static CLONES void apply_rows(const float *x, float *y, int64_t rows, int64_t C,
 }
 
 /* y[i] = act((x[i] - mu) * a + b) over [0, n). */
-static CLONES void apply_flat(const float *x, float *y, int64_t n, float mu, float a, float b,
+static CPU_CLONES void apply_flat(const float *x, float *y, int64_t n, float mu, float a, float b,
                               int act, float alpha)
 {
 #pragma omp simd

@@ -18,17 +18,8 @@
 
 #include "backend/cpu/cpu_kernels.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef CLONES
-#define CLONES
-#endif
-
 /* out[g] = dot(r + g * stride, h) for the four gate rows of one hidden unit. */
-static CLONES void dot4(const float *r, int64_t stride, const float *h, int64_t K, float out[4])
+static CPU_CLONES void dot4(const float *r, int64_t stride, const float *h, int64_t K, float out[4])
 {
     const float *r0 = r, *r1 = r + stride, *r2 = r + 2 * stride, *r3 = r + 3 * stride;
     float a0[16] = {0}, a1[16] = {0}, a2[16] = {0}, a3[16] = {0};

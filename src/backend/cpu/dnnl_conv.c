@@ -251,12 +251,8 @@ static int up2_build(cpu_exec *e, const ib_node *n, dnnl_data_type_t dt, ib_err 
         dnnl_memory_desc_init_by_tag(&bmd, 3, bd, dnnl_f32, dnnl_abc) ||
         dnnl_memory_desc_init_by_strides(&dmd, 3, dd, dt, ds))
         return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
-    dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd;
-    dnnl_status_t st = dnnl_matmul_desc_init(&md, &smd, &wmd, b ? &bmd : NULL, &dmd);
-    if (!st)
-        st = cpu_pd_create(e, &pd, &md, NULL);
-    if (st)
+    if (cpu_matmul_pd(e, &smd, &wmd, b ? &bmd : NULL, &dmd, NULL, &pd))
         return IB_EUNSUPPORTED; /* not an error: the deconvolution takes it */
     dnnl_primitive_desc_destroy(pd);
     /* W [C, M, 2, 2, 2] -> per (kd, kh): [C, (kw, m)]; b repeated for kw */
@@ -291,10 +287,8 @@ static int up2_build(cpu_exec *e, const ib_node *n, dnnl_data_type_t dt, ib_err 
             (rc = cpu_const_reorder(e, &wplain, wk + kk * C * 2 * M, &wmd, NULL, &mw, err)) ||
             (rc = cpu_mem(e, &dmd, yp, &mdst, err)))
             break;
-        st = dnnl_matmul_desc_init(&md, &smd, &wmd, b ? &bmd : NULL, &dmd);
-        if (!st)
-            st = cpu_pd_create(e, &pd, &md, NULL);
-        if ((rc = cpu_check(e, err, st, "matmul")))
+        if ((rc = cpu_check(e, err, cpu_matmul_pd(e, &smd, &wmd, b ? &bmd : NULL, &dmd, NULL, &pd),
+                            "matmul")))
             break;
         dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, mdst},
                                    {DNNL_ARG_BIAS, mb}};

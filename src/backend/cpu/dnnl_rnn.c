@@ -116,12 +116,9 @@ static int lstm_own_compile(cpu_exec *e, const ib_node *n, ib_err *err)
         cpu_md_any(&wmd, 2, wd, dnnl_f32) || cpu_md_plain(&bmd, 2, bd, dnnl_f32) ||
         cpu_md_plain(&dmd, 2, dd, dnnl_f32))
         return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
-    dnnl_matmul_desc_t md;
     dnnl_primitive_desc_t pd;
-    dnnl_status_t st = dnnl_matmul_desc_init(&md, &smd, &wmd, b ? &bmd : NULL, &dmd);
-    if (!st)
-        st = cpu_pd_create(e, &pd, &md, NULL);
-    int rc = cpu_check(e, err, st, "matmul (LSTM input projection)");
+    int rc = cpu_check(e, err, cpu_matmul_pd(e, &smd, &wmd, b ? &bmd : NULL, &dmd, NULL, &pd),
+                       "matmul (LSTM input projection)");
     if (rc)
         return rc;
     wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
