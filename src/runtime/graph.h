@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/arena.h"
 #include "base/common.h"
@@ -158,10 +159,27 @@ size_t ib_tensor_desc_nbytes(const ib_tensor_desc *d); /* 0 if dynamic */
 const char *ib_tensor_desc_str(const ib_tensor_desc *d, char *buf, size_t n);
 bool ib_tensor_desc_equal(const ib_tensor_desc *a, const ib_tensor_desc *b);
 
-/* fp16 / bf16 conversions (round to nearest even). */
+/* fp16 / bf16 conversions (round to nearest even). The bf16 pair is inline so that
+ * kernels converting whole rows (cpu_kernels_norm.c) vectorise it. */
 uint16_t ib_f32_to_f16(float f);
 float ib_f16_to_f32(uint16_t h);
-uint16_t ib_f32_to_bf16(float f);
-float ib_bf16_to_f32(uint16_t b);
+
+static inline uint16_t ib_f32_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static inline float ib_bf16_to_f32(uint16_t b)
+{
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 #endif

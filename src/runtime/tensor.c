@@ -1,6 +1,7 @@
 /*
  * tensor.c - tensor descriptors, aligned tensor allocation, dtype and
- * precision names, and fp16/bf16 conversions (round to nearest even).
+ * precision names, and fp16 conversions (round to nearest even; the bf16 pair
+ * is inline in graph.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -175,23 +176,6 @@ void ib_tensor_free(ib_tensor *t)
     ib_free(t);
 }
 
-uint16_t ib_f32_to_bf16(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-float ib_bf16_to_f32(uint16_t b)
-{
-    uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
 
 uint16_t ib_f32_to_f16(float f)
 {

@@ -136,7 +136,7 @@ typedef struct cpu_inorm_ctx {
     float *fpart;              /* cl: max_threads * 2C block sums */
     float *tmp;                /* max_threads * tmp_per_thread staging floats */
     int64_t tmp_per_thread;    /* cpu_inorm_scratch_floats */
-    float *mu, *a;             /* N*C: mean, scale / sqrt(var + eps) */
+    float *mu, *a;             /* cl: N*C mean, scale / sqrt(var + eps) */
 } cpu_inorm_ctx;
 int cpu_inorm_run(void *kctx, int threads, ib_err *err);
 /* Staging floats one thread needs. */

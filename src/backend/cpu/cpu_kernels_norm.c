@@ -20,25 +20,19 @@
 #define ROW_BLOCK  64   /* channels-last rows per float32 partial sum */
 #define PLAIN_TILE 1024 /* plain voxels per float32 partial sum (and bf16 staging) */
 
-/* bfloat16 <-> float32: the high half of the float's bits; rounding to nearest even, a
- * NaN stays a (quiet) NaN. */
+/* bfloat16 <-> float32 over a row (graph.h's conversions, vectorised here). */
 static CPU_CLONES void bf16_to_f32(const uint16_t *h, float *f, int64_t n)
 {
-    uint32_t *u = (uint32_t *)(void *)f;
 #pragma omp simd
     for (int64_t i = 0; i < n; i++)
-        u[i] = (uint32_t)h[i] << 16;
+        f[i] = ib_bf16_to_f32(h[i]);
 }
 
 static CPU_CLONES void f32_to_bf16(const float *f, uint16_t *h, int64_t n)
 {
-    const uint32_t *u = (const uint32_t *)(const void *)f;
 #pragma omp simd
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t v = u[i];
-        uint32_t r = (v + 0x7fffu + ((v >> 16) & 1u)) >> 16;
-        h[i] = (uint16_t)((v & 0x7fffffffu) > 0x7f800000u ? (v >> 16) | 0x40u : r);
-    }
+    for (int64_t i = 0; i < n; i++)
+        h[i] = ib_f32_to_bf16(f[i]);
 }
 
 /* n elements of x from element off as float32: in place, or staged in tmp. */

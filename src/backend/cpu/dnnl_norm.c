@@ -177,14 +177,16 @@ static int in_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     k->max_threads = e->ctx->threads > 0 ? e->ctx->threads : 1;
     size_t T = (size_t)k->max_threads, C = (size_t)k->C, NC = (size_t)(k->N * k->C);
     k->tmp_per_thread = (int64_t)cpu_inorm_scratch_floats(cl, k->C);
-    k->part = cpu_alloc(e, T * 2 * C * sizeof(double));
-    k->fpart = cpu_alloc(e, T * 2 * C * sizeof(float));
+    if (cl) { /* the channels-last statistics pass: per-thread sums, then mean and scale */
+        k->part = cpu_alloc(e, T * 2 * C * sizeof(double));
+        k->fpart = cpu_alloc(e, T * 2 * C * sizeof(float));
+        k->mu = cpu_alloc(e, NC * sizeof(float));
+        k->a = cpu_alloc(e, NC * sizeof(float));
+    }
     k->tmp = cpu_alloc(e, T * (size_t)k->tmp_per_thread * sizeof(float));
-    k->mu = cpu_alloc(e, NC * sizeof(float));
-    k->a = cpu_alloc(e, NC * sizeof(float));
     dnnl_memory_t mx, my;
     void *xp = NULL;
-    if (!k->part || !k->fpart || !k->tmp || !k->mu || !k->a)
+    if ((cl && (!k->part || !k->fpart || !k->mu || !k->a)) || !k->tmp)
         rc = cpu_fail(e, err, IB_ENOMEM, "out of memory");
     if (!rc && !(rc = cpu_use(e, x, &want, 1.0f, &mx, err)))
         rc = cpu_check(e, err, dnnl_memory_get_data_handle(mx, &xp), "get_data_handle");
