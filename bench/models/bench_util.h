@@ -189,6 +189,7 @@ typedef struct bu_session_opts {
     int threads;
     int64_t max_batch;
     bool no_fusion;
+    bool direct_conv; /* no Winograd convolutions (ib_session_options.direct_conv) */
     const ib_tensor_view *calib;
     size_t calib_batches, calib_inputs;
 } bu_session_opts;
@@ -203,6 +204,7 @@ static inline ib_session *bu_session(const char *what, const ib_model *m, const 
     so.precision = o->precision;
     so.max_batch = o->max_batch;
     so.disable_fusion = o->no_fusion;
+    so.direct_conv = o->direct_conv;
     if (o->precision == IB_PRECISION_INT8) {
         so.calib_inputs = o->calib;
         so.calib_batches = o->calib_batches;

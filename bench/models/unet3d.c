@@ -4,7 +4,7 @@
  *
  *   build/release/bench/models/unet3d [--dataset kits19|brats19] [--tiny] [--threads N]
  *                                     [--precisions fp32,bf16] [--reps 3] [--seconds 5]
- *                                     [--no-torch] [--python PATH]
+ *                                     [--direct] [--no-torch] [--python PATH]
  *
  * Model: src/models/unet3d.c with random weights, batch 1, each precision next to PyTorch at
  * the same precision (bf16: autocast): kits19 (default) is one
@@ -13,6 +13,10 @@
  * same graph from torch.nn modules (Conv3d, InstanceNorm3d(affine), LeakyReLU/ReLU,
  * ConvTranspose3d, cat) in Debian's PyTorch, eval + no_grad, same threads. Prints the rates,
  * the achieved GFLOP/s, the ratio and a "contended" flag; asserts nothing about them.
+ * GFLOP/s counts the direct convolutions' operations; the 3x3x3 convolutions our CPU backend
+ * runs by Winograd (cpu_kernels_wino.c) do fewer, so that column is an effective rate.
+ * --direct adds, at fp32, a row for our session with those convolutions on oneDNN's direct
+ * kernels (ib_session_options.direct_conv): the A/B of the two algorithms in the same run.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -47,9 +51,10 @@ static int run_once(void *p)
 static int bench_precision(ib_model *m, const ib_unet3d_cfg *c, enum ib_precision prec,
                            const char *pname, const float *x, float *y, const char *dataset,
                            bool tiny, int threads, int reps, double seconds, bool no_torch,
-                           const char *python)
+                           bool direct, const char *python)
 {
-    bu_session_opts so = {.precision = prec, .threads = threads, .max_batch = 1};
+    bu_session_opts so = {.precision = prec, .threads = threads, .max_batch = 1,
+                          .direct_conv = direct};
     ib_session *s = bu_session("unet3d", m, &so);
     if (!s)
         return 1;
@@ -70,6 +75,12 @@ static int bench_precision(ib_model *m, const ib_unet3d_cfg *c, enum ib_precisio
         return 1;
     }
     double flop = 2.0 * ib_unet3d_macs(c), peer = 0, peer_cpu = 0;
+    if (direct) {
+        printf("%-5s %-10s %12.4f %8.1f %10.4f%s\n", pname, "direct", mm.rate,
+               mm.rate * flop / 1e9, mm.per_cpu_s, mm.other_load > 0.05 ? " contended" : "");
+        fflush(stdout);
+        return 0;
+    }
     if (!no_torch) {
         const char *src = getenv("IB_SRC_DIR") ? getenv("IB_SRC_DIR") : ".";
         char cmd[2048];
@@ -93,7 +104,8 @@ static int bench_precision(ib_model *m, const ib_unet3d_cfg *c, enum ib_precisio
 
 int main(int argc, char **argv)
 {
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, tiny = 0;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, tiny = 0,
+        direct = 0;
     double seconds = 5;
     const char *python = "/usr/bin/python3", *dataset = "kits19", *precs = "fp32,bf16";
     for (int i = 1; i < argc; i++) {
@@ -114,10 +126,12 @@ int main(int argc, char **argv)
             tiny = 1;
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--direct"))
+            direct = 1;
         else {
             fprintf(stderr, "usage: %s [--dataset kits19|brats19] [--tiny] [--threads N] "
-                            "[--precisions fp32,bf16] [--reps 3] [--seconds 5] [--no-torch] "
-                            "[--python PATH]\n", argv[0]);
+                            "[--precisions fp32,bf16] [--reps 3] [--seconds 5] [--direct] "
+                            "[--no-torch] [--python PATH]\n", argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
     }
@@ -157,13 +171,19 @@ int main(int argc, char **argv)
            (long long)c.patch[1], (long long)c.patch[2], 2.0 * ib_unet3d_macs(&c) / 1e12, threads);
     printf("%-5s %-10s %12s %8s %10s\n", "prec", "", kits ? "sub-vol/s" : "volumes/s", "GFLOP/s",
            "per CPU-s");
+    printf("(GFLOP/s: the direct convolutions' operations per second; Winograd does fewer)\n");
     int rc = 0;
     static const char *const names[] = {"fp32", "bf16"};
     static const enum ib_precision ps[] = {IB_PRECISION_FP32, IB_PRECISION_BF16};
-    for (int k = 0; k < 2 && !rc; k++)
-        if (strstr(precs, names[k]))
+    for (int k = 0; k < 2 && !rc; k++) {
+        if (!strstr(precs, names[k]))
+            continue;
+        rc = bench_precision(m, &c, ps[k], names[k], x, y, dataset, tiny, threads, reps, seconds,
+                             no_torch, false, python);
+        if (!rc && direct && ps[k] == IB_PRECISION_FP32)
             rc = bench_precision(m, &c, ps[k], names[k], x, y, dataset, tiny, threads, reps,
-                                 seconds, no_torch, python);
+                                 seconds, no_torch, true, python);
+    }
     ib_model_destroy(m);
     free(x);
     free(y);

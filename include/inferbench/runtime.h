@@ -137,6 +137,9 @@ typedef struct ib_session_options {
     size_t calib_batches;
     size_t calib_input_count;
     bool disable_fusion;        /* for debugging and tests */
+    /* CPU: 3x3x3 convolutions run as direct sums (oneDNN) even where the Winograd
+     * kernel would take them (A/B runs; results within float32 rounding of each other) */
+    bool direct_conv;
 } ib_session_options;
 
 IB_API void ib_session_options_defaults(ib_session_options *o);

@@ -73,6 +73,7 @@ typedef struct ib_backend_config {
     int first_cpu;        /* -1 = no pinning */
     enum ib_precision precision;
     int device;
+    bool direct_conv;     /* CPU: no Winograd convolutions (ib_session_options) */
 } ib_backend_config;
 
 /* Where one value lives for a compiled subgraph. */

@@ -54,6 +54,7 @@ static int create_backends(ib_session *s, const struct ib_backend_ops *ops, ib_e
     cfg.first_cpu = s->opts.first_cpu;
     cfg.precision = s->opts.precision;
     cfg.device = s->opts.device;
+    cfg.direct_conv = s->opts.direct_conv;
     int rc = ops ? ib_backend_create_from_ops(ops, &cfg, &s->backends[0], err)
                  : ib_backend_create(s->backend_name, &cfg, &s->backends[0], err);
     if (rc) return rc;

@@ -90,6 +90,9 @@ static void new_graph(bo *b)
     b->n_cl = 0;
     b->min_kernel_steps = 0;
     b->kernel_steps_not_bf16 = false;
+    b->kernel_steps_not_int8 = false;
+    b->max_kernel_steps = -1;
+    b->direct_conv = false;
     b->min_repeat_steps = 0;
 }
 
@@ -321,13 +324,16 @@ static int check_cpu_exec(const bo *b, enum ib_precision p, const cpu_exec *e, c
     int rc;
     if (b->check_q8 && p == IB_PRECISION_INT8 && (rc = check_q8_held(b, e, why, why_n)))
         return rc;
-    if (b->min_kernel_steps && !(b->kernel_steps_not_bf16 && p == IB_PRECISION_BF16)) {
+    if ((b->min_kernel_steps || b->max_kernel_steps >= 0) &&
+        !(b->kernel_steps_not_bf16 && p == IB_PRECISION_BF16) &&
+        !(b->kernel_steps_not_int8 && p == IB_PRECISION_INT8)) {
         int kernels = 0;
         for (size_t i = 0; i < e->steps.len; i++)
             kernels += e->steps.data[i].prim == NULL;
-        if (kernels < b->min_kernel_steps) {
-            snprintf(why, why_n, "%d C kernel steps, expected at least %d", kernels,
-                     b->min_kernel_steps);
+        if (kernels < b->min_kernel_steps ||
+            (b->max_kernel_steps >= 0 && kernels > b->max_kernel_steps)) {
+            snprintf(why, why_n, "%d C kernel steps, expected %d to %d", kernels,
+                     b->min_kernel_steps, b->max_kernel_steps);
             return IB_EBACKEND;
         }
     }
@@ -360,6 +366,7 @@ static int exec_on(bo *b, const char *backend, enum ib_precision p, bool all_bou
     ib_backend_config_defaults(&cfg);
     cfg.threads = 2;
     cfg.precision = p;
+    cfg.direct_conv = b->direct_conv;
     ib_backend *be = NULL;
     ib_err err;
     ib_err_clear(&err);

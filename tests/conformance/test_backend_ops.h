@@ -51,6 +51,10 @@ typedef struct bo {
      * oneDNN reference implementation; bo_run resets it) */
     int min_kernel_steps;
     bool kernel_steps_not_bf16; /* ... except at BF16 precision (oneDNN's bf16 path) */
+    bool kernel_steps_not_int8;  /* ... except at INT8 precision (oneDNN's int8 path) */
+    int max_kernel_steps;        /* and at most this many (-1: no bound) */
+    /* CPU backend created with ib_backend_config.direct_conv (no Winograd; bo_run resets it) */
+    bool direct_conv;
     /* CPU backend: at least this many steps must be primitives run several times over
      * moving views (cpu_add_prim_repeat: ConvTranspose 2x2x2 / 2 as matmuls) */
     int min_repeat_steps;

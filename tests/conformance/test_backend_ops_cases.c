@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/cpu/cpu_kernels.h"
 #include "test.h"
 #include "test_backend_ops.h"
 
@@ -104,6 +105,40 @@ void bo_cases_conv(bo *b)
     };
     for (size_t i = 0; i < IB_ARRAY_LEN(convs); i++)
         conv_case(b, &convs[i]);
+    /* 3x3x3 / 1, pads 1, rows of >= 32 voxels: Winograd F(2x2x2, 3x3x3) at fp32 on an AVX-512
+     * CPU (cpu_kernels_wino.c): odd extents (partial tiles, a partial block of tiles), two
+     * volumes, 48 output channels (a 16-wide tail of the 32-wide products), no bias */
+    static const int64_t wino[][7] = {
+        /* N, C, M, D, H, W, bias */
+        {1, 16, 16, 3, 5, 33, 1},
+        {2, 32, 48, 4, 2, 40, 0},
+        {1, 16, 32, 2, 3, 64, 1},
+    };
+    for (size_t i = 0; i < IB_ARRAY_LEN(wino); i++) {
+        const int64_t *q = wino[i];
+        ib_value_id in[3] = {IN(b, q[0], q[1], q[3], q[4], q[5]),
+                             bo_const(b, F32, 5, DIMS(q[2], q[1], 3, 3, 3), -0.3, 0.3),
+                             q[6] ? CONST(b, q[2]) : IB_VALUE_NONE};
+        ib_attr at[] = {INTS("kernel_shape", 3, 3, 3), INTS("pads", 1, 1, 1, 1, 1, 1)};
+        ib_value_id y = bo_node(b, "Conv", "", in, q[6] ? 3 : 2, at, IB_ARRAY_LEN(at), 1, NULL);
+        char label[96];
+        snprintf(label, sizeof label, "Conv3d winograd N%lld C%lld->%lld %lldx%lldx%lld%s",
+                 (long long)q[0], (long long)q[1], (long long)q[2], (long long)q[3],
+                 (long long)q[4], (long long)q[5], q[6] ? " bias" : "");
+        b->min_kernel_steps = cpu_wino_avx512() ? 1 : 0;
+        b->kernel_steps_not_int8 = true;
+        b->kernel_steps_not_bf16 = !cpu_wino_avx512_bf16();
+        RUN1(b, label, BO_INT8 | BO_BF16, y);
+    }
+    { /* the same shape with ib_backend_config.direct_conv: oneDNN's direct kernel */
+        ib_value_id in[3] = {IN(b, 1, 16, 2, 3, 64),
+                             bo_const(b, F32, 5, DIMS(32, 16, 3, 3, 3), -0.3, 0.3), CONST(b, 32)};
+        ib_attr at[] = {INTS("kernel_shape", 3, 3, 3), INTS("pads", 1, 1, 1, 1, 1, 1)};
+        b->direct_conv = true;
+        b->max_kernel_steps = 0;
+        RUN1(b, "Conv3d direct_conv N1 C16->32 2x3x64 bias", BO_INT8 | BO_BF16,
+             NODE(b, "Conv", "", in, at));
+    }
 
     /* ConvTranspose: 2x2 stride 2 (3D-UNet upsampling), 3x3 s2 p1 output_padding 1, grouped */
     static const conv_p deconvs[] = {
@@ -787,6 +822,28 @@ void bo_cases_chains(bo *b)
         b->min_kernel_steps = 1;
         b->min_repeat_steps = 4;
         RUN1(b, "chain 3D-UNet fused norm", BO_INT8 | BO_BF16 | BO_CHAIN, y);
+    }
+    /* a full-width level: Conv3d-InstanceNorm(Relu)-Conv3d with rows of 32 voxels, both
+     * convolutions Winograd at fp32 on AVX-512, the volume channels-last throughout */
+    {
+        ib_value_id x = IN(b, 1, 16, 4, 3, 32);
+        ib_attr ca[] = {INTS("kernel_shape", 3, 3, 3), INTS("pads", 1, 1, 1, 1, 1, 1)};
+        ib_value_id c1in[3] = {x, bo_const(b, F32, 5, DIMS(32, 16, 3, 3, 3), -0.2, 0.2),
+                               CONST(b, 32)};
+        ib_value_id c1 = NODE(b, "Conv", "", c1in, ca);
+        ib_value_id iin[3] = {c1, CONST(b, 32), CONST(b, 32)};
+        ib_attr ia[] = {bo_as("activation", "Relu")};
+        ib_value_id in = NODE(b, "InstanceNorm", "inferbench", iin, ia);
+        ib_value_id c2in[3] = {in, bo_const(b, F32, 5, DIMS(16, 32, 3, 3, 3), -0.2, 0.2),
+                               CONST(b, 16)};
+        ib_value_id y = NODE(b, "Conv", "", c2in, ca);
+        b->cl_from[0] = c1;
+        b->cl_to[0] = in;
+        b->n_cl = 1;
+        b->min_kernel_steps = cpu_wino_avx512() ? 3 : 0; /* two convolutions and the norm */
+        b->kernel_steps_not_int8 = true;
+        b->kernel_steps_not_bf16 = !cpu_wino_avx512_bf16();
+        RUN1(b, "chain 3D-UNet winograd level", BO_INT8 | BO_BF16 | BO_CHAIN, y);
     }
     /* two volumes, no bias: the matmul ConvTranspose walks n and d, and odd extents */
     {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_kernels.h"
 
 static bool cpu_available(const char **reason)
 {
@@ -54,6 +55,8 @@ static int cpu_create(const ib_backend_config *cfg, void **out, ib_err *err)
     c->bf16_ok = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
     c->int8_ok = (isa & dnnl_cpu_isa_avx512_core_vnni) == dnnl_cpu_isa_avx512_core_vnni ||
                  (isa & dnnl_cpu_isa_avx2_vnni) == dnnl_cpu_isa_avx2_vnni;
+    c->wino_ok = !cfg->direct_conv && cpu_wino_avx512();
+    c->wino_bf16_ok = c->wino_ok && cpu_wino_avx512_bf16();
     *out = c;
     return IB_OK;
 }

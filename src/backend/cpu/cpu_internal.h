@@ -43,6 +43,8 @@ typedef struct cpu_ctx {
     dnnl_cpu_isa_t isa;
     bool bf16_ok;  /* AVX-512 core or better (bf16 convolutions and matmuls) */
     bool int8_ok;  /* AVX2 or better (u8s8 convolutions and matmuls) */
+    bool wino_ok;  /* AVX-512F and not ib_backend_config.direct_conv: Winograd 3x3x3 convs */
+    bool wino_bf16_ok; /* ... at bf16 too: wino_ok and AVX512-BF16 */
 } cpu_ctx;
 
 /* A converted copy of a value made for consumers that need another layout,

@@ -159,4 +159,31 @@ typedef struct cpu_lstm_ctx {
 } cpu_lstm_ctx;
 int cpu_lstm_run(void *kctx, int threads, ib_err *err);
 
+/* ---- Winograd 3x3x3 convolution (cpu_kernels_wino.c) -------------------------------- */
+
+#define WINO_TB 16 /* tiles (2x2x2 outputs) per block: one row of them, or its part */
+
+/* y = conv3d(x, w) + bias, kernel 3x3x3, stride 1, pads 1, channels-last float32 (or,
+ * bf16, bfloat16): x [N, D, H, W, C], y [N, D, H, W, M]; C and M multiples of 16. */
+typedef struct cpu_wino_ctx {
+    const void *x;
+    void *y;
+    const void *u;      /* cpu_wino_weights: float [64, C, M]; bf16: cpu_wino_weights_bf16 */
+    const float *bias;  /* M, or NULL */
+    int64_t N, D, H, W, C, M;
+    bool bf16;
+    int max_threads;
+    float *scratch;     /* max_threads * cpu_wino_scratch_floats(C, M) */
+    bool generic;       /* the portable micro-kernels instead of AVX-512's */
+} cpu_wino_ctx;
+int cpu_wino_run(void *kctx, int threads, ib_err *err);
+size_t cpu_wino_scratch_floats(int64_t C, int64_t M);
+/* Transformed filters u [64, C, M] of ONNX weights w [M, C, 3, 3, 3]. */
+void cpu_wino_weights(const float *w, int64_t M, int64_t C, float *u);
+/* The same in bfloat16, packed [64, C / 2, M, 2] (pairs of input channels together). */
+void cpu_wino_weights_bf16(const float *w, int64_t M, int64_t C, uint16_t *u);
+/* This CPU runs the AVX-512 micro-kernel; ... and the bfloat16 one (AVX512-BF16). */
+bool cpu_wino_avx512(void);
+bool cpu_wino_avx512_bf16(void);
+
 #endif

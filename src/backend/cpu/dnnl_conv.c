@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_kernels.h"
 #include "backend/cpu/cpu_post.h"
 
 typedef struct conv_geom {
@@ -297,6 +298,91 @@ static int up2_build(cpu_exec *e, const ib_node *n, dnnl_data_type_t dt, ib_err 
     return rc;
 }
 
+/* Winograd F(2x2x2, 3x3x3) on our kernel (cpu_kernels_wino.c): a float32 3x3x3 convolution,
+ * stride 1, pads 1, channels in and out multiples of 16, on an AVX-512 machine. Only where it
+ * wins (KiTS 3D U-Net, 2 threads: 2.2x oneDNN's direct brgconv at 128^3 x 32 channels, 1.9x
+ * at 32^3 x 128): rows of at least WINO_TB tiles (W >= 32; shorter rows leave the products'
+ * rows idle) and transformed filters of at most 8 MB (U is read once per 8 tiles). */
+static bool wino_shape(const cpu_exec *e, const conv_geom *cg, const ib_tensor_desc *x,
+                       const ib_tensor_desc *w)
+{
+    if (!e->ctx->wino_ok || cg->nsp != 3 || cg->group != 1)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (cg->strides[i] != 1 || cg->dil[i] != 0 || cg->pl[i] != 1 || cg->pr[i] != 1 ||
+            w->dims[2 + i] != 3)
+            return false;
+    int64_t C = x->dims[1], M = w->dims[0];
+    return C % 16 == 0 && M % 16 == 0 && x->dims[4] >= 2 * WINO_TB &&
+           64 * C * M * (int64_t)sizeof(float) <= ((int64_t)8 << 20);
+}
+
+typedef struct wino_src {
+    const float *w;
+    int64_t M, C;
+    bool bf16;
+} wino_src;
+
+static int wino_fill(void *user, void *dst, ib_err *err)
+{
+    IB_UNUSED(err);
+    const wino_src *s = user;
+    if (s->bf16)
+        cpu_wino_weights_bf16(s->w, s->M, s->C, dst);
+    else
+        cpu_wino_weights(s->w, s->M, s->C, dst);
+    return IB_OK;
+}
+
+/* bf16: bfloat16 activations and transformed filters, float32 sums (AVX512-BF16) */
+static int wino_build(cpu_exec *e, const ib_node *n, bool bf16, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *w = cpu_in(e, n, 1), *b = cpu_in(e, n, 2), *y = cpu_out(e, n, 0);
+    int64_t C = x->desc.dims[1], M = y->desc.dims[1];
+    dnnl_data_type_t adt = bf16 ? dnnl_bf16 : dnnl_f32;
+    /* the transformed filters, shared per context: (source bytes, f32 [M, C, 3, 3, 3]) ->
+     * f32 [64, C, M] or bf16 [64, C / 2, M, 2], pairs no reorder produces */
+    dnnl_dims_t ud = {64, C, M}, udb = {64, C / 2, M, 2};
+    dnnl_memory_desc_t xmd, ymd, wsrc, umd;
+    if (cpu_md_tag(&xmd, 5, x->desc.dims, adt, dnnl_ndhwc) ||
+        cpu_md_tag(&ymd, 5, y->desc.dims, adt, dnnl_ndhwc) ||
+        cpu_md_plain(&wsrc, 5, w->desc.dims, dnnl_f32) ||
+        (bf16 ? dnnl_memory_desc_init_by_tag(&umd, 4, udb, dnnl_bf16, dnnl_abcd)
+              : dnnl_memory_desc_init_by_tag(&umd, 3, ud, dnnl_f32, dnnl_abc)))
+        return cpu_fail(e, err, IB_EUNSUPPORTED, "cannot describe the tensors");
+    cpu_wino_ctx *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    k->bf16 = bf16;
+    k->N = x->desc.dims[0];
+    k->D = x->desc.dims[2];
+    k->H = x->desc.dims[3];
+    k->W = x->desc.dims[4];
+    k->C = C;
+    k->M = M;
+    k->bias = b ? b->cdata : NULL;
+    k->max_threads = e->ctx->threads > 0 ? e->ctx->threads : 1;
+    k->scratch = cpu_alloc(e, (size_t)k->max_threads * cpu_wino_scratch_floats(C, M) * sizeof(float));
+    wino_src src = {w->cdata, M, C, bf16};
+    void *u = NULL, *xp = NULL;
+    dnnl_memory_t mx, my;
+    int rc = k->scratch ? IB_OK : cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    if (!rc)
+        rc = cpu_const_derived_shared(e, &wsrc, w->cdata, &umd, wino_fill, &src, &u, err);
+    if (!rc && !(rc = cpu_use(e, x, &xmd, 1.0f, &mx, err)))
+        rc = cpu_check(e, err, dnnl_memory_get_data_handle(mx, &xp), "get_data_handle");
+    if (!rc)
+        rc = cpu_def(e, y, &ymd, &my, err);
+    if (rc) {
+        ib_free(k);
+        return rc;
+    }
+    k->u = u;
+    k->x = xp;
+    k->y = y->data;
+    return cpu_add_kernel(e, cpu_wino_run, k, err);
+}
+
 static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused, ib_err *err)
 {
     cpu_val *x = cpu_in(e, n, 0), *w = cpu_in(e, n, 1), *b = cpu_in(e, n, 2), *y = cpu_out(e, n, 0);
@@ -316,6 +402,10 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
     }
     int64_t M = y->desc.dims[1];
     bool q8 = !transpose && e->precision == IB_PRECISION_INT8 && x->has_range;
+    bool wino_bf16 = cpu_act_dt(e) == dnnl_bf16 && e->ctx->wino_bf16_ok;
+    if (!transpose && !fused && !q8 && (cpu_act_dt(e) == dnnl_f32 || wino_bf16) &&
+        wino_shape(e, &cg, &x->desc, &w->desc))
+        return wino_build(e, n, wino_bf16, err);
     dnnl_data_type_t adt = cpu_act_dt(e);
     dnnl_data_type_t sdt = adt, wdt = q8 ? dnnl_s8 : adt, ddt = q8 ? dnnl_f32 : adt;
     float sx = 1.0f, sy = 1.0f;
