@@ -15,8 +15,9 @@
  * the achieved GFLOP/s, the ratio and a "contended" flag; asserts nothing about them.
  * GFLOP/s counts the direct convolutions' operations; the 3x3x3 convolutions our CPU backend
  * runs by Winograd (cpu_kernels_wino.c) do fewer, so that column is an effective rate.
- * --direct adds, at fp32, a row for our session with those convolutions on oneDNN's direct
- * kernels (ib_session_options.direct_conv): the A/B of the two algorithms in the same run.
+ * --direct adds, per precision, a row for our session with those convolutions on oneDNN's
+ * direct kernels (ib_session_options.direct_conv): the A/B of the two algorithms in the same
+ * run.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -180,7 +181,7 @@ int main(int argc, char **argv)
             continue;
         rc = bench_precision(m, &c, ps[k], names[k], x, y, dataset, tiny, threads, reps, seconds,
                              no_torch, false, python);
-        if (!rc && direct && ps[k] == IB_PRECISION_FP32)
+        if (!rc && direct)
             rc = bench_precision(m, &c, ps[k], names[k], x, y, dataset, tiny, threads, reps,
                                  seconds, no_torch, true, python);
     }

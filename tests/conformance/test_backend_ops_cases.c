@@ -113,6 +113,7 @@ void bo_cases_conv(bo *b)
         {1, 16, 16, 3, 5, 33, 1},
         {2, 32, 48, 4, 2, 40, 0},
         {1, 16, 32, 2, 3, 64, 1},
+        {1, 64, 128, 2, 3, 33, 1}, /* C M / (C + M) >= 40: Winograd at bf16 too */
     };
     for (size_t i = 0; i < IB_ARRAY_LEN(wino); i++) {
         const int64_t *q = wino[i];
@@ -127,7 +128,8 @@ void bo_cases_conv(bo *b)
                  (long long)q[4], (long long)q[5], q[6] ? " bias" : "");
         b->min_kernel_steps = cpu_wino_avx512() ? 1 : 0;
         b->kernel_steps_not_int8 = true;
-        b->kernel_steps_not_bf16 = !cpu_wino_avx512_bf16();
+        /* bf16: oneDNN's direct kernel below 40 (dnnl_conv.c's wino_shape) */
+        b->kernel_steps_not_bf16 = !cpu_wino_avx512_bf16() || q[1] * q[2] < 40 * (q[1] + q[2]);
         RUN1(b, label, BO_INT8 | BO_BF16, y);
     }
     { /* the same shape with ib_backend_config.direct_conv: oneDNN's direct kernel */
@@ -842,7 +844,7 @@ void bo_cases_chains(bo *b)
         b->n_cl = 1;
         b->min_kernel_steps = cpu_wino_avx512() ? 3 : 0; /* two convolutions and the norm */
         b->kernel_steps_not_int8 = true;
-        b->kernel_steps_not_bf16 = !cpu_wino_avx512_bf16();
+        b->kernel_steps_not_bf16 = true; /* too few channels for Winograd at bf16 */
         RUN1(b, "chain 3D-UNet winograd level", BO_INT8 | BO_BF16 | BO_CHAIN, y);
     }
     /* two volumes, no bias: the matmul ConvTranspose walks n and d, and odd extents */

@@ -118,6 +118,20 @@ void cpu_wino_weights_bf16(const float *w, int64_t M, int64_t C, uint16_t *u)
 
 #define INLINE static inline __attribute__((always_inline))
 
+/* Element q of a float32 or (bf16) bfloat16 row; storing element at of one. */
+INLINE float ld(const void *p, int q, bool bf16)
+{
+    return bf16 ? ib_bf16_to_f32(((const uint16_t *)p)[q]) : ((const float *)p)[q];
+}
+
+INLINE void st(void *p, int64_t at, float x, bool bf16)
+{
+    if (bf16)
+        ((uint16_t *)p)[at] = ib_f32_to_bf16(x);
+    else
+        ((float *)p)[at] = x;
+}
+
 /* The input transform of nb tiles along a row, channels c0 .. c0 + VL: the tiles' 4x4x4
  * inputs start at (z0, y0, x0 + 2 t), zero outside the volume. Adjacent tiles share two
  * of their four columns (fixed w), so each column of 4x4 inputs is transformed along d
@@ -147,16 +161,18 @@ INLINE void in_block(const cpu_wino_ctx *k, const void *xn, int64_t z0, int64_t 
             const void *s[4];
             for (int i = 0; i < 4; i++)
                 s[i] = in && src[i][j] ? src[i][j] + (size_t)(xx * C) * es : (const void *)zero;
+            /* named pointers, not s[i] and f[i * 4 ...] in the loop: GCC vectorises this */
+            const void *s0 = s[0], *s1 = s[1], *s2 = s[2], *s3 = s[3];
+            float *restrict f0 = f + (0 * 4 + j) * VL, *restrict f1 = f + (1 * 4 + j) * VL,
+                            *restrict f2 = f + (2 * 4 + j) * VL, *restrict f3 = f + (3 * 4 + j) * VL;
 #pragma omp simd
             for (int q = 0; q < VL; q++) {
-                float d[4];
-                for (int i = 0; i < 4; i++)
-                    d[i] = bf16 ? ib_bf16_to_f32(((const uint16_t *)s[i])[q])
-                                : ((const float *)s[i])[q];
-                f[(0 * 4 + j) * VL + q] = d[0] - d[2];
-                f[(1 * 4 + j) * VL + q] = d[1] + d[2];
-                f[(2 * 4 + j) * VL + q] = d[2] - d[1];
-                f[(3 * 4 + j) * VL + q] = d[1] - d[3];
+                float d0 = ld(s0, q, bf16), d1 = ld(s1, q, bf16), d2 = ld(s2, q, bf16),
+                      d3 = ld(s3, q, bf16);
+                f0[q] = d0 - d2;
+                f1[q] = d1 + d2;
+                f2[q] = d2 - d1;
+                f3[q] = d1 - d3;
             }
         }
         for (int i = 0; i < 4; i++) /* along h, in place */
@@ -176,20 +192,19 @@ INLINE void in_block(const cpu_wino_ctx *k, const void *xn, int64_t z0, int64_t 
         const float *g0 = ring[(col - 3) & 3], *g1 = ring[(col - 2) & 3],
                     *g2 = ring[(col - 1) & 3], *g3 = ring[col & 3];
         int64_t base = t * tst + c0;
-        for (int r = 0; r < 16; r++)
+        for (int r = 0; r < 16; r++) {
+            const float *restrict h0 = g0 + r * VL, *restrict h1 = g1 + r * VL,
+                                  *restrict h2 = g2 + r * VL, *restrict h3 = g3 + r * VL;
+            int64_t at = base + r * 4 * C;
 #pragma omp simd
             for (int q = 0; q < VL; q++) {
-                float a0 = g0[r * VL + q], a1 = g1[r * VL + q], a2 = g2[r * VL + q],
-                      a3 = g3[r * VL + q];
-                float o[4] = {a0 - a2, a1 + a2, a2 - a1, a1 - a3};
-                for (int l = 0; l < 4; l++) {
-                    int64_t at = base + (r * 4 + l) * C + q;
-                    if (bf16)
-                        ((uint16_t *)v)[at] = ib_f32_to_bf16(o[l]);
-                    else
-                        ((float *)v)[at] = o[l];
-                }
+                float a0 = h0[q], a1 = h1[q], a2 = h2[q], a3 = h3[q];
+                st(v, at + q, a0 - a2, bf16);
+                st(v, at + C + q, a1 + a2, bf16);
+                st(v, at + 2 * C + q, a2 - a1, bf16);
+                st(v, at + 3 * C + q, a1 - a3, bf16);
             }
+        }
     }
 }
 
@@ -210,34 +225,47 @@ static CPU_CLONES void in_block_bf16(const cpu_wino_ctx *k, const void *xn, int6
 INLINE void out_tile(const cpu_wino_ctx *k, void *yn, int64_t z0, int64_t y0, int64_t x0,
                      int64_t m0, const float *o, bool bf16)
 {
-    const int64_t D = k->D, H = k->H, W = k->W, M = k->M, pst = M;
-    float a[32 * VL], b[16 * VL], r8[8 * VL];
-    for (int r = 0; r < 16; r++) /* along w: 64 -> 32, a[(i, j) * 2 + ow] */
+    static const float zero[VL];
+    const int64_t D = k->D, H = k->H, W = k->W, M = k->M;
+    const float *restrict bias = k->bias ? k->bias + m0 : zero;
+    float r8[8 * VL];
+    /* one lane per channel, the whole A^T M A in registers: for each i (along d) the 16
+     * (j, l) products go to 4 (oh, ow) values, added into the 8 outputs with A^T's column
+     * i; one loop of full-width vectors (staged arrays of mixed widths stalled on store
+     * forwarding) */
 #pragma omp simd
-        for (int q = 0; q < VL; q++) {
-            const float *s = o + (int64_t)r * 4 * pst + q;
-            float v0 = s[0], v1 = s[pst], v2 = s[2 * pst], v3 = s[3 * pst];
-            a[(r * 2 + 0) * VL + q] = v0 + v1 + v2;
-            a[(r * 2 + 1) * VL + q] = v1 - v2 - v3;
-        }
-    for (int i = 0; i < 4; i++) /* along h: 32 -> 16, b[(i * 2 + oh) * 2 + ow] */
-        for (int ow = 0; ow < 2; ow++)
-#pragma omp simd
-            for (int q = 0; q < VL; q++) {
-                float v0 = a[((i * 4 + 0) * 2 + ow) * VL + q], v1 = a[((i * 4 + 1) * 2 + ow) * VL + q],
-                      v2 = a[((i * 4 + 2) * 2 + ow) * VL + q], v3 = a[((i * 4 + 3) * 2 + ow) * VL + q];
-                b[((i * 2 + 0) * 2 + ow) * VL + q] = v0 + v1 + v2;
-                b[((i * 2 + 1) * 2 + ow) * VL + q] = v1 - v2 - v3;
+    for (int q = 0; q < VL; q++) {
+        float acc[8];
+#pragma GCC unroll 8
+        for (int e = 0; e < 8; e++)
+            acc[e] = bias[q];
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; i++) {
+            float w0[4], w1[4]; /* along w, for each j */
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++) {
+                const float *s = o + (int64_t)((i * 4 + j) * 4) * M + q;
+                float v0 = s[0], v1 = s[M], v2 = s[2 * M], v3 = s[3 * M];
+                w0[j] = v0 + v1 + v2;
+                w1[j] = v1 - v2 - v3;
             }
-    for (int hw = 0; hw < 4; hw++) /* along d: 16 -> 8, r8[od * 4 + oh * 2 + ow] */
-#pragma omp simd
-        for (int q = 0; q < VL; q++) {
-            float v0 = b[(0 * 4 + hw) * VL + q], v1 = b[(1 * 4 + hw) * VL + q],
-                  v2 = b[(2 * 4 + hw) * VL + q], v3 = b[(3 * 4 + hw) * VL + q];
-            float bb = k->bias ? k->bias[m0 + q] : 0.0f;
-            r8[(0 * 4 + hw) * VL + q] = v0 + v1 + v2 + bb;
-            r8[(1 * 4 + hw) * VL + q] = v1 - v2 - v3 + bb;
+            float h[4] = {w0[0] + w0[1] + w0[2], w1[0] + w1[1] + w1[2], /* oh 0: ow 0, 1 */
+                          w0[1] - w0[2] - w0[3], w1[1] - w1[2] - w1[3]}; /* oh 1 */
+            /* A^T = [1 1 1 0; 0 1 -1 -1]: od 0 takes i 0..2, od 1 takes +i1 -i2 -i3 */
+#pragma GCC unroll 4
+            for (int e = 0; e < 4; e++) {
+                if (i < 3)
+                    acc[e] += h[e];
+                if (i == 1)
+                    acc[4 + e] += h[e];
+                else if (i > 1)
+                    acc[4 + e] -= h[e];
+            }
         }
+#pragma GCC unroll 8
+        for (int e = 0; e < 8; e++)
+            r8[e * VL + q] = acc[e];
+    }
     for (int od = 0; od < 2; od++)
         for (int oh = 0; oh < 2; oh++)
             for (int ow = 0; ow < 2; ow++) {

@@ -298,13 +298,20 @@ static int up2_build(cpu_exec *e, const ib_node *n, dnnl_data_type_t dt, ib_err 
     return rc;
 }
 
-/* Winograd F(2x2x2, 3x3x3) on our kernel (cpu_kernels_wino.c): a float32 3x3x3 convolution,
- * stride 1, pads 1, channels in and out multiples of 16, on an AVX-512 machine. Only where it
- * wins (KiTS 3D U-Net, 2 threads: 2.2x oneDNN's direct brgconv at 128^3 x 32 channels, 1.9x
- * at 32^3 x 128): rows of at least WINO_TB tiles (W >= 32; shorter rows leave the products'
- * rows idle) and transformed filters of at most 8 MB (U is read once per 8 tiles). */
+/* Winograd F(2x2x2, 3x3x3) on our kernel (cpu_kernels_wino.c): a 3x3x3 convolution, stride
+ * 1, pads 1, channels in and out multiples of 16, on an AVX-512 machine, only where it beat
+ * oneDNN's direct brgconv in the same run (2 threads, KiTS 3D U-Net shapes; docs/cpu_backend.md
+ * has the table). Its products do 3.4x fewer operations, but its transforms cost per tile
+ * in proportion to C + M, the products to C x M, so it wins more the more channels:
+ * - float32 (Zen 5: 1.4x at 128^3 x 32 -> 32, 1.9x at 64^3 x 64, 2.7x at 32^3 x 128; Zen 4
+ *   2.2x at 128^3 x 32): rows of at least WINO_TB tiles (W >= 32; at 16^3 x 256 it was
+ *   0.93x, the products' rows half idle) and transformed filters of at most 8 MB.
+ * - bfloat16, where oneDNN's direct kernel is twice as fast as at float32 (AVX512-BF16 dot
+ *   products): only when C M / (C + M) >= 40 (0.6x at 128^3 x 32 -> 32, even at 64^3 x 64,
+ *   1.2x at 64^3 x 128 -> 64, 1.6x at 32^3 x 128, 1.2x at 16^3 x 256 -> 256), W >= 16 and
+ *   filters of at most 12 MB (16^3 x 512 -> 256, 16.8 MB: 0.9x). */
 static bool wino_shape(const cpu_exec *e, const conv_geom *cg, const ib_tensor_desc *x,
-                       const ib_tensor_desc *w)
+                       const ib_tensor_desc *w, bool bf16)
 {
     if (!e->ctx->wino_ok || cg->nsp != 3 || cg->group != 1)
         return false;
@@ -312,9 +319,12 @@ static bool wino_shape(const cpu_exec *e, const conv_geom *cg, const ib_tensor_d
         if (cg->strides[i] != 1 || cg->dil[i] != 0 || cg->pl[i] != 1 || cg->pr[i] != 1 ||
             w->dims[2 + i] != 3)
             return false;
-    int64_t C = x->dims[1], M = w->dims[0];
-    return C % 16 == 0 && M % 16 == 0 && x->dims[4] >= 2 * WINO_TB &&
-           64 * C * M * (int64_t)sizeof(float) <= ((int64_t)8 << 20);
+    int64_t C = x->dims[1], M = w->dims[0], W = x->dims[4];
+    if (C % 16 || M % 16)
+        return false;
+    if (bf16)
+        return C * M >= 40 * (C + M) && W >= WINO_TB && 64 * C * M * 2 <= ((int64_t)12 << 20);
+    return W >= 2 * WINO_TB && 64 * C * M * 4 <= ((int64_t)8 << 20);
 }
 
 typedef struct wino_src {
@@ -404,7 +414,7 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
     bool q8 = !transpose && e->precision == IB_PRECISION_INT8 && x->has_range;
     bool wino_bf16 = cpu_act_dt(e) == dnnl_bf16 && e->ctx->wino_bf16_ok;
     if (!transpose && !fused && !q8 && (cpu_act_dt(e) == dnnl_f32 || wino_bf16) &&
-        wino_shape(e, &cg, &x->desc, &w->desc))
+        wino_shape(e, &cg, &x->desc, &w->desc, wino_bf16))
         return wino_build(e, n, wino_bf16, err);
     dnnl_data_type_t adt = cpu_act_dt(e);
     dnnl_data_type_t sdt = adt, wdt = q8 ? dnnl_s8 : adt, ddt = q8 ? dnnl_f32 : adt;
