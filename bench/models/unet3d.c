@@ -103,6 +103,31 @@ static int bench_precision(ib_model *m, const ib_unet3d_cfg *c, enum ib_precisio
     return 0;
 }
 
+/* Two runs' outputs on the same input (Winograd's rounding against the direct kernels',
+ * bf16 against fp32): the NMSE of the logits [classes, vox] against b's and the share of
+ * voxels whose argmax class agrees. */
+static void compare_outputs(const char *what, const float *a, const float *b, int64_t classes,
+                            size_t vox)
+{
+    double num = 0, den = 0;
+    size_t agree = 0;
+    for (size_t v = 0; v < vox; v++) {
+        int64_t ka = 0, kb = 0;
+        for (int64_t k = 0; k < classes; k++) {
+            double d = (double)a[(size_t)k * vox + v] - (double)b[(size_t)k * vox + v];
+            num += d * d;
+            den += (double)b[(size_t)k * vox + v] * (double)b[(size_t)k * vox + v];
+            if (a[(size_t)k * vox + v] > a[(size_t)ka * vox + v])
+                ka = k;
+            if (b[(size_t)k * vox + v] > b[(size_t)kb * vox + v])
+                kb = k;
+        }
+        agree += ka == kb;
+    }
+    printf("%s: logits nmse %.2e, argmax agrees on %.4f %% of voxels\n", what,
+           den > 0 ? num / den : 0.0, 100.0 * (double)agree / (double)vox);
+}
+
 int main(int argc, char **argv)
 {
     int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, tiny = 0,
@@ -158,9 +183,11 @@ int main(int argc, char **argv)
         return 1;
     size_t vox = (size_t)(c.patch[0] * c.patch[1] * c.patch[2]);
     size_t nin = (size_t)c.in_channels * vox, nout = (size_t)c.classes * vox;
-    float *x = malloc(nin * sizeof *x), *y = malloc(nout * sizeof *y);
-    if (!x || !y)
+    float *x = malloc(nin * sizeof *x), *y = malloc(nout * sizeof *y),
+          *yd = malloc(nout * sizeof *yd), *yf = malloc(nout * sizeof *yf);
+    if (!x || !y || !yd || !yf)
         return 1;
+    bool have_fp32 = false;
     uint64_t r = 7;
     for (size_t i = 0; i < nin; i++) {
         r = r * 6364136223846793005ull + 1442695040888963407ull;
@@ -181,12 +208,30 @@ int main(int argc, char **argv)
             continue;
         rc = bench_precision(m, &c, ps[k], names[k], x, y, dataset, tiny, threads, reps, seconds,
                              no_torch, false, python);
-        if (!rc && direct)
-            rc = bench_precision(m, &c, ps[k], names[k], x, y, dataset, tiny, threads, reps,
-                                 seconds, no_torch, true, python);
+        if (rc)
+            break;
+        if (ps[k] == IB_PRECISION_FP32) {
+            memcpy(yf, y, nout * sizeof *y);
+            have_fp32 = true;
+        } else if (have_fp32) {
+            compare_outputs("bf16  inferbench vs fp32", y, yf, c.classes, vox);
+        }
+        if (!direct)
+            continue;
+        rc = bench_precision(m, &c, ps[k], names[k], x, yd, dataset, tiny, threads, reps,
+                             seconds, no_torch, true, python);
+        if (!rc && ps[k] == IB_PRECISION_FP32) {
+            compare_outputs("fp32  inferbench vs direct", y, yd, c.classes, vox);
+        } else if (!rc) {
+            compare_outputs("bf16  inferbench vs direct", y, yd, c.classes, vox);
+            if (have_fp32)
+                compare_outputs("bf16  direct vs fp32", yd, yf, c.classes, vox);
+        }
     }
     ib_model_destroy(m);
     free(x);
     free(y);
+    free(yd);
+    free(yf);
     return rc;
 }
