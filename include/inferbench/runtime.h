@@ -138,7 +138,8 @@ typedef struct ib_session_options {
     size_t calib_input_count;
     bool disable_fusion;        /* for debugging and tests */
     /* CPU: 3x3x3 convolutions run as direct sums (oneDNN) even where the Winograd
-     * kernel would take them (A/B runs; results within float32 rounding of each other) */
+     * kernel would take them (A/B runs; the outputs differ by rounding only: float32's
+     * at fp32, bfloat16's at bf16) */
     bool direct_conv;
 } ib_session_options;
 
