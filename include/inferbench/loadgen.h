@@ -330,8 +330,9 @@ typedef struct ib_lg_options {
     const ib_lg_settings_origin *origins;
     /* Model name used for the config lookup (logged in result.json). */
     const char *model_name;
-    /* Extra labels written into result.json and the summary footer, e.g.
-     * "synthetic data", "random weights", "--quick: not submittable". */
+    /* Extra labels written into result.json (never into the official files, which keep
+     * LoadGen's format exactly), e.g. "synthetic data", "random weights", "--quick: not
+     * submittable". */
     const char *const *labels;
     size_t label_count;
 } ib_lg_options;
@@ -368,12 +369,13 @@ typedef struct ib_lg_result {
 
     uint64_t query_count;  /* queries issued (performance run) */
     uint64_t sample_count; /* samples issued */
-    double samples_per_second;          /* Offline */
-    double scheduled_samples_per_sec;   /* Server */
-    double completed_samples_per_sec;   /* Server */
-    double qps_with_loadgen_overhead;   /* SingleStream */
-    double qps_without_loadgen_overhead;/* SingleStream */
-    double samples_per_query;           /* v1.1 MultiStream headline */
+    /* The rates, each set only in the scenario whose summary prints it (0 elsewhere). */
+    double samples_per_second;          /* Offline "Samples per second" */
+    double scheduled_samples_per_sec;   /* Server "Scheduled samples per second" */
+    double completed_samples_per_sec;   /* Server "Completed samples per second" */
+    double qps_with_loadgen_overhead;   /* SingleStream "QPS w/ loadgen overhead" */
+    double qps_without_loadgen_overhead;/* SingleStream "QPS w/o loadgen overhead" */
+    double samples_per_query;           /* MultiStream (the v1.1 headline) */
     int64_t min_latency_ns, max_latency_ns, mean_latency_ns;
     int64_t percentile_latency_ns[IB_LG_NUM_PERCENTILES];
     double target_latency_percentile;

@@ -60,6 +60,11 @@ static void print_outcome(const ib_run_opts *o, const ib_harness_opts *h,
     }
     if (r->ran_performance)
         print_file(r->perf_dir, "mlperf_log_summary.txt", stdout);
+    /* the labels stay out of the official summary (LoadGen's format), so they are said here */
+    if (r->n_labels)
+        printf("\nLabels:\n");
+    for (size_t i = 0; i < r->n_labels; i++)
+        printf("  * %s\n", r->labels[i]);
     if (r->ran_accuracy) {
         printf("\nAccuracy (%s): %s\n", h->bench->id, r->accuracy_line);
         double target = ib_bench_accuracy_reference(h->bench, &h->cfg) *

@@ -157,8 +157,10 @@ int ib_run_null(const ib_run_opts *o)
     if (rc == IB_OK || rc == IB_ETIMEOUT) {
         if (o->json)
             print_file(o->output_dir, "result.json");
-        else
+        else {
             print_file(o->output_dir, "mlperf_log_summary.txt");
+            printf("\nLabels:\n  * %s\n", labels[0]);
+        }
         if (rc == IB_ETIMEOUT)
             ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : "the SUT stopped answering");
         if (!o->quiet && !o->json && !res.valid && res.suggestion[0])

@@ -9,11 +9,9 @@
 #include <stddef.h>
 
 #include "base/common.h"
+#include "base/pyfmt.h"
 #include "base/strbuf.h"
 #include "inferbench/compliance.h"
-
-/* Python's repr() of a float ("99815.7", "100.0", "1e+16"). */
-void ib_py_float_repr(double v, char *buf, size_t n);
 
 /* Replace out->text with the contents of sb (sb is emptied). */
 int ib_verify_take_text(ib_verify_outcome *out, ib_strbuf *sb);

@@ -23,6 +23,7 @@
 
 #include "base/common.h"
 #include "base/fileio.h"
+#include "base/pyfmt.h"
 #include "dataset/squad.h"
 #include "dataset/wordpiece.h"
 #include "harness/benchmark.h"
@@ -173,7 +174,7 @@ static int bt_open(const ib_bench_config *cfg, const char *dir, const ib_bench_i
         bt_close(s);
         return rc;
     }
-    for (int j = 0; j < 3; j++)
+    for (int j = 0; io && j < 3; j++) /* io NULL: scoring only */
         snprintf(s->in[j], IB_BENCH_NAME_MAX, "%s", io[0].inputs[j].name);
     *state = s;
     *total = s->f.n;
@@ -292,18 +293,6 @@ static int bt_post(void *state, const ib_bench_config *cfg, const ib_bench_batch
     return IB_OK;
 }
 
-/* repr(float) for 0 <= v < 1e16: the shortest %.Ng that reads back, ".0" when integral. */
-static void py_float(double v, char *out, size_t n)
-{
-    for (int p = 1; p <= 17; p++) {
-        snprintf(out, n, "%.*g", p, v);
-        if (strtod(out, NULL) == v)
-            break;
-    }
-    if (!strpbrk(out, ".en"))
-        strncat(out, ".0", n - strlen(out) - 1);
-}
-
 static int bt_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_acc_entry *e,
                        size_t n, ib_strbuf *text, double *value, ib_err *err)
 {
@@ -354,8 +343,8 @@ static int bt_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_a
     /* evaluate-v1.1.py prints json.dumps({"exact_match": ..., "f1": ...}): ", " and ": "
      * separators, floats as Python's repr */
     char a[40], b[40];
-    py_float(em, a, sizeof a);
-    py_float(f1v, b, sizeof b);
+    ib_py_float_repr(em, a, sizeof a);
+    ib_py_float_repr(f1v, b, sizeof b);
     if (ib_strbuf_printf(text, "{\"exact_match\": %s, \"f1\": %s}\n", a, b))
         rc = ib_err_set(err, IB_ENOMEM, "bert: out of memory");
     *value = f1v;

@@ -144,19 +144,24 @@ static int dl_synthesize(const ib_bench_config *cfg, const char *dir, ib_err *er
 static int dl_open(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,
                    void **state, size_t *total, ib_err *err)
 {
-    (void)cfg;
     *state = NULL;
+    uint64_t cap = 0;
+    int rc = io ? IB_OK : dl_cap(cfg, &cap, err); /* io NULL: scoring only */
+    if (rc)
+        return rc;
     dl_state *s = ib_calloc(1, sizeof *s);
     if (!s)
         return ib_err_set(err, IB_ENOMEM, "dlrm: out of memory");
-    s->cap = (uint64_t)io[0].params[0];
-    int rc = ib_criteo_open(dir, s->cap, &s->data, err);
+    s->cap = io ? (uint64_t)io[0].params[0] : cap;
+    rc = ib_criteo_open(dir, s->cap, &s->data, err);
     if (rc) {
         ib_free(s);
         return rc;
     }
-    snprintf(s->dense, sizeof s->dense, "%s", io[0].inputs[0].name);
-    snprintf(s->sparse, sizeof s->sparse, "%s", io[0].inputs[1].name);
+    if (io) {
+        snprintf(s->dense, sizeof s->dense, "%s", io[0].inputs[0].name);
+        snprintf(s->sparse, sizeof s->sparse, "%s", io[0].inputs[1].name);
+    }
     *state = s;
     *total = ib_criteo_samples(s->data);
     return IB_OK;

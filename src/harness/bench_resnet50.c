@@ -150,11 +150,13 @@ static int rn_open(const ib_bench_config *cfg, const char *dir, const ib_bench_i
         ib_free(s);
         return rc;
     }
-    snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
-    rn_input_layout(&io[0].inputs[0].desc, &s->layout);
-    s->out_dtype = io[0].outputs[0].dtype;
-    s->class_output = s->out_dtype != IB_DTYPE_FLOAT32;
-    s->classes = io[0].params[0];
+    if (io) {
+        snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
+        rn_input_layout(&io[0].inputs[0].desc, &s->layout);
+        s->out_dtype = io[0].outputs[0].dtype;
+        s->class_output = s->out_dtype != IB_DTYPE_FLOAT32;
+        s->classes = io[0].params[0];
+    } /* else scoring only (benchmark.h): the accuracy reads the labels alone */
     *state = s;
     *total = ib_imagenet_count(s->data);
     return IB_OK;

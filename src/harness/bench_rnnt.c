@@ -171,11 +171,13 @@ static int rt_open(const ib_bench_config *cfg, const char *dir, const ib_bench_i
     rt_state *s = ib_calloc(1, sizeof *s);
     if (!s)
         return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory");
-    s->enc_h = io[0].params[0];
-    s->pred_h = io[1].params[0];
-    s->pred_l = io[1].params[1];
     int rc = IB_OK;
-    if (io[2].params[0] != s->enc_h || io[2].params[1] != s->pred_h)
+    if (io) { /* NULL: scoring only (benchmark.h), the transcripts are all it needs */
+        s->enc_h = io[0].params[0];
+        s->pred_h = io[1].params[0];
+        s->pred_l = io[1].params[1];
+    }
+    if (io && (io[2].params[0] != s->enc_h || io[2].params[1] != s->pred_h))
         rc = ib_err_set(err, IB_EINVAL,
                         "rnnt: the joint takes f [N,%lld] and g [N,%lld] but the encoder gives "
                         "%lld and the prediction net %lld features",

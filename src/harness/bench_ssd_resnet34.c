@@ -148,7 +148,8 @@ static int ssd_open(const ib_bench_config *cfg, const char *dir, const ib_bench_
     }
     ib_ssd_r34_anchors(s->anchors);
     ib_ssd_post_params_default(&s->post);
-    snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
+    if (io) /* NULL: scoring only */
+        snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
     *state = s;
     *total = ib_coco_count(s->data);
     return IB_OK;

@@ -27,13 +27,15 @@
 #include "runtime/graph.h"
 
 /* kits19 (v2.1+ rules, benchmarks.md §4.2): reference mean DICE 0.86170 (the checker's
- * figure from v2.1), performance sample count = every inference case (43 from v3.0). An
- * unknown variant keeps brats19's figures (the entry refuses it at build/bind). */
-static void u3_targets(const ib_bench_config *cfg, double *ref, uint64_t *psc)
+ * figure from v2.1), performance sample count = every inference case (43 from v3.0), the
+ * payload uint8 labels (accuracy_kits.py's default --output_dtype). An unknown variant keeps
+ * brats19's figures (the entry refuses it at build/bind). */
+static void u3_targets(const ib_bench_config *cfg, ib_bench_targets *t)
 {
     if (cfg->variant && !strcmp(cfg->variant, "kits19")) {
-        *ref = 0.86170;
-        *psc = 43;
+        t->accuracy_reference = 0.86170;
+        t->performance_sample_count = 43;
+        t->payload_dtype = IB_DTYPE_UINT8;
     }
 }
 
@@ -156,15 +158,17 @@ static int br_synthesize(const ib_bench_config *cfg, const char *dir, ib_err *er
 static int br_open(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,
                    void **state, size_t *total, ib_err *err)
 {
-    (void)cfg;
     *state = NULL;
     br_state *s = ib_calloc(1, sizeof *s);
     if (!s)
         return ib_err_set(err, IB_ENOMEM, "3d-unet: out of memory");
+    ib_unet3d_cfg mc; /* io NULL (scoring only): the patch of the model the entry builds */
+    ib_unet3d_cfg_brats(cfg->tiny, &mc);
     for (int a = 0; a < 3; a++)
-        s->patch[a] = io[0].params[a];
+        s->patch[a] = io ? io[0].params[a] : mc.patch[a];
     s->pvox = (size_t)(s->patch[0] * s->patch[1] * s->patch[2]);
-    snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
+    if (io)
+        snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
     int rc = ib_brats_open(dir, s->patch, &s->data, err);
     if (rc) {
         ib_free(s);

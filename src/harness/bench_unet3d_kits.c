@@ -19,6 +19,7 @@
 #include "harness/bench_unet3d.h"
 #include "inferbench/base.h"
 #include "metrics/dice.h"
+#include "models/unet3d.h"
 
 #define KT_CLASSES 3
 
@@ -39,11 +40,12 @@ int ib_u3_kits_synthesize(const ib_bench_config *cfg, const char *dir, ib_err *e
 int ib_u3_kits_open(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,
                     void **state, size_t *total, ib_err *err)
 {
-    (void)cfg;
     *state = NULL;
     *total = 0;
-    if (io[0].params[0] != io[0].params[1] || io[0].params[0] != io[0].params[2] ||
-        io[0].params[0] % 2)
+    ib_unet3d_cfg mc; /* io NULL (scoring only): the ROI of the model the entry builds */
+    ib_unet3d_cfg_kits(cfg->tiny, &mc);
+    if (io && (io[0].params[0] != io[0].params[1] || io[0].params[0] != io[0].params[2] ||
+               io[0].params[0] % 2))
         return ib_err_set(err, IB_EINVAL,
                           "3d-unet (kits19): the model's ROI is %lldx%lldx%lld; the reference "
                           "window is a cube of even side (128^3)",
@@ -52,9 +54,11 @@ int ib_u3_kits_open(const ib_bench_config *cfg, const char *dir, const ib_bench_
     kt_state *s = ib_calloc(1, sizeof *s);
     if (!s)
         return ib_err_set(err, IB_ENOMEM, "3d-unet: out of memory");
-    s->roi = io[0].params[0];
-    snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
-    snprintf(s->output, sizeof s->output, "%s", io[0].outputs[0].name);
+    s->roi = io ? io[0].params[0] : mc.patch[0];
+    if (io) {
+        snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
+        snprintf(s->output, sizeof s->output, "%s", io[0].outputs[0].name);
+    }
     const int64_t roi[3] = {s->roi, s->roi, s->roi};
     size_t rv = (size_t)(s->roi * s->roi * s->roi);
     int rc = IB_OK;

@@ -160,6 +160,8 @@ typedef struct ib_bench_acc_entry {
 
 /* ---- the entry ------------------------------------------------------------------------------ */
 
+struct ib_bench_targets;
+
 typedef struct ib_benchmark {
     const char *id;         /* results-tree folder and --benchmark value: "resnet50" */
     const char *model_name; /* mlperf.conf/user.conf lookup name: "resnet50", "bert", ... */
@@ -196,7 +198,10 @@ typedef struct ib_benchmark {
     /* Write a synthetic dataset in the real on-disk format into `dir` (created). */
     int (*synthesize)(const ib_bench_config *cfg, const char *dir, ib_err *err);
     /* Open a dataset folder; *total = samples in qsl_idx order. io[k] is model k's binding,
-     * so pre-processing can follow the model's layout. */
+     * so pre-processing can follow the model's layout. io NULL opens it for scoring only
+     * (`inferbench accuracy`: no model, so no load_sample/collate/infer afterwards): what
+     * the accuracy needs of the model's shape is then the model the entry builds
+     * (cfg->tiny selects the stand-in). */
     int (*open)(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,
                 void **state, size_t *total, ib_err *err);
     void (*close)(void *state);
@@ -228,11 +233,18 @@ typedef struct ib_benchmark {
                     size_t n, ib_strbuf *text, double *value, ib_err *err);
 
     /* Optional: a variant's own official figures (3d-unet --dataset kits19 has another
-     * reference accuracy and sample count than brats19); what it leaves alone keeps the
-     * entry's. Read through ib_bench_accuracy_reference / ib_bench_performance_sample_count. */
-    void (*variant_targets)(const ib_bench_config *cfg, double *accuracy_reference,
-                            uint64_t *performance_sample_count);
+     * reference accuracy, sample count and payload than brats19); t holds the entry's on
+     * entry and what the hook leaves alone stays. Read through ib_bench_accuracy_reference,
+     * ib_bench_performance_sample_count and ib_benchmark_payload_dtype. */
+    void (*variant_targets)(const ib_bench_config *cfg, struct ib_bench_targets *t);
 } ib_benchmark;
+
+/* What a benchmark (or its variant) is measured against. */
+typedef struct ib_bench_targets {
+    double accuracy_reference;         /* FP32 reference, in accuracy.txt's unit */
+    uint64_t performance_sample_count; /* official minimum QSL size */
+    enum ib_dtype payload_dtype;       /* the accuracy script's default payload dtype */
+} ib_bench_targets;
 
 /* The entry's (or its variant's) FP32 reference accuracy and official sample count. */
 double ib_bench_accuracy_reference(const ib_benchmark *b, const ib_bench_config *cfg);
@@ -258,8 +270,8 @@ const ib_benchmark *ib_benchmark_find(const char *id);
 void ib_benchmark_ids(char *buf, size_t n);
 /* True when the entry lists the scenario. */
 bool ib_benchmark_has_scenario(const ib_benchmark *b, enum ib_lg_scenario s);
-/* The payload dtype a config selects (its own, or the entry's default) and whether the
- * entry accepts it. */
+/* The payload dtype a config selects (its own, or the entry's or variant's default) and
+ * whether the entry accepts it. */
 enum ib_dtype ib_benchmark_payload_dtype(const ib_benchmark *b, const ib_bench_config *c);
 bool ib_benchmark_accepts_payload(const ib_benchmark *b, enum ib_dtype t);
 

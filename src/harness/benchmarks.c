@@ -30,29 +30,23 @@ void ib_bench_config_defaults(ib_bench_config *c)
     c->payload_dtype = IB_DTYPE_UNDEFINED;
 }
 
-static void bench_targets(const ib_benchmark *b, const ib_bench_config *cfg, double *ref,
-                          uint64_t *psc)
+static ib_bench_targets bench_targets(const ib_benchmark *b, const ib_bench_config *cfg)
 {
-    *ref = b->accuracy_reference;
-    *psc = b->performance_sample_count;
+    ib_bench_targets t = {b->accuracy_reference, b->performance_sample_count,
+                          b->payload_dtypes[0]};
     if (b->variant_targets && cfg)
-        b->variant_targets(cfg, ref, psc);
+        b->variant_targets(cfg, &t);
+    return t;
 }
 
 double ib_bench_accuracy_reference(const ib_benchmark *b, const ib_bench_config *cfg)
 {
-    double ref;
-    uint64_t psc;
-    bench_targets(b, cfg, &ref, &psc);
-    return ref;
+    return bench_targets(b, cfg).accuracy_reference;
 }
 
 uint64_t ib_bench_performance_sample_count(const ib_benchmark *b, const ib_bench_config *cfg)
 {
-    double ref;
-    uint64_t psc;
-    bench_targets(b, cfg, &ref, &psc);
-    return psc;
+    return bench_targets(b, cfg).performance_sample_count;
 }
 
 size_t ib_benchmark_count(void)
@@ -99,7 +93,8 @@ bool ib_benchmark_has_scenario(const ib_benchmark *b, enum ib_lg_scenario s)
 
 enum ib_dtype ib_benchmark_payload_dtype(const ib_benchmark *b, const ib_bench_config *c)
 {
-    return c && c->payload_dtype != IB_DTYPE_UNDEFINED ? c->payload_dtype : b->payload_dtypes[0];
+    return c && c->payload_dtype != IB_DTYPE_UNDEFINED ? c->payload_dtype
+                                                        : bench_targets(b, c).payload_dtype;
 }
 
 bool ib_benchmark_accepts_payload(const ib_benchmark *b, enum ib_dtype t)

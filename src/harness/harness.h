@@ -27,6 +27,8 @@
 #include "harness/benchmark.h"
 #include "inferbench/loadgen.h"
 
+#define IB_HARNESS_MAX_LABELS 12
+
 typedef struct ib_harness_opts {
     const ib_benchmark *bench;
     ib_bench_config cfg;
@@ -81,6 +83,11 @@ typedef struct ib_harness_result {
     double warmup_samples_per_sec;
     int workers, threads_per_worker;
     int64_t batch;
+    /* What every output says about the run (synthetic model or data, --quick, reduced
+     * counts, precision): in result.json, run.json and, through the CLI, the console;
+     * never in the official log files. */
+    size_t n_labels;
+    char labels[IB_HARNESS_MAX_LABELS][512];
 } ib_harness_result;
 
 /*

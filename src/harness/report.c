@@ -17,6 +17,7 @@
 #include "compliance/sha256.h"
 #include "harness/run_internal.h"
 #include "inferbench/version.h"
+#include "loadgen/result_json.h"
 
 int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
@@ -88,31 +89,19 @@ done:
     return rc;
 }
 
-static void perf_json(ib_jw *jw, const ib_lg_result *r, const char *dir)
+static void perf_json(ib_jw *jw, const ib_lg_result *r, const char *dir, bool v11)
 {
     ib_jw_object_begin(jw);
     ib_jw_key(jw, "dir");
     ib_jw_string(jw, dir);
+    ib_jw_key(jw, "result");
+    ib_jw_string(jw, r->valid ? "VALID" : "INVALID");
     ib_jw_key(jw, "valid");
     ib_jw_bool(jw, r->valid);
-    ib_jw_key(jw, "samples_per_second");
-    ib_jw_double(jw, r->samples_per_second);
-    ib_jw_key(jw, "scheduled_samples_per_second");
-    ib_jw_double(jw, r->scheduled_samples_per_sec);
-    ib_jw_key(jw, "completed_samples_per_second");
-    ib_jw_double(jw, r->completed_samples_per_sec);
-    ib_jw_key(jw, "sample_count");
-    ib_jw_uint(jw, r->sample_count);
-    ib_jw_key(jw, "target_latency_percentile");
-    ib_jw_double(jw, r->target_latency_percentile);
-    ib_jw_key(jw, "target_percentile_latency_ns");
-    ib_jw_int(jw, r->target_percentile_latency_ns);
-    ib_jw_key(jw, "early_stopping_latency_ns");
-    ib_jw_int(jw, r->early_stopping_latency_ns);
-    ib_jw_key(jw, "mean_latency_ns");
-    ib_jw_int(jw, r->mean_latency_ns);
     ib_jw_key(jw, "reasons");
     ib_jw_string(jw, r->reasons);
+    ib_jw_key(jw, "metrics"); /* the same object as result.json's */
+    ib_lg_result_metrics_json(jw, r, v11);
     ib_jw_object_end(jw);
 }
 
@@ -127,6 +116,8 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw jw;
     ib_jw_init(&jw, &sb, true);
     ib_jw_object_begin(&jw);
+    ib_jw_key(&jw, "format");
+    ib_jw_string(&jw, IB_RUN_JSON_FORMAT);
     ib_jw_key(&jw, "inferbench_version");
     ib_jw_string(&jw, ib_version_string());
     ib_jw_key(&jw, "git");
@@ -150,8 +141,8 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_bool(&jw, !o->quick && !res->synthetic_model && !res->synthetic_data && !small);
     ib_jw_key(&jw, "labels");
     ib_jw_array_begin(&jw);
-    for (size_t i = 0; i < c->n_labels; i++)
-        ib_jw_string(&jw, c->labels[i]);
+    for (size_t i = 0; i < res->n_labels; i++)
+        ib_jw_string(&jw, res->labels[i]);
     ib_jw_array_end(&jw);
     ib_jw_key(&jw, "model");
     ib_jw_object_begin(&jw);
@@ -219,7 +210,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_array_end(&jw);
     if (res->ran_performance) {
         ib_jw_key(&jw, "performance");
-        perf_json(&jw, &res->perf, res->perf_dir);
+        perf_json(&jw, &res->perf, res->perf_dir, c->settings.rules == IB_LG_RULES_V1_1);
     }
     if (res->ran_accuracy) {
         ib_jw_key(&jw, "accuracy");

@@ -255,8 +255,8 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     lo.audit_config_applied = o->audit_config_applied;
     lo.origins = o->origins;
     lo.model_name = o->bench->model_name;
-    lo.labels = (const char *const *)c->labels;
-    lo.label_count = c->n_labels;
+    lo.labels = c->label_ptrs;
+    lo.label_count = c->res->n_labels;
     ib_lg_test *t = NULL;
     rc = ib_lg_test_create(&s, &log, &lo, &t, err);
     if (rc)
@@ -294,8 +294,6 @@ static void ctx_free(run_ctx *c)
         c->bench->close(c->state);
     for (size_t k = 0; k < c->n_models; k++)
         ib_model_destroy(c->models[k]);
-    for (size_t i = 0; i < c->n_labels; i++)
-        ib_free(c->labels[i]);
 }
 
 int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err)

@@ -10,8 +10,6 @@
 #include "harness/qsl.h"
 #include "harness/sut.h"
 
-#define IB_RUN_MAX_LABELS 12
-
 typedef struct run_ctx {
     const ib_benchmark *bench;
     ib_harness_result *res;
@@ -29,8 +27,7 @@ typedef struct run_ctx {
     int64_t batch, max_wait_ns;
     uint64_t sut_timeout_ms; /* the loadgen's no-response limit: the user's, or derived */
     ib_lg_settings settings; /* what the tests run with */
-    char *labels[IB_RUN_MAX_LABELS];
-    size_t n_labels;
+    const char *label_ptrs[IB_HARNESS_MAX_LABELS]; /* res->labels, for the loadgen options */
     char adjustments[2048];  /* "field=value (reason)" lines for run.json */
 } run_ctx;
 
@@ -47,7 +44,9 @@ bool ib_run_retry_offline(const ib_harness_opts *o, run_ctx *c, const ib_lg_resu
 int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err);
 /* accuracy.txt from the accuracy run's mlperf_log_accuracy.json. */
 int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err);
-/* <scenario>/run.json */
+/* <scenario>/run.json; its schema (docs/benchmarks.md "run.json"). 2: "performance" holds
+ * result.json's metrics object. */
+#define IB_RUN_JSON_FORMAT "inferbench-run/2"
 int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err);
 
 #endif

@@ -6,8 +6,8 @@
  *
  *   --quick            min_duration 1 s and min_query_count 64 (Server 500, MultiStream 662:
  *                      the fewest queries early stopping accepts at p99 with no query over
- *                      the bound); the run is labelled "not submittable" in the summary
- *                      footer, result.json and run.json;
+ *                      the bound); the run is labelled "not submittable" in result.json,
+ *                      run.json and on the console;
  *   small datasets     performance_sample_count_override lowered to the dataset size when a
  *                      (synthetic) dataset holds fewer samples than the official count;
  *   warm-up targets    offline_expected_qps = twice the warm-up rate (the Offline query is
@@ -144,16 +144,16 @@ static int add_label(run_ctx *c, ib_err *err, const char *fmt, ...) IB_PRINTF(3,
 
 static int add_label(run_ctx *c, ib_err *err, const char *fmt, ...)
 {
-    if (c->n_labels >= IB_RUN_MAX_LABELS)
+    (void)err;
+    ib_harness_result *r = c->res;
+    if (r->n_labels >= IB_HARNESS_MAX_LABELS)
         return IB_OK;
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vsnprintf(r->labels[r->n_labels], sizeof r->labels[0], fmt, ap);
     va_end(ap);
-    if (!(c->labels[c->n_labels] = ib_strdup(buf)))
-        return ib_err_set(err, IB_ENOMEM, "out of memory");
-    c->n_labels++;
+    c->label_ptrs[r->n_labels] = r->labels[r->n_labels];
+    r->n_labels++;
     return IB_OK;
 }
 

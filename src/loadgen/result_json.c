@@ -115,27 +115,11 @@ static void settings_block(ib_jw *jw, const ib_lg_test *t)
     ib_jw_object_end(jw);
 }
 
-static void metrics_block(ib_jw *jw, const ib_lg_result *r)
+/* The latency statistics of the summary's "Additional Stats" (per query for MultiStream,
+ * as its summary prints them). */
+static void latency_stats(ib_jw *jw, const ib_lg_result *r)
 {
-    char label[16], key[48];
-    ib_jw_key(jw, "metrics");
-    ib_jw_object_begin(jw);
-    ib_jw_key(jw, "query_count");
-    ib_jw_uint(jw, r->query_count);
-    ib_jw_key(jw, "sample_count");
-    ib_jw_uint(jw, r->sample_count);
-    ib_jw_key(jw, "samples_per_second");
-    ib_jw_double(jw, r->samples_per_second);
-    ib_jw_key(jw, "scheduled_samples_per_sec");
-    ib_jw_double(jw, r->scheduled_samples_per_sec);
-    ib_jw_key(jw, "completed_samples_per_sec");
-    ib_jw_double(jw, r->completed_samples_per_sec);
-    ib_jw_key(jw, "qps_with_loadgen_overhead");
-    ib_jw_double(jw, r->qps_with_loadgen_overhead);
-    ib_jw_key(jw, "qps_without_loadgen_overhead");
-    ib_jw_double(jw, r->qps_without_loadgen_overhead);
-    ib_jw_key(jw, "samples_per_query");
-    ib_jw_double(jw, r->samples_per_query);
+    char label[16];
     ib_jw_key(jw, "min_latency_ns");
     ib_jw_int(jw, r->min_latency_ns);
     ib_jw_key(jw, "max_latency_ns");
@@ -146,23 +130,104 @@ static void metrics_block(ib_jw *jw, const ib_lg_result *r)
     ib_jw_object_begin(jw);
     for (size_t i = 0; i < IB_LG_NUM_PERCENTILES; i++) {
         ib_lg_percentile_label(ib_lg_percentiles[i], label, sizeof label);
-        snprintf(key, sizeof key, "%s", label);
-        ib_jw_key(jw, key);
+        ib_jw_key(jw, label);
         ib_jw_int(jw, r->percentile_latency_ns[i]);
     }
     ib_jw_object_end(jw);
-    ib_jw_key(jw, "target_latency_percentile");
-    ib_jw_double(jw, r->target_latency_percentile);
-    ib_jw_key(jw, "target_percentile_latency_ns");
-    ib_jw_int(jw, r->target_percentile_latency_ns);
-    ib_jw_key(jw, "early_stopping_met");
-    ib_jw_bool(jw, r->early_stopping_met);
-    ib_jw_key(jw, "early_stopping_latency_ns");
-    ib_jw_int(jw, r->early_stopping_latency_ns);
-    ib_jw_key(jw, "overlatency_query_count");
-    ib_jw_uint(jw, r->overlatency_query_count);
-    ib_jw_key(jw, "find_peak_qps");
-    ib_jw_double(jw, r->find_peak_qps);
+}
+
+void ib_lg_result_metrics_json(ib_jw *jw, const ib_lg_result *r, bool v11)
+{
+    enum ib_lg_scenario sc = r->scenario;
+    ib_jw_object_begin(jw);
+    ib_jw_key(jw, "query_count");
+    ib_jw_uint(jw, r->query_count);
+    ib_jw_key(jw, "sample_count");
+    ib_jw_uint(jw, r->sample_count);
+    /* the headline line of the summary: its words, its value, its unit */
+    ib_jw_key(jw, "headline");
+    ib_jw_object_begin(jw);
+    char line[64];
+    double value = 0;
+    const char *unit = "ns";
+    switch (sc) {
+    case IB_LG_SCENARIO_SINGLE_STREAM:
+    case IB_LG_SCENARIO_MULTI_STREAM:
+        if (sc == IB_LG_SCENARIO_MULTI_STREAM && v11) {
+            snprintf(line, sizeof line, "Samples per query");
+            value = r->samples_per_query;
+            unit = "samples";
+        } else {
+            snprintf(line, sizeof line, v11 ? "%.0fth percentile latency (ns)"
+                                            : "%.1fth percentile latency (ns)",
+                     r->target_latency_percentile * 100);
+            value = (double)r->target_percentile_latency_ns;
+        }
+        break;
+    case IB_LG_SCENARIO_SERVER:
+        snprintf(line, sizeof line, v11 ? "Scheduled samples per second"
+                                        : "Completed samples per second");
+        value = v11 ? r->scheduled_samples_per_sec : r->completed_samples_per_sec;
+        unit = "samples/s";
+        break;
+    case IB_LG_SCENARIO_OFFLINE:
+        snprintf(line, sizeof line, "Samples per second");
+        value = r->samples_per_second;
+        unit = "samples/s";
+        break;
+    }
+    ib_jw_key(jw, "line");
+    ib_jw_string(jw, line);
+    ib_jw_key(jw, "value");
+    ib_jw_double(jw, value);
+    ib_jw_key(jw, "unit");
+    ib_jw_string(jw, unit);
+    ib_jw_object_end(jw);
+    /* what the scenario's summary prints besides, named after its lines */
+    switch (sc) {
+    case IB_LG_SCENARIO_SINGLE_STREAM:
+        ib_jw_key(jw, "qps_with_loadgen_overhead");
+        ib_jw_double(jw, r->qps_with_loadgen_overhead);
+        ib_jw_key(jw, "qps_without_loadgen_overhead");
+        ib_jw_double(jw, r->qps_without_loadgen_overhead);
+        break;
+    case IB_LG_SCENARIO_MULTI_STREAM:
+        ib_jw_key(jw, "samples_per_query");
+        ib_jw_double(jw, r->samples_per_query);
+        break;
+    case IB_LG_SCENARIO_SERVER:
+        ib_jw_key(jw, "completed_samples_per_second");
+        ib_jw_double(jw, r->completed_samples_per_sec);
+        ib_jw_key(jw, "scheduled_samples_per_second");
+        ib_jw_double(jw, r->scheduled_samples_per_sec);
+        ib_jw_key(jw, "overlatency_query_count");
+        ib_jw_uint(jw, r->overlatency_query_count);
+        break;
+    case IB_LG_SCENARIO_OFFLINE:
+        ib_jw_key(jw, "samples_per_second");
+        ib_jw_double(jw, r->samples_per_second);
+        break;
+    }
+    if (sc != IB_LG_SCENARIO_OFFLINE) {
+        ib_jw_key(jw, "target_latency_percentile");
+        ib_jw_double(jw, r->target_latency_percentile);
+        ib_jw_key(jw, "target_percentile_latency_ns");
+        ib_jw_int(jw, r->target_percentile_latency_ns);
+    }
+    if (!v11 && (sc == IB_LG_SCENARIO_SINGLE_STREAM || sc == IB_LG_SCENARIO_MULTI_STREAM)) {
+        ib_jw_key(jw, "early_stopping_latency_ns");
+        ib_jw_int(jw, r->early_stopping_latency_ns);
+    }
+    if (!v11) {
+        ib_jw_key(jw, "early_stopping_met");
+        ib_jw_bool(jw, r->early_stopping_met);
+    }
+    latency_stats(jw, r);
+    if (r->mode == IB_LG_MODE_FIND_PEAK) {
+        ib_jw_key(jw, "find_peak_qps");
+        ib_jw_double(jw, r->find_peak_qps);
+    }
+    /* inferbench's own measurement: scheduled -> issued */
     ib_jw_key(jw, "issue_delay_p50_ns");
     ib_jw_int(jw, r->issue_delay_p50_ns);
     ib_jw_key(jw, "issue_delay_p99_ns");
@@ -195,7 +260,7 @@ int ib_lg_result_json_build(const ib_lg_test *t, const ib_lg_result *r, ib_strbu
     ib_jw_init(&jw, out, true);
     ib_jw_object_begin(&jw);
     ib_jw_key(&jw, "format");
-    ib_jw_string(&jw, "inferbench-result/1");
+    ib_jw_string(&jw, IB_LG_RESULT_FORMAT);
     ib_jw_key(&jw, "inferbench_version");
     ib_jw_string(&jw, ib_version_string());
     ib_jw_key(&jw, "git");
@@ -246,7 +311,11 @@ int ib_lg_result_json_build(const ib_lg_test *t, const ib_lg_result *r, ib_strbu
     ib_jw_string(&jw, r->reasons);
     ib_jw_key(&jw, "suggestion");
     ib_jw_string(&jw, r->suggestion);
-    metrics_block(&jw, r);
+    ib_jw_key(&jw, "metrics");
+    if (r->has_performance)
+        ib_lg_result_metrics_json(&jw, r, t->settings.rules == IB_LG_RULES_V1_1);
+    else
+        ib_jw_null(&jw);
     faults_block(&jw, r);
     ib_jw_key(&jw, "accuracy_log_entries");
     ib_jw_uint(&jw, r->accuracy_log_entries);

@@ -64,17 +64,6 @@ static void headline(ib_strbuf *b, const ib_lg_perf_params *p, const ib_lg_perf_
     }
 }
 
-static void extra_bullets(ib_strbuf *b, const char *extra)
-{
-    while (extra && *extra) {
-        const char *nl = strchr(extra, '\n');
-        size_t len = nl ? (size_t)(nl - extra) : strlen(extra);
-        if (len)
-            ib_strbuf_printf(b, " * %.*s\n", (int)len, extra);
-        extra += len + (nl ? 1 : 0);
-    }
-}
-
 static void additional_v11(ib_strbuf *b, const ib_lg_perf_params *p,
                            const ib_lg_perf_summary *s)
 {
@@ -146,8 +135,7 @@ static void additional_current(ib_strbuf *b, const ib_lg_perf_params *p,
 }
 
 int ib_lg_summary_results(ib_strbuf *b, const char *sut_name, const ib_lg_effective *e,
-                          const ib_lg_perf_params *p, const ib_lg_perf_summary *s,
-                          const char *extra)
+                          const ib_lg_perf_params *p, const ib_lg_perf_summary *s)
 {
     ib_strbuf_puts(b, BANNER "MLPerf Results Summary\n" BANNER);
     ib_strbuf_printf(b, "SUT name : %s\n", sut_name ? sut_name : "");
@@ -174,7 +162,6 @@ int ib_lg_summary_results(ib_strbuf *b, const char *sut_name, const ib_lg_effect
         if (!s->sut_errors_ok)
             ib_strbuf_puts(b, " * The SUT lost, duplicated or misaddressed responses; see the "
                               "error records in the detailed log.\n");
-        extra_bullets(b, extra);
     }
     if (!p->v11 && p->scenario != IB_LG_SCENARIO_OFFLINE)
         ib_strbuf_printf(b, "Early Stopping Result:\n%s\n", s->early_stopping_rec);
@@ -190,8 +177,7 @@ int ib_lg_summary_results(ib_strbuf *b, const char *sut_name, const ib_lg_effect
     return b->oom ? IB_ENOMEM : IB_OK;
 }
 
-int ib_lg_summary_footer(ib_strbuf *b, uint64_t warnings, uint64_t errors,
-                         const char *const *labels, size_t nlabels)
+int ib_lg_summary_footer(ib_strbuf *b, uint64_t warnings, uint64_t errors)
 {
     if (warnings == 0)
         ib_strbuf_puts(b, "\nNo warnings encountered during test.\n");
@@ -207,11 +193,5 @@ int ib_lg_summary_footer(ib_strbuf *b, uint64_t warnings, uint64_t errors,
     else
         ib_strbuf_printf(b, "\n%llu ERRORS encountered. See detailed log.\n",
                          (unsigned long long)errors);
-    if (nlabels > 0) {
-        ib_strbuf_puts(b, "\nLabels: ");
-        for (size_t i = 0; i < nlabels; i++)
-            ib_strbuf_printf(b, "%s%s", i ? ", " : "", labels[i] ? labels[i] : "");
-        ib_strbuf_putc(b, '\n');
-    }
     return b->oom ? IB_ENOMEM : IB_OK;
 }

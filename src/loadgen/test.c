@@ -322,8 +322,7 @@ static void finish(ib_lg_test *t, ib_lg_result *res)
     ib_lg_detail_flush(&t->detail);
     res->num_errors = t->detail.errors;
     res->num_warnings = t->detail.warnings;
-    ib_lg_summary_footer(&t->summary, t->detail.warnings, t->detail.errors,
-                         (const char *const *)t->labels, t->label_count);
+    ib_lg_summary_footer(&t->summary, t->detail.warnings, t->detail.errors);
     if (t->summary_f) {
         if (fwrite(t->summary.data ? t->summary.data : "", 1, t->summary.len, t->summary_f) !=
                 t->summary.len ||

@@ -111,12 +111,23 @@ static void fill_result(ib_lg_test *t, const ib_lg_series_result *r, ib_lg_resul
     }
     res->query_count = s->query_count;
     res->sample_count = r->issue.samples_issued;
-    res->samples_per_second = s->samples_per_second;
-    res->scheduled_samples_per_sec = s->scheduled_samples_per_sec;
-    res->completed_samples_per_sec = s->completed_samples_per_sec;
-    res->qps_with_loadgen_overhead = s->qps_with_loadgen_overhead;
-    res->qps_without_loadgen_overhead = s->qps_without_loadgen_overhead;
-    res->samples_per_query = (double)r->params.samples_per_query;
+    /* Each rate is set only in the scenario whose summary prints it (loadgen.md §2.7,
+     * §3.1); elsewhere its formula means nothing (SingleStream's N / max latency, Offline's
+     * (N - 1) / issue time of a query issued at t = 0) and stays 0. */
+    switch (r->params.scenario) {
+    case IB_LG_SCENARIO_SINGLE_STREAM:
+        res->qps_with_loadgen_overhead = s->qps_with_loadgen_overhead;
+        res->qps_without_loadgen_overhead = s->qps_without_loadgen_overhead;
+        break;
+    case IB_LG_SCENARIO_MULTI_STREAM:
+        res->samples_per_query = (double)r->params.samples_per_query;
+        break;
+    case IB_LG_SCENARIO_SERVER:
+        res->scheduled_samples_per_sec = s->scheduled_samples_per_sec;
+        res->completed_samples_per_sec = s->completed_samples_per_sec;
+        break;
+    case IB_LG_SCENARIO_OFFLINE: res->samples_per_second = s->samples_per_second; break;
+    }
     bool ms = r->params.scenario == IB_LG_SCENARIO_MULTI_STREAM;
     res->min_latency_ns = ms ? s->q_min : s->min_latency;
     res->max_latency_ns = ms ? s->q_max : s->max_latency;
@@ -142,8 +153,7 @@ void ib_lg_report_perf(ib_lg_test *t, ib_lg_series_result *r, ib_lg_result *res)
     /* the summary shows the settings of the series (FindPeak: its QPS) */
     ib_lg_effective e = t->eff;
     e.target_qps = r->params.target_qps;
-    ib_lg_summary_results(&t->summary, t->sut->name, &e, &r->params, &r->summary,
-                          res->suggestion);
+    ib_lg_summary_results(&t->summary, t->sut->name, &e, &r->params, &r->summary);
     log_detail_results(t, r);
     ib_lg_detail_flush(D(t));
 }

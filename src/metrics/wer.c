@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/pyfmt.h"
 #include "base/strbuf.h"
 #include "metrics/wer.h"
 
@@ -324,75 +325,10 @@ double ib_wer_acc_value(const ib_wer_acc *a)
     return a->words ? (double)a->scores / (double)a->words : (double)INFINITY;
 }
 
-void ib_wer_py_float(double v, char *out, size_t n)
-{
-    if (isnan(v)) {
-        snprintf(out, n, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(out, n, v > 0 ? "inf" : "-inf");
-        return;
-    }
-    if (v == 0) {
-        snprintf(out, n, signbit(v) ? "-0.0" : "0.0");
-        return;
-    }
-    /* shortest %.*e that reads back: digits d0.d1d2... and the decimal exponent */
-    char e[40];
-    int p = 0;
-    for (; p < 17; p++) {
-        snprintf(e, sizeof e, "%.*e", p, v);
-        if (strtod(e, NULL) == v)
-            break;
-    }
-    const char *s = e;
-    int neg = 0;
-    if (*s == '-') {
-        neg = 1;
-        s++;
-    }
-    char dig[24];
-    size_t nd = 0;
-    for (; *s && *s != 'e'; s++)
-        if (*s >= '0' && *s <= '9')
-            dig[nd++] = *s;
-    while (nd > 1 && dig[nd - 1] == '0')
-        nd--;
-    dig[nd] = '\0';
-    int exp10 = atoi(s + 1);
-    char body[64];
-    if (exp10 >= -5 + 1 && exp10 < 16) { /* repr: fixed when -4 <= exp < 16 */
-        size_t k = 0;
-        if (exp10 < 0) {
-            body[k++] = '0';
-            body[k++] = '.';
-            for (int z = 0; z < -exp10 - 1; z++)
-                body[k++] = '0';
-            for (size_t i = 0; i < nd; i++)
-                body[k++] = dig[i];
-        } else {
-            for (int i = 0; i <= exp10; i++)
-                body[k++] = (size_t)i < nd ? dig[i] : '0';
-            body[k++] = '.';
-            if ((size_t)exp10 + 1 < nd)
-                for (size_t i = (size_t)exp10 + 1; i < nd; i++)
-                    body[k++] = dig[i];
-            else
-                body[k++] = '0';
-        }
-        body[k] = '\0';
-    } else {
-        snprintf(body, sizeof body, "%c%s%se%c%02d", dig[0], nd > 1 ? "." : "", dig + 1,
-                 exp10 < 0 ? '-' : '+', abs(exp10));
-    }
-    snprintf(out, n, "%s%s", neg ? "-" : "", body);
-}
-
 void ib_wer_line(double wer, char *out, size_t n)
 {
     char a[40], b[40];
-    ib_wer_py_float(wer * 100, a, sizeof a);
-    ib_wer_py_float((1 - wer) * 100, b, sizeof b);
+    ib_py_float_repr(wer * 100, a, sizeof a);
+    ib_py_float_repr((1 - wer) * 100, b, sizeof b);
     snprintf(out, n, "Word Error Rate: %s%%, accuracy=%s%%\n", a, b);
 }

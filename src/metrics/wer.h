@@ -52,10 +52,6 @@ typedef struct ib_wer_acc {
 int ib_wer_acc_add(ib_wer_acc *a, const char *hyp, const char *ref);
 double ib_wer_acc_value(const ib_wer_acc *a);
 
-/* Python's repr(float) (what "{:}".format(x) prints): shortest round-trip digits, fixed
- * for 1e-4 <= |x| < 1e16, else d.ddde+XX; "inf", "nan". */
-void ib_wer_py_float(double v, char *out, size_t n);
-
 /* accuracy_eval.py's line: "Word Error Rate: {wer*100}%, accuracy={(1-wer)*100}%" + "\n". */
 void ib_wer_line(double wer, char *out, size_t n);
 

@@ -379,23 +379,6 @@ TEST(check_sha256_vectors)
     ASSERT_STATUS(ib_sha256_file_hex("nope.bin", hex, &err), IB_ENOTFOUND);
 }
 
-TEST(check_py_float_repr)
-{
-    static const struct {
-        double v;
-        const char *s;
-    } cases[] = {{99815.7, "99815.7"},     {100.0, "100.0"},       {0.0, "0.0"},
-                 {-2.5, "-2.5"},           {1e16, "1e+16"},        {1234567890123456.0, "1234567890123456.0"},
-                 {0.0001, "0.0001"},       {0.00001, "1e-05"},     {1.5e-7, "1.5e-07"},
-                 {91264.18, "91264.18"},   {0.1 + 0.2, "0.30000000000000004"},
-                 {3.39441e+06, "3394410.0"}, {1e22, "1e+22"},      {123456.789e20, "1.23456789e+25"}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char buf[64];
-        ib_py_float_repr(cases[i].v, buf, sizeof buf);
-        ASSERT_STR_EQ(buf, cases[i].s);
-    }
-}
-
 TEST(check_rules_tables)
 {
     const ib_rules *r = ib_rules_get(IB_CHECK_V1_1);

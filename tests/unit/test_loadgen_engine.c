@@ -589,9 +589,19 @@ TEST_TIMEOUT(loadgen_engine_trace_result_json_and_names, 60)
                                                     "origin")),
                   "default");
     ASSERT_STR_EQ(json_string_value(json_array_get(json_object_get(rj, "labels"), 0)), "synthetic");
+    ASSERT_STR_EQ(json_string_value(json_array_get(json_object_get(rj, "labels"), 1)),
+                  "unit test");
     json_decref(rj);
+    /* the official summary keeps LoadGen's format: it ends with the errors line, labels
+     * stay out of it (loadgen.md §3.1 item 9) */
     char *sm = file("names", "pre_summary_x.txt");
-    ASSERT_STR_CONTAINS(sm, "\nLabels: synthetic, unit test\n");
+    ASSERT_NULL(strstr(sm, "Labels"));
+    ASSERT_NULL(strstr(sm, "unit test"));
+    size_t sl = strlen(sm);
+    static const char tail[] = "encountered during test.\n";
+    ASSERT_TRUE(sl > sizeof tail && strcmp(sm + sl - (sizeof tail - 1), tail) == 0);
+    ASSERT_TRUE(strstr(sm, "No errors encountered during test.\n") ||
+                strstr(sm, "ERROR encountered") || strstr(sm, "ERRORS encountered"));
     ib_free(sm);
 
     /* prefix_with_datetime: <prefix><ISO time>_summary.txt */
@@ -804,4 +814,99 @@ TEST_TIMEOUT(loadgen_engine_find_peak_early_abort, 240)
     char *d = file("peak2", "mlperf_log_detail.txt");
     ASSERT_STR_CONTAINS(d, "FindBoundaries: Checking fields [100.000000, 400.000000)");
     ib_free(d);
+}
+
+/* result.json's metrics mean what the summary's lines mean: each scenario carries its own
+ * rates, named after its summary lines, and not another scenario's (a SingleStream run once
+ * had "samples_per_second" = N / max latency = 1.2M at 1 ms latency; Offline had
+ * "qps_with_loadgen_overhead" = 6.3e9 from a query issued at t = 0). */
+static json_t *metrics_of(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/result.json", dir);
+    json_error_t je;
+    json_t *rj = json_load_file(path, 0, &je);
+    if (!rj)
+        return NULL;
+    if (strcmp(json_string_value(json_object_get(rj, "format")), "inferbench-result/2")) {
+        json_decref(rj);
+        return NULL;
+    }
+    json_t *m = json_incref(json_object_get(rj, "metrics"));
+    json_decref(rj);
+    return m;
+}
+
+TEST_TIMEOUT(loadgen_engine_result_json_metrics_per_scenario, 60)
+{
+    esut e;
+    ib_lg_result r;
+    /* SingleStream: 1 ms per query */
+    ib_lg_settings s;
+    ib_lg_settings_defaults(&s);
+    s.scenario = IB_LG_SCENARIO_SINGLE_STREAM;
+    s.min_duration_ms = 100;
+    s.min_query_count = 64;
+    memset(&e, 0, sizeof e);
+    e.delay_us = 1000;
+    ASSERT_OK(run(&s, &e, &(run_cfg){.outdir = "m_ss"}, &r));
+    ASSERT_DBL_EQ(r.samples_per_second, 0);
+    ASSERT_DBL_EQ(r.completed_samples_per_sec, 0);
+    ASSERT_TRUE(r.qps_with_loadgen_overhead > 100 && r.qps_with_loadgen_overhead < 1001);
+    json_t *m = metrics_of("m_ss");
+    ASSERT_NOT_NULL(m);
+    ASSERT_NULL(json_object_get(m, "samples_per_second"));
+    ASSERT_NULL(json_object_get(m, "completed_samples_per_second"));
+    ASSERT_DBL_EQ(json_number_value(json_object_get(m, "qps_with_loadgen_overhead")),
+                  r.qps_with_loadgen_overhead);
+    json_t *h = json_object_get(m, "headline");
+    ASSERT_STR_EQ(json_string_value(json_object_get(h, "line")), "90.0th percentile latency (ns)");
+    ASSERT_DBL_EQ(json_number_value(json_object_get(h, "value")),
+                  (double)r.target_percentile_latency_ns);
+    ASSERT_TRUE(json_integer_value(json_object_get(m, "early_stopping_latency_ns")) >= 1000000);
+    json_decref(m);
+    /* the summary's headline holds the same number */
+    char *sm = file("m_ss", "mlperf_log_summary.txt");
+    char want[96];
+    snprintf(want, sizeof want, "90.0th percentile latency (ns) : %lld\n",
+             (long long)r.target_percentile_latency_ns);
+    ASSERT_STR_CONTAINS(sm, want);
+    ib_free(sm);
+
+    /* Offline */
+    ib_lg_settings_defaults(&s);
+    s.scenario = IB_LG_SCENARIO_OFFLINE;
+    s.min_duration_ms = 0;
+    s.min_query_count = 1;
+    s.offline_expected_qps = 2000;
+    memset(&e, 0, sizeof e);
+    ASSERT_OK(run(&s, &e, &(run_cfg){.outdir = "m_off"}, &r));
+    ASSERT_DBL_EQ(r.qps_with_loadgen_overhead, 0);
+    ASSERT_DBL_EQ(r.qps_without_loadgen_overhead, 0);
+    ASSERT_TRUE(r.samples_per_second > 0);
+    m = metrics_of("m_off");
+    ASSERT_NOT_NULL(m);
+    ASSERT_NULL(json_object_get(m, "qps_with_loadgen_overhead"));
+    ASSERT_NULL(json_object_get(m, "target_percentile_latency_ns"));
+    ASSERT_NULL(json_object_get(m, "early_stopping_latency_ns"));
+    ASSERT_DBL_EQ(json_number_value(json_object_get(m, "samples_per_second")), r.samples_per_second);
+    h = json_object_get(m, "headline");
+    ASSERT_STR_EQ(json_string_value(json_object_get(h, "line")), "Samples per second");
+    ASSERT_STR_EQ(json_string_value(json_object_get(h, "unit")), "samples/s");
+    json_decref(m);
+
+    /* Server */
+    s = server(1000, 200);
+    memset(&e, 0, sizeof e);
+    ASSERT_OK(run(&s, &e, &(run_cfg){.outdir = "m_srv"}, &r));
+    ASSERT_DBL_EQ(r.samples_per_second, 0);
+    ASSERT_DBL_EQ(r.qps_with_loadgen_overhead, 0);
+    m = metrics_of("m_srv");
+    ASSERT_NOT_NULL(m);
+    ASSERT_NULL(json_object_get(m, "samples_per_second"));
+    ASSERT_DBL_EQ(json_number_value(json_object_get(m, "completed_samples_per_second")),
+                  r.completed_samples_per_sec);
+    ASSERT_STR_EQ(json_string_value(json_object_get(json_object_get(m, "headline"), "line")),
+                  "Completed samples per second");
+    json_decref(m);
 }
