@@ -2,8 +2,10 @@
  * fileio.c - file helpers on POSIX calls; errno is turned into a message at
  * the failing call.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -160,4 +162,14 @@ int ib_path_join(char *out, size_t n, const char *a, const char *b)
         sep = "";
     int w = snprintf(out, n, "%s%s%s", a, sep, b);
     return (w < 0 || (size_t)w >= n) ? IB_EINVAL : IB_OK;
+}
+
+int ib_path_absolute(const char *path, char *out, size_t n)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        return IB_ENOTFOUND;
+    int k = snprintf(out, n, "%s", r);
+    free(r);
+    return k < 0 || (size_t)k >= n ? IB_EINVAL : IB_OK;
 }

@@ -23,6 +23,10 @@ int ib_mkdirs(const char *path, ib_err *err);
 bool ib_path_exists(const char *path);
 bool ib_path_is_dir(const char *path);
 
+/* The absolute, symlink-free form of an existing path into out (size n): IB_ENOTFOUND when
+ * it does not exist, IB_EINVAL when it does not fit. */
+int ib_path_absolute(const char *path, char *out, size_t n);
+
 /* Join a and b with one '/' into out (size n); IB_EINVAL when it does not fit. */
 int ib_path_join(char *out, size_t n, const char *a, const char *b);
 

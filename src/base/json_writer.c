@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/json_writer.h"
+#include "base/pyfmt.h"
 
 void ib_jw_init(ib_jw *jw, ib_strbuf *out, bool pretty)
 {
@@ -187,7 +188,15 @@ void ib_jw_double_g(ib_jw *jw, double v, int precision)
 
 void ib_jw_double(ib_jw *jw, double v)
 {
-    ib_jw_double_g(jw, v, 17);
+    /* the shortest text that reads back to v (Python's repr, as json.dumps writes it):
+     * 76.46, not %.17g's 76.459999999999994 */
+    char buf[40];
+    if (!isfinite(v)) {
+        put_fmt(jw, "null");
+        return;
+    }
+    ib_py_float_repr(v, buf, sizeof buf);
+    put_fmt(jw, buf);
 }
 
 void ib_jw_bool(ib_jw *jw, bool v)

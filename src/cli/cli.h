@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "inferbench/runtime.h"
+
 enum ib_exit {
     IB_EXIT_OK = 0,
     IB_EXIT_RUNTIME = 1,
@@ -39,6 +41,7 @@ int ib_cmd_package(int argc, char **argv);
 int ib_cmd_replay(int argc, char **argv);
 int ib_cmd_sysinfo(int argc, char **argv);
 int ib_cmd_convert(int argc, char **argv);
+int ib_cmd_accuracy(int argc, char **argv);
 
 /* Map a library status code to an exit code (config/format errors -> 2, else 1). */
 int ib_cli_exit_for_status(int rc);
@@ -48,6 +51,15 @@ void ib_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(p
 
 /* Usage error: print message and "Try 'inferbench <cmd> --help'." Returns IB_EXIT_USAGE. */
 int ib_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An unknown option: "unknown option '--benchmrk' (did you mean '--benchmark'?)" naming the
+ * closest long option of the table, then the --help hint. Returns IB_EXIT_USAGE. */
+struct option;
+int ib_cli_unknown_option(const char *cmd, const char *arg, const struct option *longopts);
+
+/* A dtype name as the options spell it (float32/fp32, float16/fp16, int32, int64, int8,
+ * int16, uint8). IB_EINVAL when unknown. */
+int ib_cli_parse_dtype(const char *s, enum ib_dtype *out);
 
 /* Parse a non-negative decimal option value into *out; a usage error naming opt otherwise
  * (returns IB_EXIT_USAGE, or IB_EXIT_OK). */

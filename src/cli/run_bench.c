@@ -34,23 +34,6 @@ static void print_file(const char *dir, const char *name, FILE *to)
     }
 }
 
-static int parse_dtype(const char *s, enum ib_dtype *out)
-{
-    static const struct {
-        const char *name;
-        enum ib_dtype t;
-    } map[] = {{"float32", IB_DTYPE_FLOAT32}, {"fp32", IB_DTYPE_FLOAT32},
-               {"float16", IB_DTYPE_FLOAT16}, {"fp16", IB_DTYPE_FLOAT16},
-               {"int32", IB_DTYPE_INT32},     {"int64", IB_DTYPE_INT64},
-               {"int8", IB_DTYPE_INT8},       {"int16", IB_DTYPE_INT16}};
-    for (size_t i = 0; i < IB_ARRAY_LEN(map); i++)
-        if (strcmp(s, map[i].name) == 0) {
-            *out = map[i].t;
-            return IB_OK;
-        }
-    return IB_EINVAL;
-}
-
 static void print_outcome(const ib_run_opts *o, const ib_harness_opts *h,
                           const ib_harness_result *r)
 {
@@ -105,7 +88,7 @@ int ib_run_benchmark(const ib_run_opts *o)
     if (o->precision && ib_precision_parse(o->precision, &h.cfg.precision) != IB_OK)
         return ib_cli_usage_error(cmd, "--precision: '%s' is not fp32, fp16, bf16 or int8",
                                   o->precision);
-    if (o->payload_dtype && parse_dtype(o->payload_dtype, &h.cfg.payload_dtype) != IB_OK)
+    if (o->payload_dtype && ib_cli_parse_dtype(o->payload_dtype, &h.cfg.payload_dtype) != IB_OK)
         return ib_cli_usage_error(cmd, "--payload-dtype: unknown dtype '%s'", o->payload_dtype);
     if (o->backend) {
         const char *why = NULL;

@@ -1,10 +1,13 @@
 /*
  * kits.c - KiTS19 loader and the v2.0+ reference pre-processing (see kits.h for the steps
  * and their source, preprocess.py Preprocessor.preprocess_case). Resampling follows
- * scipy.ndimage.zoom(grid_mode=False): output size round(n * factor) (half to even, as
- * Python's round), input position x * (n_in - 1) / (n_out - 1), clamped to the volume (the
- * reference's constant mode only matters for positions rounding past the last voxel).
- * Interpolation runs in double and stores float32, as scipy does for a float32 input.
+ * scipy.ndimage.zoom(grid_mode=False, mode='constant'): output size round(n * factor) (half
+ * to even, as Python's round), input position x * ((n_in - 1) / (n_out - 1)) in double, as
+ * NI_ZoomShift computes it. A position past the last voxel, even by a rounding error (the
+ * last output position of some sizes lands 1 ulp beyond n_in - 1), is outside the input:
+ * constant mode returns cval there, which preprocess.py sets to image.min() for the image
+ * and label.min() for the label (0 wherever background is present). Interpolation runs in
+ * double and stores float32, as scipy does for a float32 input.
  */
 #include "dataset/kits.h"
 
@@ -95,26 +98,39 @@ void ib_kits_final_shape(const int64_t in[3], const double sp[3], const int64_t 
 
 /* ---- resampling -------------------------------------------------------------------------------- */
 
+/* The input position of output index x (zoom's grid_mode=False mapping). */
 static double pos(int64_t x, int64_t nin, int64_t nout)
 {
     if (nout <= 1)
         return (double)x; /* zoom_div == 0: factor 1 */
-    double p = (double)x * ((double)(nin - 1) / (double)(nout - 1));
-    return p < 0 ? 0 : p > (double)(nin - 1) ? (double)(nin - 1) : p;
+    return (double)x * ((double)(nin - 1) / (double)(nout - 1));
 }
 
-static void zoom_linear(const float *in, const int64_t s[3], float *out, const int64_t o[3])
+/* Constant mode: a position outside [0, n - 1] reads cval, however close it is. */
+static bool outside(double p, int64_t nin)
+{
+    return p < 0 || p > (double)(nin - 1);
+}
+
+static void zoom_linear(const float *in, const int64_t s[3], float *out, const int64_t o[3],
+                        float cval)
 {
     for (int64_t i = 0; i < o[0]; i++) {
         double pi = pos(i, s[0], o[0]);
-        int64_t i0 = (int64_t)floor(pi), i1 = i0 + 1 < s[0] ? i0 + 1 : i0;
+        bool oi = outside(pi, s[0]);
+        int64_t i0 = oi ? 0 : (int64_t)floor(pi), i1 = i0 + 1 < s[0] ? i0 + 1 : i0;
         double wi = pi - (double)i0;
         for (int64_t j = 0; j < o[1]; j++) {
             double pj = pos(j, s[1], o[1]);
-            int64_t j0 = (int64_t)floor(pj), j1 = j0 + 1 < s[1] ? j0 + 1 : j0;
+            bool oj = oi || outside(pj, s[1]);
+            int64_t j0 = oj ? 0 : (int64_t)floor(pj), j1 = j0 + 1 < s[1] ? j0 + 1 : j0;
             double wj = pj - (double)j0;
             for (int64_t k = 0; k < o[2]; k++) {
                 double pk = pos(k, s[2], o[2]);
+                if (oj || outside(pk, s[2])) {
+                    out[(i * o[1] + j) * o[2] + k] = cval;
+                    continue;
+                }
                 int64_t k0 = (int64_t)floor(pk), k1 = k0 + 1 < s[2] ? k0 + 1 : k0;
                 double wk = pk - (double)k0;
 #define AT(a, b, c) (double)in[((a)*s[1] + (b)) * s[2] + (c)]
@@ -130,20 +146,25 @@ static void zoom_linear(const float *in, const int64_t s[3], float *out, const i
     }
 }
 
+/* Order 0: floor(p + 0.5) of a position inside the input, -1 outside (constant mode). */
 static int64_t nearest(int64_t x, int64_t nin, int64_t nout)
 {
-    int64_t v = (int64_t)floor(pos(x, nin, nout) + 0.5);
-    return v >= nin ? nin - 1 : v;
+    double p = pos(x, nin, nout);
+    return outside(p, nin) ? -1 : (int64_t)floor(p + 0.5);
 }
 
-static void zoom_nearest(const uint8_t *in, const int64_t s[3], uint8_t *out, const int64_t o[3])
+static void zoom_nearest(const uint8_t *in, const int64_t s[3], uint8_t *out, const int64_t o[3],
+                         uint8_t cval)
 {
     for (int64_t i = 0; i < o[0]; i++) {
         int64_t a = nearest(i, s[0], o[0]);
         for (int64_t j = 0; j < o[1]; j++) {
             int64_t b = nearest(j, s[1], o[1]);
-            for (int64_t k = 0; k < o[2]; k++)
-                out[(i * o[1] + j) * o[2] + k] = in[(a * s[1] + b) * s[2] + nearest(k, s[2], o[2])];
+            for (int64_t k = 0; k < o[2]; k++) {
+                int64_t c = nearest(k, s[2], o[2]);
+                out[(i * o[1] + j) * o[2] + k] =
+                    a < 0 || b < 0 || c < 0 ? cval : in[(a * s[1] + b) * s[2] + c];
+            }
         }
     }
 }
@@ -178,9 +199,18 @@ int ib_kits_preprocess(const float *img, const uint8_t *lab, const int64_t in[3]
         goto done;
     }
     if (resample) {
-        zoom_linear(img, in, ri, z);
+        /* cval = image.min() and label.min() of the volumes being zoomed */
+        size_t nin = (size_t)(in[0] * in[1] * in[2]);
+        float imin = img[0];
+        uint8_t lmin = lab ? lab[0] : 0;
+        for (size_t i = 1; i < nin; i++) {
+            imin = img[i] < imin ? img[i] : imin;
+            if (lab)
+                lmin = lab[i] < lmin ? lab[i] : lmin;
+        }
+        zoom_linear(img, in, ri, z, imin);
         if (lab)
-            zoom_nearest(lab, in, rl, z);
+            zoom_nearest(lab, in, rl, z, lmin);
     } else {
         memcpy(ri, img, nz * sizeof *ri);
         if (lab)

@@ -324,20 +324,25 @@ static int bt_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_a
             el[q * L + t] = get_f32(e[i].data + 8 * t + 4);
         }
     }
-    /* features of a question are consecutive; a question with a feature missing from the
-     * log is left unanswered (the reference needs every feature) */
+    /* features of a question are consecutive. write_predictions answers every question of
+     * the dataset from the features the log holds, skipping the missing ones; a question
+     * with none of its features logged gets "empty" (its nbest fallback) and scores against
+     * its answers like any other. */
     for (size_t f0 = 0; f0 < nf;) {
         size_t f1 = f0, q = s->f.question[f0];
-        int all = 1;
         while (f1 < nf && s->f.question[f1] == q)
-            all &= have[f1++];
-        if (all &&
-            (rc = ib_squad_predict(s->squad, s->vocab, &s->f, f0, f1 - f0, sl + f0 * L,
-                                   el + f0 * L, IB_SQUAD_N_BEST, IB_SQUAD_MAX_ANSWER_LEN,
-                                   &pred[q], err)))
+            f1++;
+        if ((rc = ib_squad_predict(s->squad, s->vocab, &s->f, f0, f1 - f0, have + f0,
+                                   sl + f0 * L, el + f0 * L, IB_SQUAD_N_BEST,
+                                   IB_SQUAD_MAX_ANSWER_LEN, &pred[q], err)))
             goto done;
         f0 = f1;
     }
+    for (size_t q = 0; q < nq; q++) /* a question without features: its nbest is "empty" */
+        if (!pred[q] && !(pred[q] = ib_strdup("empty"))) {
+            rc = ib_err_set(err, IB_ENOMEM, "bert: out of memory");
+            goto done;
+        }
     double em, f1v;
     ib_squad_evaluate(s->squad, (const char *const *)pred, &em, &f1v);
     /* evaluate-v1.1.py prints json.dumps({"exact_match": ..., "f1": ...}): ", " and ": "

@@ -1,8 +1,8 @@
 /*
  * report.c - the harness's own files of the results tree:
  *   accuracy/accuracy.txt   the entry's accuracy script output computed from the accuracy
- *                           run's mlperf_log_accuracy.json, then "hash=<sha256 of that log>"
- *                           (what truncate_accuracy_log.py appends and the checker requires);
+ *                           run's mlperf_log_accuracy.json (accuracy.c, shared with
+ *                           `inferbench accuracy`), then "hash=<sha256 of that log>";
  *   <Scenario>/run.json     what ran (benchmark, model, data, what was synthetic, backend,
  *                           threads, batching, settings changed and why), the results, and
  *                           whether the run could be submitted.
@@ -13,8 +13,7 @@
 #include "base/common.h"
 #include "base/fileio.h"
 #include "base/json_writer.h"
-#include "compliance/acclog.h"
-#include "compliance/sha256.h"
+#include "harness/accuracy.h"
 #include "harness/run_internal.h"
 #include "inferbench/version.h"
 #include "loadgen/result_json.h"
@@ -22,70 +21,26 @@
 int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
     ib_harness_result *res = c->res;
-    char path[4096], out[4096];
-    if (ib_path_join(path, sizeof path, res->acc_dir, "mlperf_log_accuracy.json") ||
-        ib_path_join(out, sizeof out, res->acc_dir, "accuracy.txt"))
+    char path[4096];
+    if (ib_path_join(path, sizeof path, res->acc_dir, "mlperf_log_accuracy.json"))
         return ib_err_set(err, IB_EINVAL, "%s: path too long", res->acc_dir);
-    ib_acclog *log = NULL;
-    int rc = ib_acclog_load(path, &log, err);
-    if (rc)
-        return rc;
-    size_t n = ib_acclog_count(log), bytes = 0;
-    for (size_t i = 0; i < n; i++)
-        bytes += ib_acclog_at(log, i)->data_len / 2;
-    ib_bench_acc_entry *e = ib_malloc(sizeof *e * (n ? n : 1));
-    uint8_t *buf = ib_malloc(bytes ? bytes : 1);
     ib_strbuf text;
     ib_strbuf_init(&text);
-    if (!e || !buf) {
-        rc = ib_err_set(err, IB_ENOMEM, "accuracy: out of memory");
-        goto done;
-    }
-    if (ib_acclog_truncated(log)) {
-        rc = ib_err_set(err, IB_EFORMAT, "%s: truncated log; accuracy needs the full one", path);
-        goto done;
-    }
-    size_t off = 0;
-    for (size_t i = 0; i < n; i++) {
-        const ib_acclog_entry *a = ib_acclog_at(log, i);
-        size_t nb = a->data_len / 2;
-        for (size_t k = 0; k < nb; k++) {
-            int hi = ib_hexval(a->data[2 * k]), lo = ib_hexval(a->data[2 * k + 1]);
-            if (hi < 0 || lo < 0) {
-                rc = ib_err_set(err, IB_EFORMAT, "%s:%zu: bad hex in \"data\"", path, a->line);
-                goto done;
-            }
-            buf[off + k] = (uint8_t)(hi << 4 | lo);
-        }
-        e[i] = (ib_bench_acc_entry){a->qsl_idx, buf + off, nb};
-        off += nb;
-    }
     double value = 0;
-    rc = o->bench->accuracy(c->state, &o->cfg, e, n, &text, &value, err);
-    if (rc)
-        goto done;
-    char hash[65];
-    if ((rc = ib_sha256_file_hex(path, hash, err)))
-        goto done;
-    if (ib_strbuf_printf(&text, "hash=%s\n", hash)) {
-        rc = ib_err_set(err, IB_ENOMEM, "accuracy: out of memory");
-        goto done;
+    size_t entries = 0;
+    int rc = ib_bench_score_log(o->bench, &o->cfg, c->state, path, &text, &value, &entries, err);
+    if (rc == IB_OK)
+        rc = ib_accuracy_write_txt(res->acc_dir, ib_strbuf_cstr(&text), path, err);
+    if (rc == IB_OK) {
+        const char *t = ib_strbuf_cstr(&text);
+        size_t l1 = strcspn(t, "\n");
+        snprintf(res->accuracy_line, sizeof res->accuracy_line, "%.*s", (int)l1, t);
+        res->accuracy = value;
+        res->accuracy_valid = true;
+        res->accuracy_met = value >= ib_bench_accuracy_reference(o->bench, &o->cfg) *
+                                         o->bench->accuracy_target_fraction;
     }
-    if ((rc = ib_file_write_all(out, ib_strbuf_cstr(&text), text.len, err)))
-        goto done;
-    const char *t = ib_strbuf_cstr(&text);
-    size_t l1 = strcspn(t, "\n");
-    snprintf(res->accuracy_line, sizeof res->accuracy_line, "%.*s", (int)l1, t);
-    res->accuracy = value;
-    res->accuracy_valid = true;
-    res->accuracy_met =
-        value >= ib_bench_accuracy_reference(o->bench, &o->cfg) *
-                     o->bench->accuracy_target_fraction;
-done:
     ib_strbuf_deinit(&text);
-    ib_free(e);
-    ib_free(buf);
-    ib_acclog_destroy(log);
     return rc;
 }
 
@@ -103,6 +58,15 @@ static void perf_json(ib_jw *jw, const ib_lg_result *r, const char *dir, bool v1
     ib_jw_key(jw, "metrics"); /* the same object as result.json's */
     ib_lg_result_metrics_json(jw, r, v11);
     ib_jw_object_end(jw);
+}
+
+/* A path as an absolute one, so that run.json still leads to the files from another
+ * working directory (`inferbench accuracy` reads data.path); as given when it cannot be
+ * resolved. */
+static void abs_path(ib_jw *jw, const char *p)
+{
+    char abs[4096];
+    ib_jw_string(jw, ib_path_absolute(p, abs, sizeof abs) == IB_OK ? abs : p);
 }
 
 int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
@@ -147,7 +111,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_key(&jw, "model");
     ib_jw_object_begin(&jw);
     ib_jw_key(&jw, "path");
-    ib_jw_string(&jw, res->model_path);
+    abs_path(&jw, res->model_path);
     ib_jw_key(&jw, "synthetic");
     ib_jw_bool(&jw, res->synthetic_model);
     ib_jw_key(&jw, "tiny");
@@ -167,7 +131,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_key(&jw, "data");
     ib_jw_object_begin(&jw);
     ib_jw_key(&jw, "path");
-    ib_jw_string(&jw, res->data_dir);
+    abs_path(&jw, res->data_dir);
     ib_jw_key(&jw, "synthetic");
     ib_jw_bool(&jw, res->synthetic_data);
     ib_jw_key(&jw, "samples");

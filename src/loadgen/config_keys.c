@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/textdist.h"
 
 static const lg_cfg_lookup k_current[] = {
     {"mode", NULL, K_MODE, 1, 1, R_NONE, 0, "mode"},
@@ -221,32 +222,12 @@ bool lg_cfg_known_name(const char *name, lg_cfg_table t)
     return false;
 }
 
-/* Levenshtein distance, capped (names are short). */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63) return 99;
-    size_t prev[64], cur[64];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = IB_MIN(sub, IB_MIN(del, ins));
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
-    }
-    return prev[lb];
-}
-
 const char *lg_cfg_closest_name(const char *name, lg_cfg_table t)
 {
     const char *best = NULL;
     size_t bd = 4;
     for (size_t i = 0; i < t.n; i++) {
-        size_t d = edit_distance(name, t.lk[i].name);
+        size_t d = ib_edit_distance(name, t.lk[i].name);
         if (d < bd) {
             bd = d;
             best = t.lk[i].name;

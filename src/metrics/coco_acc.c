@@ -63,8 +63,13 @@ int ib_coco_accuracy_compute(const ib_metric_record *records, size_t n,
                             i, (unsigned long long)r->qsl_idx, r->size);
             goto out;
         }
-        if (nf < 7)
-            continue; /* an image without detections */
+        if (nf < 7) {
+            /* an image without detections: the script adds its id to image_ids ("we make
+             * pycoco aware of the no-result image"), so its ground truth counts as missed */
+            has[r->qsl_idx] = 1;
+            out->no_detections++;
+            continue;
+        }
         for (size_t k = 0; k < nf; k += 7) {
             float v[7];
             bool finite = true;
@@ -75,8 +80,11 @@ int ib_coco_accuracy_compute(const ib_metric_record *records, size_t n,
             if (!finite) {
                 /* an overflowed box (exp of a huge offset; random weights do this): the
                  * script would feed inf/NaN IoUs to COCOeval; it can match nothing, so it
-                 * is dropped and counted instead */
+                 * is dropped and counted instead. Its image stays evaluated, as the script
+                 * adds every image it reads a box for: its ground truth counts as missed. */
                 out->nonfinite++;
+                bool idx_ok = isfinite(v[0]) && v[0] >= 0 && v[0] < (float)n_images;
+                has[idx_ok ? (size_t)v[0] : r->qsl_idx] = 1;
                 continue;
             }
             if (v[0] < 0 || v[0] >= (float)n_images) {

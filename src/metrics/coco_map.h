@@ -62,6 +62,7 @@ typedef struct ib_coco_accuracy {
     size_t detections;            /* detections decoded */
     size_t idx_mismatches;        /* payload image_idx != qsl_idx (the script prints ERROR) */
     size_t nonfinite;             /* detections with a NaN/inf value, dropped (see below) */
+    size_t no_detections;         /* records with no detections (their images still count) */
 } ib_coco_accuracy;
 
 /*
@@ -70,11 +71,14 @@ typedef struct ib_coco_accuracy {
  * score, label), a payload of fewer than 7 floats means "no detections"; the box is scaled
  * by images[image_idx]'s height/width in float32 and becomes [xmin, ymin, xmax - xmin,
  * ymax - ymin]; the label is int(label), mapped through inv_map = [0] + cat_ids when
- * use_inv_map (--use-inv-map, the 81-label models); COCOeval then runs over the images that
- * had detections, with all categories of cat_ids. The payload's image_idx is used (as the
- * script does) even when it differs from qsl_idx; such records are counted.
+ * use_inv_map (--use-inv-map, the 81-label models); COCOeval then runs, with all categories
+ * of cat_ids, over every image the log names: those with detections (the payload's
+ * image_idx, used as the script does even when it differs from qsl_idx; such records are
+ * counted) and those without (images[qsl_idx], which the script adds to image_ids so that
+ * their ground-truth boxes count as missed).
  * A detection with a NaN/inf value (an overflowed box decode) is dropped and counted in
  * nonfinite: it cannot match a ground truth, where the script would pass inf/NaN to COCOeval.
+ * Its image stays evaluated.
  * IB_EFORMAT (naming the record) for a payload that is not a whole number of 7-float groups,
  * an image_idx outside images[], a label outside inv_map; IB_ENOMEM.
  */

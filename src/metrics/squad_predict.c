@@ -179,8 +179,9 @@ static void tok_text(ib_strbuf *sb, const ib_wp_vocab *v, const int32_t *ids, si
 }
 
 int ib_squad_predict(const ib_squad *s, const ib_wp_vocab *v, const ib_squad_features *f,
-                     size_t first, size_t count, const float *start, const float *end,
-                     size_t n_best, size_t max_answer_len, char **answer, ib_err *err)
+                     size_t first, size_t count, const uint8_t *present, const float *start,
+                     const float *end, size_t n_best, size_t max_answer_len, char **answer,
+                     ib_err *err)
 {
     *answer = NULL;
     size_t L = f->seq_len;
@@ -203,6 +204,8 @@ int ib_squad_predict(const ib_squad *s, const ib_wp_vocab *v, const ib_squad_fea
     size_t bf = SIZE_MAX, bs = 0, be = 0;
     for (size_t k = 0; k < count; k++) {
         size_t fi = first + k;
+        if (present && !present[k])
+            continue; /* "if feature.unique_id not in unique_id_to_result: continue" */
         const float *sl = start + k * L, *el = end + k * L;
         size_t ns = best_indexes(sl, L, n_best, si), ne = best_indexes(el, L, n_best, ei);
         const int32_t *orig = f->token_to_orig + fi * L;

@@ -21,12 +21,15 @@
 /*
  * ib_squad_predict - features first..first+count-1 of f (all of one question, in feature
  * order) with their logits start[k * seq_len + t], end[...] (k = feature - first); the
- * answer as a new UTF-8 string (*answer, ib_free). Errors: features of different
+ * answer as a new UTF-8 string (*answer, ib_free). present (NULL = all) marks the features
+ * whose logits exist: accuracy-squad.py skips a feature with no result in the log and
+ * answers from the others ("empty" when none is left). Errors: features of different
  * questions, IB_ENOMEM.
  */
 int ib_squad_predict(const ib_squad *s, const ib_wp_vocab *v, const ib_squad_features *f,
-                     size_t first, size_t count, const float *start, const float *end,
-                     size_t n_best, size_t max_answer_len, char **answer, ib_err *err);
+                     size_t first, size_t count, const uint8_t *present, const float *start,
+                     const float *end, size_t n_best, size_t max_answer_len, char **answer,
+                     ib_err *err);
 
 /* get_final_text(pred_text, orig_text, do_lower_case=True) on UTF-8 strings (ib_free);
  * NULL on invalid UTF-8 or out of memory. */

@@ -105,7 +105,7 @@ TEST_TIMEOUT(cli_run_json_trace_and_audit_config, 120)
                                  b),
                   0);
     char *j = ib_test_read("js.json");
-    ASSERT_STR_CONTAINS(j, "\"format\": \"inferbench-result/1\"");
+    ASSERT_STR_CONTAINS(j, "\"format\": \"inferbench-result/2\"");
     ASSERT_STR_CONTAINS(j, "\"result\": \"VALID\"");
     ASSERT_STR_CONTAINS(j, "null SUT (synthetic");
     ASSERT_STR_CONTAINS(j, "\"origin\": \"cli --min-duration-ms\"");

@@ -102,13 +102,26 @@ TEST_TIMEOUT(cli_unet_kits19_accuracy_and_performance, 240)
     ASSERT_STR_CONTAINS(acc, ", tumor = ");
     char *rj = ib_test_slurp("out/s/3d-unet-99/Offline/run.json");
     ASSERT_STR_CONTAINS(rj, "kits19");
+    ASSERT_STR_CONTAINS(rj, "\"payload_dtype\": \"uint8\""); /* not brats19's float16 */
+    /* `inferbench accuracy` on the run's log (run.json gives kits19 and the tiny ROI)
+     * prints accuracy.txt's line */
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench accuracy --log "
+                                 "out/s/3d-unet-99/Offline/accuracy/mlperf_log_accuracy.json "
+                                 "> acc_out.txt 2>&1",
+                                 ib_test_bin_dir()),
+                  0);
+    char *ao = ib_test_slurp("acc_out.txt");
+    ASSERT_TRUE(!strncmp(ao, acc, strcspn(acc, "\n") + 1));
+    ib_free(ao);
     /* kits19's own figures: reference 0.86170 x 0.99, 43 official samples */
     char *so = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(so, "target 0.85308");
     ASSERT_STR_CONTAINS(so, "below the official 43");
+    ASSERT_STR_CONTAINS(so, "\nLabels:\n");
     ib_free(so);
     char *sum = ib_test_slurp("out/s/3d-unet-99/Offline/performance/run_1/mlperf_log_summary.txt");
     ASSERT_STR_CONTAINS(sum, "Result is : VALID");
+    ASSERT_NULL(strstr(sum, "Labels")); /* the labels are on the console, not in the file */
     ib_free(acc);
     ib_free(rj);
     ib_free(sum);

@@ -112,6 +112,43 @@ TEST(kits_preprocess_hand_computed)
     ib_free(lo);
 }
 
+/* scipy.ndimage.zoom(mode='constant', grid_mode=False): the last position of 8 -> 26 voxels
+ * is 25 * (7 / 25) = 7.000000000000001, past the last voxel, so scipy returns cval there:
+ * image.min() for the image, label.min() for the label (preprocess.py). Clamping to the last
+ * slice (what this loader did) gives the last voxel's value instead. */
+TEST(kits_resample_constant_mode_past_the_last_voxel)
+{
+    float img[2 * 2 * 8];
+    uint8_t lab[2 * 2 * 8];
+    for (int v = 0; v < 32; v++) {
+        img[v] = 50.0f;
+        lab[v] = 1;
+    }
+    img[0] = -10.0f; /* the minimum, away from the last slice */
+    lab[0] = 0;
+    float *fo = NULL;
+    uint8_t *lo = NULL;
+    int64_t o[3];
+    ib_err err;
+    /* 8 * 3.9 / 1.2 = 26.000000000000004 -> 26 voxels on axis 2; axes 0 and 1 keep 2 */
+    ASSERT_OK_ERR(ib_kits_preprocess(img, lab, (const int64_t[3]){2, 2, 8},
+                                     (const double[3]){1.6, 1.2, 3.9}, (const int64_t[3]){2, 2, 26},
+                                     &fo, &lo, o, &err),
+                  &err);
+    ASSERT_INT_EQ(o[0], 2);
+    ASSERT_INT_EQ(o[1], 2);
+    ASSERT_INT_EQ(o[2], 26);
+    const float inside = (50.0f - 101.0f) / 76.9f, cval = (-10.0f - 101.0f) / 76.9f;
+    for (int r = 0; r < 4; r++) {
+        ASSERT_DBL_EQ(fo[r * 26 + 24], inside); /* 6.72: between two 50s */
+        ASSERT_DBL_EQ(fo[r * 26 + 25], cval);   /* past the end: image.min() */
+        ASSERT_INT_EQ(lo[r * 26 + 25], 0);      /* label.min() */
+        ASSERT_INT_EQ(lo[r * 26 + 24], 1);      /* floor(6.72 + 0.5) = 7 */
+    }
+    ib_free(fo);
+    ib_free(lo);
+}
+
 TEST(kits_gaussian_importance_map_by_hand)
 {
     /* n = 4, std 0.5: g = e^-4.5, e^-0.5, e^-0.5, e^-4.5; map = cbrt(g_i g_j g_k) / e^-0.5 */

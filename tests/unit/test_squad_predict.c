@@ -67,7 +67,7 @@ static void predict_is(fx *x, size_t n_best, size_t max_len, const char *want)
 {
     char *a = NULL;
     ib_err err;
-    ASSERT_OK_ERR(ib_squad_predict(x->s, x->v, &x->f, 0, 1, x->start, x->end, n_best, max_len,
+    ASSERT_OK_ERR(ib_squad_predict(x->s, x->v, &x->f, 0, 1, NULL, x->start, x->end, n_best, max_len,
                                    &a, &err),
                   &err);
     ASSERT_STR_EQ(a, want);
@@ -108,7 +108,7 @@ TEST(squad_predict_max_len_ties_and_empty)
     predict_is(&x, 1, 30, "empty");
     char *a = NULL;
     ib_err err;
-    ASSERT_STATUS(ib_squad_predict(x.s, x.v, &x.f, 0, 2, x.start, x.end, 20, 30, &a, &err),
+    ASSERT_STATUS(ib_squad_predict(x.s, x.v, &x.f, 0, 2, NULL, x.start, x.end, 20, 30, &a, &err),
                   IB_EINVAL);
     teardown(&x);
 }
