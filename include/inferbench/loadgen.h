@@ -36,6 +36,7 @@
 #ifndef INFERBENCH_LOADGEN_H
 #define INFERBENCH_LOADGEN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -313,6 +314,8 @@ typedef struct ib_lg_progress {
 
 typedef void (*ib_lg_progress_fn)(void *user, const ib_lg_progress *p);
 
+#define IB_LG_DEFAULT_SUT_TIMEOUT_MS 60000
+
 typedef struct ib_lg_options {
     /* Called about every progress_interval_ms from a loadgen thread (never
      * from the issue path). NULL = no progress reports. */
@@ -322,7 +325,7 @@ typedef struct ib_lg_options {
     /* A SUT that has not completed every issued sample this long after the
      * last issue (or the last completion, whichever is later) ends the test
      * with IB_ETIMEOUT and an error in the detail log. 0 = wait forever. */
-    uint64_t sut_timeout_ms;        /* 60,000 */
+    uint64_t sut_timeout_ms;        /* IB_LG_DEFAULT_SUT_TIMEOUT_MS (60,000) */
     /* Path of the audit.config that was applied to the settings, if any: it
      * is logged as the official "audit.config found" warning. */
     const char *audit_config_applied;
@@ -335,6 +338,12 @@ typedef struct ib_lg_options {
      * submittable". */
     const char *const *labels;
     size_t label_count;
+    /* Graceful stop (optional, borrowed): once *stop_flag is non-zero the test issues
+     * nothing more, waits for what is outstanding (bounded by sut_timeout_ms), writes
+     * every log and returns with result->interrupted set and the result INVALID. Meant
+     * for SIGINT/SIGTERM: a store to a lock-free atomic int is async-signal-safe. A SUT
+     * that sees the same flag can answer its queued samples at once to end sooner. */
+    const _Atomic int *stop_flag;
 } ib_lg_options;
 
 IB_API void ib_lg_options_defaults(ib_lg_options *o);
@@ -351,6 +360,7 @@ enum ib_lg_rule {
     IB_LG_RULE_TPOT = 1u << 5,
     IB_LG_RULE_INTERVALS = 1u << 6,      /* v1.1 MultiStream: p99 intervals spanned < 2 */
     IB_LG_RULE_SUT_ERRORS = 1u << 7,     /* lost, duplicate or unknown responses */
+    IB_LG_RULE_INTERRUPTED = 1u << 8,    /* stopped early through ib_lg_options.stop_flag */
 };
 
 #define IB_LG_NUM_PERCENTILES 6 /* 50, 90, 95, 97, 99, 99.9 */
@@ -360,6 +370,7 @@ typedef struct ib_lg_result {
     enum ib_lg_mode mode;
     bool has_performance;  /* false for AccuracyOnly */
     bool valid;            /* "Result is : VALID" */
+    bool interrupted;      /* stopped early by ib_lg_options.stop_flag (never valid) */
     uint32_t failed_rules; /* IB_LG_RULE_* bits */
     /* One line per failed rule and the official recommendations, '\n'-separated. */
     char reasons[2048];

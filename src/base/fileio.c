@@ -5,6 +5,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,11 +132,14 @@ int ib_mkdirs(const char *path, ib_err *err)
         if (buf[i] == '/' || buf[i] == '\0') {
             char c = buf[i];
             buf[i] = '\0';
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-                return ib_err_set(err, IB_EIO, "%s: cannot create directory: %s", buf,
-                                  strerror(errno));
+            if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+                int e = errno; /* the caller's choice of folder, not a fault of the machine */
+                bool user = e == EACCES || e == EROFS || e == EPERM || e == ENOTDIR;
+                return ib_err_set(err, user ? IB_EINVAL : IB_EIO,
+                                  "%s: cannot create directory: %s", buf, strerror(e));
+            }
             if (!ib_path_is_dir(buf))
-                return ib_err_set(err, IB_EIO, "%s: exists and is not a directory", buf);
+                return ib_err_set(err, IB_EINVAL, "%s: exists and is not a directory", buf);
             buf[i] = c;
         }
     }
@@ -172,4 +176,29 @@ int ib_path_absolute(const char *path, char *out, size_t n)
     int k = snprintf(out, n, "%s", r);
     free(r);
     return k < 0 || (size_t)k >= n ? IB_EINVAL : IB_OK;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int ib_remove_tree(const char *path, ib_err *err)
+{
+    if (!ib_path_exists(path))
+        return IB_OK;
+    /* depth first, no symlinks followed, every entry removed (files and folders) */
+    if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        return ib_err_set(err, IB_EIO, "%s: cannot remove: %s", path, strerror(errno));
+    return IB_OK;
+}
+
+int ib_rename(const char *from, const char *to, ib_err *err)
+{
+    if (rename(from, to) != 0)
+        return ib_err_set(err, IB_EIO, "cannot move %s to %s: %s", from, to, strerror(errno));
+    return IB_OK;
 }

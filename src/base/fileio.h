@@ -23,6 +23,13 @@ int ib_mkdirs(const char *path, ib_err *err);
 bool ib_path_exists(const char *path);
 bool ib_path_is_dir(const char *path);
 
+/* rm -rf path (no symlink followed); a missing path is fine. */
+int ib_remove_tree(const char *path, ib_err *err);
+
+/* rename(2) with the paths and the OS reason in err. Atomic within one file system; a
+ * folder replaces an empty folder. */
+int ib_rename(const char *from, const char *to, ib_err *err);
+
 /* The absolute, symlink-free form of an existing path into out (size n): IB_ENOTFOUND when
  * it does not exist, IB_EINVAL when it does not fit. */
 int ib_path_absolute(const char *path, char *out, size_t n);

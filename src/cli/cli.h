@@ -9,6 +9,7 @@
 #ifndef IB_CLI_H
 #define IB_CLI_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ enum ib_exit {
     IB_EXIT_RUNTIME = 1,
     IB_EXIT_USAGE = 2,
     IB_EXIT_INVALID = 3,
+    IB_EXIT_INTERRUPTED = 130, /* SIGINT/SIGTERM: the shell's 128 + SIGINT */
 };
 
 typedef int (*ib_cmd_fn)(int argc, char **argv);
@@ -65,7 +67,14 @@ int ib_cli_parse_dtype(const char *s, enum ib_dtype *out);
  * (returns IB_EXIT_USAGE, or IB_EXIT_OK). */
 int ib_cli_parse_u64(const char *cmd, const char *opt, const char *v, uint64_t *out);
 
-/* True when stderr is a terminal and NO_COLOR/--no-progress did not disable progress. */
+/* Install the SIGINT/SIGTERM handlers of a long run (signals.c) and return the stop flag
+ * they set: pass it to the harness or loadgen. A second signal exits at once with
+ * IB_EXIT_INTERRUPTED. */
+const _Atomic int *ib_cli_stop_flag_install(void);
+/* True once a stop signal arrived. */
+bool ib_cli_stop_requested(void);
+
+/* True unless IB_NO_PROGRESS is set (--no-progress and --quiet are the commands' own). */
 bool ib_cli_progress_enabled(void);
 
 #endif

@@ -201,14 +201,10 @@ static int only_subdir(const char *dir, char *out, size_t n)
     return found == 1 ? IB_OK : IB_ENOTFOUND;
 }
 
-/* Where a run's scenario folder is: null SUT runs are flat; benchmark runs are trees. */
-static int scenario_dir(const audit *a, const char *outdir, char *sys, char *bench, char *out,
-                        size_t n)
+/* Where a run's scenario folder is: every run (null SUT or benchmark) writes the results-tree
+ * layout <system>/<benchmark or model>/<Scenario>. */
+static int scenario_dir(const char *outdir, char *sys, char *bench, char *out, size_t n)
 {
-    if (a->sut) {
-        pathf(out, n, "%s", outdir);
-        return IB_OK;
-    }
     char p[4096], scen[128];
     if (only_subdir(outdir, sys, 128))
         return IB_ENOTFOUND;
@@ -338,7 +334,6 @@ static int parse_args(int argc, char **argv, audit *a)
         }
         if (a->npass + 2 >= MAX_ARGS)
             return ib_cli_usage_error(CMD, "too many arguments");
-        if (a->sut && !strcmp(s, "--system")) { i++; continue; } /* null SUT: folder name only */
         a->pass[a->npass++] = s;
         if (takes)
             a->pass[a->npass++] = argv[++i];
@@ -386,31 +381,26 @@ int ib_cmd_audit(int argc, char **argv)
     /* 1. the reference submission run (TEST04 v1.1 compares A with B and needs none) */
     bool need_ref = !(a.test == T04 && a.v11);
     if (a.results) {
-        pathf(refdir, sizeof refdir, "%s", a.results);
+        /* a scenario folder, or a results tree holding one scenario below it */
+        char perf_dir[4200];
+        pathf(perf_dir, sizeof perf_dir, "%s/performance", a.results);
+        if (ib_path_is_dir(perf_dir) || scenario_dir(a.results, sys, bench, refdir, sizeof refdir))
+            pathf(refdir, sizeof refdir, "%s", a.results);
     } else if (need_ref) {
         pathf(ref, sizeof ref, "%s/ref", work);
-        if (a.sut) {
-            char p[4096];
-            if (a.test == T01) {
-                pathf(p, sizeof p, "%s/accuracy", ref);
-                if ((rc = run_one(&a, "accuracy", NULL, p)))
-                    return rc;
-            }
-            pathf(p, sizeof p, "%s/performance/run_1", ref);
-            if ((rc = run_one(&a, "performance", NULL, p)))
+        if (a.sut) { /* the null SUT's one test per run: accuracy, then performance */
+            if (a.test == T01 && (rc = run_one(&a, "accuracy", NULL, ref)))
+                return rc;
+            if ((rc = run_one(&a, "performance", NULL, ref)))
                 return rc;
         } else if ((rc = run_one(&a, a.test == T01 ? "submission" : "performance", NULL, ref))) {
             return rc;
         }
-        if (scenario_dir(&a, ref, sys, bench, refdir, sizeof refdir)) {
+        if (scenario_dir(ref, sys, bench, refdir, sizeof refdir)) {
             ib_cli_error(CMD, "%s: cannot find the run's <system>/<benchmark>/<Scenario> folder",
                          ref);
             return IB_EXIT_RUNTIME;
         }
-    }
-    if (a.sut) {
-        pathf(sys, sizeof sys, "%s", a.system ? a.system : "nullsut");
-        pathf(bench, sizeof bench, "%s", a.model ? a.model : "nullmodel");
     }
     /* 2-4. the test run(s) with the audit.config overrides */
     char dest[4096], dest_b[4096] = "";
@@ -431,7 +421,7 @@ int ib_cmd_audit(int argc, char **argv)
         if ((rc = run_one(&a, "performance", ac, rdir)))
             return rc;
         char sdir[4096];
-        if (scenario_dir(&a, rdir, s2, b2, sdir, sizeof sdir)) {
+        if (scenario_dir(rdir, s2, b2, sdir, sizeof sdir)) {
             ib_cli_error(CMD, "%s: cannot find the run's <system>/<benchmark>/<Scenario> folder",
                          rdir);
             return IB_EXIT_RUNTIME;

@@ -87,7 +87,7 @@ int ib_cmd_check(int argc, char **argv)
         case ':':
             return ib_cli_usage_error("check", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return ib_cli_usage_error("check", "unknown option '%s'", argv[optind - 1]);
+            return ib_cli_unknown_option("check", argv[optind - 1], longopts);
         }
     }
     if (optind >= argc)

@@ -106,7 +106,7 @@ int ib_cmd_compare(int argc, char **argv)
         case ':':
             return ib_cli_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return ib_cli_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
+            return ib_cli_unknown_option("compare", argv[optind - 1], longopts);
         }
     }
     if (argc - optind != 2)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/json_writer.h"
@@ -99,7 +100,7 @@ int ib_cmd_convert(int argc, char **argv)
         case OPT_NP: no_progress = true; break;
         case 'h': usage(stdout); return IB_EXIT_OK;
         case ':': return ib_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return ib_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return ib_cli_unknown_option(cmd, argv[optind - 1], longopts);
         }
     }
     if (optind >= argc)
@@ -120,7 +121,7 @@ int ib_cmd_convert(int argc, char **argv)
         ib_cli_error(cmd, "%s", err.msg);
         return IB_EXIT_RUNTIME;
     }
-    progress pr = {ib_cli_progress_enabled() && !no_progress, false};
+    progress pr = {isatty(2) && ib_cli_progress_enabled() && !no_progress, false};
     ib_criteo_tsv_opts o = {.tsv = in, .dict_dir = dicts, .max_ind_range = range,
                             .max_rows = rows_max, .out_bin = bin, .progress = on_progress,
                             .progress_user = &pr};

@@ -177,14 +177,15 @@ static int cmd_info(int argc, char **argv)
     bool json = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* our own message, with the nearest option */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c == 'j')
             json = true;
         else if (c == 'h') {
             usage(stdout);
             return IB_EXIT_OK;
         } else
-            return ib_cli_usage_error("model", "bad option for 'model info'");
+            return ib_cli_unknown_option("model info", argv[optind - 1], opts);
     }
     if (optind != argc - 1) return ib_cli_usage_error("model", "'model info' takes one model file");
     const char *path = argv[optind];
@@ -236,7 +237,8 @@ static int parse_run(int argc, char **argv, run_args *a)
     int c;
     char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* our own message, with the nearest option */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'i':
             if (a->n_inputs == MAX_INPUTS)
@@ -269,8 +271,10 @@ static int parse_run(int argc, char **argv, run_args *a)
         case 'h':
             usage(stdout);
             return -1;
+        case ':':
+            return ib_cli_usage_error("model run", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return ib_cli_usage_error("model", "bad option for 'model run'");
+            return ib_cli_unknown_option("model run", argv[optind - 1], opts);
         }
     }
     if (optind != argc - 1) return ib_cli_usage_error("model", "'model run' takes one model file");

@@ -190,7 +190,8 @@ int ib_cmd_replay(int argc, char **argv)
     bool json = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    opterr = 0; /* our own message, with the nearest option */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = true;
@@ -198,8 +199,10 @@ int ib_cmd_replay(int argc, char **argv)
         case 'h':
             usage();
             return IB_EXIT_OK;
+        case ':':
+            return ib_cli_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
         default:
-            return ib_cli_usage_error(CMD, "unknown option");
+            return ib_cli_unknown_option(CMD, argv[optind - 1], longopts);
         }
     }
     if (optind >= argc) return ib_cli_usage_error(CMD, "no RUN_DIR given");

@@ -116,7 +116,7 @@ int ib_cmd_report(int argc, char **argv)
         case ':':
             return ib_cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
         default:
-            return ib_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+            return ib_cli_unknown_option("report", argv[optind - 1], longopts);
         }
     }
     if (optind >= argc) return ib_cli_usage_error("report", "no results tree given");

@@ -31,7 +31,13 @@ static void usage(FILE *f)
             "  --scenario S             Offline (default), Server, SingleStream, MultiStream\n"
             "  --mode M                 performance (default), accuracy, submission\n"
             "                           (accuracy + performance), find-peak\n"
-            "  --quick                  short run (1 s, 64 queries): not submittable\n"
+            "  --quick[=SECONDS]        a short run within a time budget (default 60 s wall,\n"
+            "                           model build and warm-up included): not submittable\n"
+            "  --force                  replace performance/run_1 and accuracy/ (default: a\n"
+            "                           new run goes to the next free performance/run_N)\n"
+            "  --cache-dir D            generated models and synthetic data, reused across\n"
+            "                           runs (default $XDG_CACHE_HOME/inferbench or\n"
+            "                           ~/.cache/inferbench)\n"
             "  --backend B              cpu (default), cuda (NVIDIA GPUs; --devices) or\n"
             "                           reference\n"
             "  --model FILE.onnx        the benchmark's model (default: built with seeded\n"
@@ -77,7 +83,9 @@ static void usage(FILE *f)
             "  --min-duration-ms N      override min_duration\n"
             "  --max-duration-ms N      override max_duration\n"
             "  --min-query-count N      override min_query_count\n"
-            "  --sut-timeout-ms N       end the test when the SUT stops answering (default 60000)\n"
+            "  --sut-timeout-ms N       end the test when the SUT answers nothing for N ms\n"
+            "                           (default 60000, raised from warm-up for slow models;\n"
+            "                           0 = wait forever)\n"
             "  --trace                  also write mlperf_log_trace.json\n"
             "  --quiet, -q              no progress line\n"
             "  --no-progress            no progress line\n"
@@ -105,7 +113,7 @@ enum {
     OPT_MAX_DUR, OPT_MIN_Q, OPT_TIMEOUT, OPT_RECORD, OPT_TRACE, OPT_JSON, OPT_NO_PROGRESS,
     OPT_OUT, OPT_BENCH, OPT_BACKEND, OPT_DATA, OPT_PRECISION, OPT_THREADS, OPT_WORKERS,
     OPT_BATCH, OPT_MAX_WAIT, OPT_QUICK, OPT_SYSTEM, OPT_TINY, OPT_SEED, OPT_SYNTH, OPT_PAYLOAD,
-    OPT_NO_PIN, OPT_VARIANT, OPT_DATASET, OPT_ROW_CAP, OPT_DEVICES,
+    OPT_NO_PIN, OPT_VARIANT, OPT_DATASET, OPT_ROW_CAP, OPT_DEVICES, OPT_FORCE, OPT_CACHE_DIR,
 };
 
 int ib_cmd_run(int argc, char **argv)
@@ -142,7 +150,9 @@ int ib_cmd_run(int argc, char **argv)
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"batch", required_argument, NULL, OPT_BATCH},
         {"max-wait-us", required_argument, NULL, OPT_MAX_WAIT},
-        {"quick", no_argument, NULL, OPT_QUICK},
+        {"quick", optional_argument, NULL, OPT_QUICK},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
         {"system", required_argument, NULL, OPT_SYSTEM},
         {"tiny", no_argument, NULL, OPT_TINY},
         {"seed", required_argument, NULL, OPT_SEED},
@@ -164,6 +174,7 @@ int ib_cmd_run(int argc, char **argv)
     o.mode = IB_LG_MODE_PERFORMANCE;
     o.min_duration_ms = o.max_duration_ms = o.min_query_count = -1;
     o.max_wait_us = -1;
+    o.sut_timeout_ms = -1;
     o.seed = 1;
     bool have_scenario = false, have_model = false;
     uint64_t u = 0;
@@ -231,7 +242,7 @@ int ib_cmd_run(int argc, char **argv)
                 return rc;
             break;
         case OPT_TIMEOUT:
-            if ((rc = ib_cli_parse_u64(cmd, "--sut-timeout-ms", optarg, &o.sut_timeout_ms)))
+            if ((rc = parse_i64(cmd, "--sut-timeout-ms", optarg, &o.sut_timeout_ms)))
                 return rc;
             break;
         case OPT_RECORD: o.record_issued = true; break;
@@ -246,7 +257,22 @@ int ib_cmd_run(int argc, char **argv)
         case OPT_PRECISION: o.precision = optarg; break;
         case OPT_PAYLOAD: o.payload_dtype = optarg; break;
         case OPT_SYSTEM: o.system = optarg; break;
-        case OPT_QUICK: o.quick = true; break;
+        case OPT_QUICK:
+            o.quick = true;
+            o.quick_s = IB_RUN_QUICK_DEFAULT_S;
+            if (optarg) {
+                char *end = NULL;
+                errno = 0;
+                double q = strtod(optarg, &end);
+                if (errno || !end || *end || !isfinite(q) || q < 5 || q > 86400)
+                    return ib_cli_usage_error(cmd, "--quick=%s: the time budget is seconds in "
+                                                   "5..86400 (--quick alone: %d)",
+                                              optarg, IB_RUN_QUICK_DEFAULT_S);
+                o.quick_s = q;
+            }
+            break;
+        case OPT_FORCE: o.force = true; break;
+        case OPT_CACHE_DIR: o.cache_dir = optarg; break;
         case OPT_TINY: o.tiny = true; break;
         case OPT_NO_PIN: o.no_pin = true; break;
         case OPT_VARIANT:
@@ -305,7 +331,7 @@ int ib_cmd_run(int argc, char **argv)
             break;
         case 'h': usage(stdout); return IB_EXIT_OK;
         case ':': return ib_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return ib_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return ib_cli_unknown_option(cmd, argv[optind - 1], longopts);
         }
     }
     if (optind < argc)
@@ -324,11 +350,11 @@ int ib_cmd_run(int argc, char **argv)
             o.model_file = NULL;
         return ib_run_benchmark(&o);
     }
-    if (o.data_dir || o.backend || o.precision || o.quick || o.tiny || o.system || o.threads ||
-        o.workers || o.batch || o.payload_dtype || o.variant || o.devices)
+    if (o.data_dir || o.backend || o.precision || o.quick || o.tiny || o.threads || o.workers ||
+        o.batch || o.payload_dtype || o.variant || o.devices || o.cache_dir)
         return ib_cli_usage_error(cmd, "--data, --backend, --precision, --quick, --tiny, "
-                                       "--system, --threads, --workers, --batch, "
-                                       "--payload-dtype, --variant and --devices need "
+                                       "--threads, --workers, --batch, --payload-dtype, "
+                                       "--variant, --devices and --cache-dir need "
                                        "--benchmark, not --sut");
     if (!have_scenario)
         return ib_cli_usage_error(cmd, "--scenario is required");
@@ -434,35 +460,6 @@ int ib_run_build_settings(const ib_run_opts *o, ib_lg_settings *s, ib_lg_setting
             ib_lg_settings_origin_set(origins, "min_query_count", "cli --min-query-count");
     }
     return ib_lg_settings_validate(s, err);
-}
-
-static bool g_progress_line;
-
-void ib_run_progress_print(void *user, const ib_lg_progress *p)
-{
-    (void)user;
-    if (p->elapsed_ns < 2000000000LL)
-        return; /* only runs longer than ~2 s get a progress line */
-    char bound[48] = "", eta[32] = "";
-    if (p->latency_bound_ns > 0)
-        snprintf(bound, sizeof bound, " (bound %.3g ms)", (double)p->latency_bound_ns / 1e6);
-    if (p->expected_total_ns > p->elapsed_ns)
-        snprintf(eta, sizeof eta, " ETA %.0fs", (double)(p->expected_total_ns - p->elapsed_ns) / 1e9);
-    fprintf(stderr,
-            "\r[%s] %.1fs  issued %llu  done %llu  %.0f/s  target-percentile latency %.1f us%s%s"
-            "\033[K",
-            p->phase, (double)p->elapsed_ns / 1e9, (unsigned long long)p->issued_queries,
-            (unsigned long long)p->completed_samples, p->current_qps,
-            (double)p->running_percentile_ns / 1e3, bound, eta);
-    fflush(stderr);
-    g_progress_line = true;
-}
-
-void ib_run_progress_done(void)
-{
-    if (g_progress_line)
-        fputc('\n', stderr);
-    g_progress_line = false;
 }
 
 int ib_run_exit_code(int rc, const ib_lg_result *res)

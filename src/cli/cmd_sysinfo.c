@@ -65,7 +65,7 @@ int ib_cmd_sysinfo(int argc, char **argv)
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return IB_EXIT_OK;
         case ':': return ib_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        default: return ib_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return ib_cli_unknown_option(cmd, argv[optind - 1], longopts);
         }
     }
     if (optind < argc)

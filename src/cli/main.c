@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/textdist.h"
 #include "cli/cli.h"
 #include "inferbench/status.h"
 #include "inferbench/version.h"
@@ -98,7 +99,7 @@ int ib_cli_parse_u64(const char *cmd, const char *opt, const char *v, uint64_t *
 bool ib_cli_progress_enabled(void)
 {
     const char *np = getenv("IB_NO_PROGRESS");
-    return isatty(2) && !(np && *np);
+    return !(np && *np); /* off a terminal too: progress.c prints plain lines there */
 }
 
 int main(int argc, char **argv)
@@ -124,14 +125,24 @@ int main(int argc, char **argv)
         }
         const ib_cmd *c = find_cmd(argv[2]);
         if (!c)
-            return ib_cli_usage_error("help", "unknown command '%s'", argv[2]);
+            return ib_cli_usage_error("help", "unknown command '%s' (see 'inferbench --help')",
+                                      argv[2]);
         char help_flag[] = "--help";
         char *hargv[] = {argv[2], help_flag, NULL};
         return c->fn(2, hargv);
     }
     const ib_cmd *c = find_cmd(a);
     if (!c) {
-        fprintf(stderr, "inferbench: '%s' is not a command. See 'inferbench --help'.\n", a);
+        const char *names[sizeof g_cmds / sizeof g_cmds[0]];
+        for (size_t i = 0; i < sizeof g_cmds / sizeof g_cmds[0]; i++)
+            names[i] = g_cmds[i].name;
+        const char *near = ib_closest(a, names, sizeof names / sizeof names[0], 3);
+        if (near)
+            fprintf(stderr, "inferbench: '%s' is not a command; did you mean '%s'? See "
+                            "'inferbench --help'.\n",
+                    a, near);
+        else
+            fprintf(stderr, "inferbench: '%s' is not a command. See 'inferbench --help'.\n", a);
         return IB_EXIT_USAGE;
     }
     return c->fn(argc - 1, argv + 1);

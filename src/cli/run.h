@@ -30,7 +30,7 @@ typedef struct ib_run_opts {
     int64_t min_duration_ms;      /* -1: from the config files */
     int64_t max_duration_ms;      /* -1 */
     int64_t min_query_count;      /* -1 */
-    uint64_t sut_timeout_ms;      /* 0: library default */
+    int64_t sut_timeout_ms;       /* -1: not given (default); 0: wait forever */
     bool trace;
     bool quiet;
     bool json;
@@ -54,7 +54,13 @@ typedef struct ib_run_opts {
     const char *variant_opt;   /* which of those flags gave it (for messages) */
     const char *devices;       /* --devices all|0,1,2 (accelerator backends; NULL) */
     bool quick, tiny, no_pin;
+    double quick_s;            /* --quick[=SECONDS]: the run's wall-clock budget */
+    bool force;                /* replace run_1 / accuracy instead of the next run_N */
+    const char *cache_dir;     /* --cache-dir (NULL: the XDG default) */
 } ib_run_opts;
+
+/* --quick without a value: the budget every benchmark keeps to on a 2-core machine. */
+#define IB_RUN_QUICK_DEFAULT_S 60
 
 /*
  * ib_run_build_settings - the settings procedure (loadgen.md §1.7): returns
@@ -64,10 +70,16 @@ typedef struct ib_run_opts {
 int ib_run_build_settings(const ib_run_opts *o, ib_lg_settings *s, ib_lg_settings_origin *origins,
                           const char **audit_used, ib_err *err);
 
-/* Print the progress line on stderr (\r-updated) for runs over ~2 s. */
+/* Print the loadgen's progress on stderr for runs over ~2 s: \r-updated on a terminal, a
+ * line every 10 s otherwise (progress.c). */
 void ib_run_progress_print(void *user, const ib_lg_progress *p);
 /* End a progress line (newline) if one was printed. */
 void ib_run_progress_done(void);
+/* A stage message ("inferbench run: <msg>") that the heartbeat then times. */
+void ib_run_stage(const char *msg);
+/* The heartbeat thread: how long the current stage has run, while the loadgen is silent. */
+void ib_run_heartbeat_start(void);
+void ib_run_heartbeat_stop(void);
 
 /* Map a finished run to the exit code (users.md §4.1). */
 int ib_run_exit_code(int rc, const ib_lg_result *res);

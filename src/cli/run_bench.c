@@ -6,6 +6,7 @@
  * stdout and where the files went, and maps the outcome to the exit code.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/common.h"
@@ -17,8 +18,20 @@
 static void on_stage(void *user, const char *msg)
 {
     (void)user;
-    ib_run_progress_done();
-    fprintf(stderr, "inferbench run: %s\n", msg);
+    ib_run_stage(msg);
+}
+
+/* $XDG_CACHE_HOME/inferbench, else ~/.cache/inferbench (XDG base directories); NULL without
+ * either, and the harness then caches under the output folder. */
+static const char *ib_run_default_cache_dir(char *buf, size_t n)
+{
+    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int k = -1;
+    if (x && x[0] == '/')
+        k = snprintf(buf, n, "%s/inferbench", x);
+    else if (home && home[0] == '/')
+        k = snprintf(buf, n, "%s/.cache/inferbench", home);
+    return k > 0 && (size_t)k < n ? buf : NULL;
 }
 
 static void print_file(const char *dir, const char *name, FILE *to)
@@ -59,8 +72,9 @@ static void print_outcome(const ib_run_opts *o, const ib_harness_opts *h,
     }
     printf("\nResults tree: %s\n", r->scenario_dir);
     if (r->ran_performance)
-        printf("  performance/run_1/  mlperf_log_summary.txt, mlperf_log_detail.txt, "
-               "mlperf_log_accuracy.json, result.json\n");
+        printf("  performance/run_%u/  mlperf_log_summary.txt, mlperf_log_detail.txt, "
+               "mlperf_log_accuracy.json, result.json\n",
+               r->run_n);
     if (r->ran_accuracy)
         printf("  accuracy/           accuracy.txt, mlperf_log_summary.txt, mlperf_log_detail.txt, "
                "mlperf_log_accuracy.json\n");
@@ -101,6 +115,7 @@ int ib_run_benchmark(const ib_run_opts *o)
     so.model = h.bench->model_name; /* the mlperf.conf/user.conf lookup name */
     ib_err err;
     ib_err_clear(&err);
+    char cache[4096];
     ib_lg_settings_origin *origins = NULL;
     if (ib_lg_settings_origin_create(&origins) != IB_OK) {
         ib_cli_error(cmd, "out of memory");
@@ -133,19 +148,30 @@ int ib_run_benchmark(const ib_run_opts *o)
     h.max_wait_us = o->max_wait_us;
     h.pin = !o->no_pin;
     h.quick = o->quick;
+    h.quick_s = o->quick_s;
+    h.force = o->force;
+    h.cache_dir = o->cache_dir ? o->cache_dir : ib_run_default_cache_dir(cache, sizeof cache);
+    h.stop_flag = ib_cli_stop_flag_install();
     h.system = o->system;
     h.output_dir = o->output_dir;
     h.trace = o->trace;
     h.sut_timeout_ms = o->sut_timeout_ms;
+    bool talk = !o->quiet && !o->no_progress && !o->json && ib_cli_progress_enabled();
     if (!o->quiet) {
         h.stage = on_stage;
-        if (!o->no_progress && !o->json && ib_cli_progress_enabled())
+        if (talk)
             h.progress = ib_run_progress_print;
     }
-    ib_harness_result res;
+    if (talk)
+        ib_run_heartbeat_start();
+    static ib_harness_result res; /* large (paths, labels): not on the stack */
     rc = ib_harness_run(&h, &res, &err);
-    ib_run_progress_done();
+    ib_run_heartbeat_stop();
     ib_lg_settings_origin_destroy(origins);
+    if (rc == IB_ECANCELED || (rc == IB_OK && res.interrupted)) {
+        ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : "interrupted");
+        return IB_EXIT_INTERRUPTED;
+    }
     if (rc != IB_OK) {
         ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : ib_strerror(rc));
         return ib_cli_exit_for_status(rc);

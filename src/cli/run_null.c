@@ -4,7 +4,10 @@
  * loads nothing; the null SUT completes every query inside issue_query with
  * one ib_lg_samples_complete call carrying one response per sample, whose
  * payload is the sample's QSL index as a little-endian uint32, and can
- * record what it received as sut_issued.txt (one line per call).
+ * record what it received as sut_issued.txt (one line per call). The logs go
+ * into the results-tree layout like a benchmark's:
+ * <out>/<system>/<model>/<Scenario>/performance/run_N/ (accuracy mode:
+ * accuracy/), with run.json beside them (harness/rundir.h, runjson.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,9 @@
 #include "base/fileio.h"
 #include "cli/cli.h"
 #include "cli/run.h"
+#include "harness/harness.h"
+#include "harness/rundir.h"
+#include "harness/runjson.h"
 
 typedef struct null_sut {
     ib_lg_response *resp;
@@ -82,11 +88,66 @@ static void print_file(const char *dir, const char *name)
     }
 }
 
+static const char *const k_labels[] = {"null SUT (synthetic: no inference, instant answers)"};
+
+/* run.json of a null-SUT run: the shared head and performance object, plus the QSL sizes. */
+static int write_run_json(const ib_run_opts *o, const ib_lg_settings *s, const ib_rundir *rd,
+                          const char *system, const ib_lg_result *res, bool perf,
+                          uint64_t total, uint64_t psc, ib_err *err)
+{
+    ib_strbuf sb;
+    ib_strbuf_init(&sb);
+    ib_jw jw;
+    ib_jw_init(&jw, &sb, true);
+    const ib_runjson_head head = {
+        .sut = "null",
+        .benchmark = NULL,
+        .model_name = o->model,
+        .scenario = o->scenario,
+        .mode = o->mode,
+        .rules = s->rules,
+        .system = system,
+        .interrupted = res->interrupted,
+        .run_n = rd->run_n,
+        .submittable = false,
+        .labels = k_labels,
+        .n_labels = 1,
+    };
+    ib_runjson_begin(&jw, &head);
+    ib_jw_key(&jw, "qsl_total_samples");
+    ib_jw_uint(&jw, total);
+    ib_jw_key(&jw, "qsl_performance_samples");
+    ib_jw_uint(&jw, psc);
+    if (perf)
+        ib_runjson_performance(&jw, res, res->interrupted ? rd->perf : rd->final_perf,
+                               s->rules == IB_LG_RULES_V1_1);
+    else {
+        ib_jw_key(&jw, "accuracy");
+        ib_jw_object_begin(&jw);
+        ib_jw_key(&jw, "dir");
+        ib_jw_string(&jw, res->interrupted ? rd->acc : rd->final_acc);
+        ib_jw_key(&jw, "entries");
+        ib_jw_uint(&jw, res->accuracy_log_entries);
+        ib_jw_object_end(&jw);
+    }
+    int rc = ib_runjson_finish(&jw, &sb, rd->run_json, err);
+    ib_strbuf_deinit(&sb);
+    return rc;
+}
+
 int ib_run_null(const ib_run_opts *o)
 {
     const char *cmd = "run";
     ib_err err;
     ib_err_clear(&err);
+    char system[128], scen_dir[4096];
+    int rc = ib_harness_system_name(o->system, "null", system, sizeof system, &err);
+    if (rc)
+        return ib_cli_usage_error(cmd, "%s", err.msg);
+    int k = snprintf(scen_dir, sizeof scen_dir, "%s/%s/%s/%s", o->output_dir, system, o->model,
+                     ib_lg_scenario_name(o->scenario));
+    if (k < 0 || (size_t)k >= sizeof scen_dir)
+        return ib_cli_usage_error(cmd, "--output-dir: path too long");
     ib_lg_settings_origin *origins = NULL;
     if (ib_lg_settings_origin_create(&origins) != IB_OK) {
         ib_cli_error(cmd, "out of memory");
@@ -94,54 +155,66 @@ int ib_run_null(const ib_run_opts *o)
     }
     ib_lg_settings s;
     const char *audit = NULL;
-    int rc = ib_run_build_settings(o, &s, origins, &audit, &err);
+    rc = ib_run_build_settings(o, &s, origins, &audit, &err);
     if (rc) {
         ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : ib_strerror(rc));
         ib_lg_settings_origin_destroy(origins);
         return IB_EXIT_USAGE;
     }
-    if (ib_mkdirs(o->output_dir, &err) != IB_OK) {
+    /* one loadgen test: accuracy mode into accuracy/, every other mode (submission too:
+     * one log set, as LoadGen writes it) into performance/run_N */
+    bool perf = o->mode != IB_LG_MODE_ACCURACY;
+    ib_rundir rd;
+    if ((rc = ib_rundir_open(&rd, scen_dir, perf, !perf, o->force, &err))) {
         ib_cli_error(cmd, "%s", err.msg);
         ib_lg_settings_origin_destroy(origins);
-        return IB_EXIT_RUNTIME;
+        return ib_cli_exit_for_status(rc);
+    }
+    const char *logdir = perf ? rd.perf : rd.acc;
+    if ((rc = ib_mkdirs(logdir, &err))) {
+        ib_cli_error(cmd, "%s", err.msg);
+        ib_rundir_abandon(&rd, false);
+        ib_lg_settings_origin_destroy(origins);
+        return ib_cli_exit_for_status(rc);
     }
     ib_lg_log_settings log;
     ib_lg_log_settings_defaults(&log);
-    log.outdir = o->output_dir;
+    log.outdir = logdir;
     log.enable_trace = o->trace;
     ib_lg_options opts;
     ib_lg_options_defaults(&opts);
-    if (o->sut_timeout_ms)
-        opts.sut_timeout_ms = o->sut_timeout_ms;
+    if (o->sut_timeout_ms >= 0)
+        opts.sut_timeout_ms = (uint64_t)o->sut_timeout_ms;
     opts.audit_config_applied = audit;
     opts.origins = origins;
     opts.model_name = o->model;
-    static const char *const labels[] = {"null SUT (synthetic: no inference, instant answers)"};
-    opts.labels = labels;
+    opts.labels = k_labels;
     opts.label_count = 1;
+    opts.stop_flag = ib_cli_stop_flag_install();
     if (!o->quiet && !o->no_progress && !o->json && ib_cli_progress_enabled())
         opts.progress = ib_run_progress_print;
 
     uint64_t total = o->total_samples ? o->total_samples : 1024;
-    uint64_t perf = o->performance_samples ? o->performance_samples : total;
+    uint64_t psc = o->performance_samples ? o->performance_samples : total;
     null_sut sut_state;
     memset(&sut_state, 0, sizeof sut_state);
     if (o->record_issued) {
-        char path[4096];
-        if (ib_path_join(path, sizeof path, o->output_dir, "sut_issued.txt") == IB_OK)
-            sut_state.issued = fopen(path, "w");
+        char path[4200];
+        snprintf(path, sizeof path, "%s/sut_issued.txt", logdir);
+        sut_state.issued = fopen(path, "w");
         if (!sut_state.issued) {
-            ib_cli_error(cmd, "%s/sut_issued.txt: cannot create it", o->output_dir);
+            ib_cli_error(cmd, "%s: cannot create it", path);
+            ib_rundir_abandon(&rd, false);
             ib_lg_settings_origin_destroy(origins);
             return IB_EXIT_RUNTIME;
         }
     }
     ib_lg_sut sut = {&sut_state, "NullSUT", null_issue, NULL};
-    ib_lg_qsl qsl = {NULL, "NullQSL", (size_t)total, (size_t)perf, null_load, null_load};
+    ib_lg_qsl qsl = {NULL, "NullQSL", (size_t)total, (size_t)psc, null_load, null_load};
 
     ib_lg_test *test = NULL;
     rc = ib_lg_test_create(&s, &log, &opts, &test, &err);
-    ib_lg_result res;
+    static ib_lg_result res;
     memset(&res, 0, sizeof res);
     if (rc == IB_OK)
         rc = ib_lg_test_run(test, &sut, &qsl, &res, &err);
@@ -152,19 +225,37 @@ int ib_run_null(const ib_run_opts *o)
     free(sut_state.payload);
     ib_lg_test_destroy(test);
     ib_lg_settings_origin_destroy(origins);
-    if (rc != IB_OK && rc != IB_ETIMEOUT)
+    if (rc != IB_OK && rc != IB_ETIMEOUT) {
         ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : ib_strerror(rc));
-    if (rc == IB_OK || rc == IB_ETIMEOUT) {
-        if (o->json)
-            print_file(o->output_dir, "result.json");
-        else {
-            print_file(o->output_dir, "mlperf_log_summary.txt");
-            printf("\nLabels:\n  * %s\n", labels[0]);
-        }
-        if (rc == IB_ETIMEOUT)
-            ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : "the SUT stopped answering");
-        if (!o->quiet && !o->json && !res.valid && res.suggestion[0])
-            fprintf(stderr, "inferbench run: INVALID; suggestion:\n%s", res.suggestion);
+        ib_rundir_abandon(&rd, false);
+        return ib_run_exit_code(rc, &res);
     }
+    /* a SUT timeout still wrote every log: committed, INVALID, with the error said */
+    int wrc = write_run_json(o, &s, &rd, system, &res, perf, total, psc, &err);
+    if (wrc == IB_OK && !res.interrupted)
+        wrc = ib_rundir_commit(&rd, &err);
+    if (wrc) {
+        ib_cli_error(cmd, "%s", err.msg);
+        ib_rundir_abandon(&rd, false);
+        return IB_EXIT_RUNTIME;
+    }
+    if (res.interrupted) {
+        ib_rundir_abandon(&rd, true);
+        ib_cli_error(cmd, "interrupted: nothing earlier in %s was touched; this run's partial "
+                          "logs are in %s",
+                     scen_dir, rd.stage);
+        return IB_EXIT_INTERRUPTED;
+    }
+    const char *dir = perf ? rd.final_perf : rd.final_acc;
+    if (o->json) {
+        print_file(scen_dir, "run.json");
+    } else {
+        print_file(dir, "mlperf_log_summary.txt");
+        printf("\nLabels:\n  * %s\n\nLogs: %s\n", k_labels[0], dir);
+    }
+    if (rc == IB_ETIMEOUT)
+        ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : "the SUT stopped answering");
+    if (!o->quiet && !o->json && !res.valid && res.suggestion[0])
+        fprintf(stderr, "inferbench run: INVALID; suggestion:\n%s", res.suggestion);
     return ib_run_exit_code(rc, &res);
 }

@@ -60,6 +60,10 @@
 #define IB_BENCH_MAX_TENSORS 8 /* inputs or outputs of one model */
 #define IB_BENCH_MAX_MODELS 4  /* models of one benchmark (RNN-T: encoder, prediction, joint) */
 #define IB_BENCH_NAME_MAX 128  /* graph input/output names ("input_tensor:0") */
+/* Version of what build_model and synthesize write: part of the cache key of generated
+ * models and data (with the build's git revision). Bump it when a builder or synthesizer
+ * changes its output. */
+#define IB_GENERATOR_VERSION 1
 
 /* ---- what the user asked for ------------------------------------------------------------- */
 

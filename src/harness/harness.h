@@ -21,6 +21,7 @@
 #ifndef IB_HARNESS_HARNESS_H
 #define IB_HARNESS_HARNESS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,10 +53,18 @@ typedef struct ib_harness_opts {
     const char *devices;       /* accelerator devices for the workers: "all" or "0,1,2"
                                 * (NULL = all; ignored by host backends) */
     bool quick;                /* short run, labelled not submittable */
+    double quick_s;            /* its wall-clock budget in seconds, build and warm-up included */
     const char *system;        /* results-tree system name (NULL: "<host>-<backend>") */
     const char *output_dir;
     bool trace;                /* mlperf_log_trace.json */
-    uint64_t sut_timeout_ms;   /* 0 = loadgen default */
+    bool force;                /* replace performance/run_1 and accuracy/ (else: next run_N,
+                                * and an existing accuracy/ is an error) */
+    const char *cache_dir;     /* generated models and data (NULL: <output_dir>/.inferbench) */
+    /* Graceful stop (optional): set it (e.g. from a SIGINT handler) and the run stops
+     * issuing, finishes its logs in the staging folder, keeps them there and returns
+     * IB_ECANCELED with res->interrupted; earlier runs are never touched. */
+    const _Atomic int *stop_flag;
+    int64_t sut_timeout_ms;    /* -1 = derived (60 s, raised for slow models); 0 = forever */
     /* progress of the loadgen (periodic) and stage messages (model built, data loaded...) */
     ib_lg_progress_fn progress;
     void *progress_user;
@@ -88,7 +97,15 @@ typedef struct ib_harness_result {
      * never in the official log files. */
     size_t n_labels;
     char labels[IB_HARNESS_MAX_LABELS][512];
+    unsigned run_n;             /* the performance/run_N the run went into (0: none) */
+    bool interrupted;           /* stopped by stop_flag: nothing was moved into the tree */
+    char kept_dir[4096];        /* interrupted: where its partial logs are */
 } ib_harness_result;
+
+/* The results-tree system folder: `given` checked (letters, digits, '.', '_', '-'), or
+ * "<hostname>-<backend>". IB_EINVAL names a bad one. */
+int ib_harness_system_name(const char *given, const char *backend, char *out, size_t n,
+                           ib_err *err);
 
 /*
  * ib_harness_run - everything described above. Returns IB_OK when every requested test ran

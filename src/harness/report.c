@@ -15,8 +15,7 @@
 #include "base/json_writer.h"
 #include "harness/accuracy.h"
 #include "harness/run_internal.h"
-#include "inferbench/version.h"
-#include "loadgen/result_json.h"
+#include "harness/runjson.h"
 
 int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
@@ -44,22 +43,6 @@ int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     return rc;
 }
 
-static void perf_json(ib_jw *jw, const ib_lg_result *r, const char *dir, bool v11)
-{
-    ib_jw_object_begin(jw);
-    ib_jw_key(jw, "dir");
-    ib_jw_string(jw, dir);
-    ib_jw_key(jw, "result");
-    ib_jw_string(jw, r->valid ? "VALID" : "INVALID");
-    ib_jw_key(jw, "valid");
-    ib_jw_bool(jw, r->valid);
-    ib_jw_key(jw, "reasons");
-    ib_jw_string(jw, r->reasons);
-    ib_jw_key(jw, "metrics"); /* the same object as result.json's */
-    ib_lg_result_metrics_json(jw, r, v11);
-    ib_jw_object_end(jw);
-}
-
 /* A path as an absolute one, so that run.json still leads to the files from another
  * working directory (`inferbench accuracy` reads data.path); as given when it cannot be
  * resolved. */
@@ -72,42 +55,29 @@ static void abs_path(ib_jw *jw, const char *p)
 int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
     const ib_harness_result *res = c->res;
-    char path[4096];
-    if (ib_path_join(path, sizeof path, res->scenario_dir, "run.json"))
-        return ib_err_set(err, IB_EINVAL, "%s: path too long", res->scenario_dir);
+    const char *path = c->rd.run_json; /* staged: moved into <scenario>/ with the run */
     ib_strbuf sb;
     ib_strbuf_init(&sb);
     ib_jw jw;
     ib_jw_init(&jw, &sb, true);
-    ib_jw_object_begin(&jw);
-    ib_jw_key(&jw, "format");
-    ib_jw_string(&jw, IB_RUN_JSON_FORMAT);
-    ib_jw_key(&jw, "inferbench_version");
-    ib_jw_string(&jw, ib_version_string());
-    ib_jw_key(&jw, "git");
-    ib_jw_string(&jw, ib_version_git());
-    ib_jw_key(&jw, "benchmark");
-    ib_jw_string(&jw, o->bench->id);
-    ib_jw_key(&jw, "model_name");
-    ib_jw_string(&jw, o->bench->model_name);
-    ib_jw_key(&jw, "scenario");
-    ib_jw_string(&jw, ib_lg_scenario_name(o->scenario));
-    ib_jw_key(&jw, "mode");
-    ib_jw_string(&jw, ib_lg_mode_name(o->mode));
-    ib_jw_key(&jw, "rules");
-    ib_jw_string(&jw, ib_lg_rules_name(c->settings.rules));
-    ib_jw_key(&jw, "system");
-    ib_jw_string(&jw, res->system);
     bool small = c->settings.performance_sample_count_override &&
                  c->settings.performance_sample_count_override <
                      ib_bench_performance_sample_count(o->bench, &o->cfg);
-    ib_jw_key(&jw, "submittable");
-    ib_jw_bool(&jw, !o->quick && !res->synthetic_model && !res->synthetic_data && !small);
-    ib_jw_key(&jw, "labels");
-    ib_jw_array_begin(&jw);
-    for (size_t i = 0; i < res->n_labels; i++)
-        ib_jw_string(&jw, res->labels[i]);
-    ib_jw_array_end(&jw);
+    const ib_runjson_head head = {
+        .sut = "runtime",
+        .benchmark = o->bench->id,
+        .model_name = o->bench->model_name,
+        .scenario = o->scenario,
+        .mode = o->mode,
+        .rules = c->settings.rules,
+        .system = res->system,
+        .interrupted = res->interrupted,
+        .run_n = c->rd.run_n,
+        .submittable = !o->quick && !res->synthetic_model && !res->synthetic_data && !small,
+        .labels = c->label_ptrs,
+        .n_labels = res->n_labels,
+    };
+    ib_runjson_begin(&jw, &head);
     ib_jw_key(&jw, "model");
     ib_jw_object_begin(&jw);
     ib_jw_key(&jw, "path");
@@ -160,7 +130,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_int(&jw, c->max_wait_ns / 1000);
     ib_jw_key(&jw, "warmup_samples_per_second");
     ib_jw_double(&jw, res->warmup_samples_per_sec);
-    ib_jw_key(&jw, "sut_timeout_ms"); /* 0: the loadgen default (60 s) */
+    ib_jw_key(&jw, "sut_timeout_ms"); /* what the loadgen used; 0 = waited forever */
     ib_jw_uint(&jw, c->sut_timeout_ms);
     ib_jw_key(&jw, "warmup_batch1_latency_ns");
     ib_jw_int(&jw, ib_hsut_warmup_latency_ns(c->sut));
@@ -172,11 +142,10 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         l += n + (l[n] == '\n');
     }
     ib_jw_array_end(&jw);
-    if (res->ran_performance) {
-        ib_jw_key(&jw, "performance");
-        perf_json(&jw, &res->perf, res->perf_dir, c->settings.rules == IB_LG_RULES_V1_1);
-    }
-    if (res->ran_accuracy) {
+    if (res->ran_performance)
+        ib_runjson_performance(&jw, &res->perf, res->perf_dir,
+                               c->settings.rules == IB_LG_RULES_V1_1);
+    if (res->ran_accuracy && res->accuracy_valid) {
         ib_jw_key(&jw, "accuracy");
         ib_jw_object_begin(&jw);
         ib_jw_key(&jw, "dir");
@@ -194,14 +163,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         ib_jw_string(&jw, res->accuracy_line);
         ib_jw_object_end(&jw);
     }
-    ib_jw_object_end(&jw);
-    int rc = ib_jw_finish(&jw);
-    if (rc == IB_OK)
-        rc = ib_strbuf_putc(&sb, '\n');
-    if (rc)
-        rc = ib_err_set(err, rc, "run.json: out of memory");
-    else
-        rc = ib_file_write_all(path, ib_strbuf_cstr(&sb), sb.len, err);
+    int rc = ib_runjson_finish(&jw, &sb, path, err);
     ib_strbuf_deinit(&sb);
     return rc;
 }

@@ -8,6 +8,7 @@
  * val_map.txt and read through the real loader. Every output says what was synthetic.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,9 +16,11 @@
 #include "base/common.h"
 #include "base/fileio.h"
 #include "base/thread.h"
+#include "base/time.h"
 #include "harness/harness.h"
 #include "harness/qsl.h"
 #include "harness/run_internal.h"
+#include "inferbench/version.h"
 #include "harness/sut.h"
 
 void ib_harness_opts_defaults(ib_harness_opts *o)
@@ -29,7 +32,9 @@ void ib_harness_opts_defaults(ib_harness_opts *o)
     ib_lg_settings_defaults(&o->settings);
     o->backend = "cpu";
     o->max_wait_us = -1;
+    o->sut_timeout_ms = -1;
     o->pin = true;
+    o->quick_s = 60;
 }
 
 static void stage(const ib_harness_opts *o, const char *fmt, ...) IB_PRINTF(2, 3);
@@ -71,13 +76,73 @@ static bool valid_name(const char *s)
     return true;
 }
 
-static int path2(char *out, size_t n, const char *a, const char *b, const char *c)
+int ib_harness_system_name(const char *given, const char *backend, char *out, size_t n,
+                           ib_err *err)
 {
-    int k = snprintf(out, n, "%s/%s/%s", a, b, c);
-    return (k < 0 || (size_t)k >= n) ? IB_EINVAL : IB_OK;
+    if (!given) {
+        default_system(backend, out, n);
+        return IB_OK;
+    }
+    if (!valid_name(given))
+        return ib_err_set(err, IB_EINVAL,
+                          "--system '%s': use letters, digits, '.', '_' and '-' (it names a "
+                          "folder of the results tree)",
+                          given);
+    snprintf(out, n, "%s", given);
+    return IB_OK;
 }
 
 /* ---- model --------------------------------------------------------------------------------- */
+
+/* The cache key of what the entry generates: tiny stand-in, variant and seed (the
+ * generator version is the cache folder, see cache_dir). */
+static void gen_key(const ib_harness_opts *o, char *out, size_t n)
+{
+    snprintf(out, n, "%s%s%s-seed%llu", o->cfg.tiny ? "tiny" : "full",
+             o->cfg.variant ? "-" : "", o->cfg.variant ? o->cfg.variant : "",
+             (unsigned long long)o->cfg.seed);
+    for (char *p = out; *p; p++) /* a variant is a user string: keep it one path component */
+        if (*p == '/' || *p == ' ')
+            *p = '_';
+}
+
+/* A file or folder the entry generates: reused when the cache holds it; else built under a
+ * temporary name and renamed into place only when complete, so an interrupted or failed
+ * build never leaves a half-written entry that a later run would take. */
+static int cached(const ib_harness_opts *o, const char *path, bool dir,
+                  int (*make)(const ib_harness_opts *o, const char *tmp, size_t k, ib_err *err),
+                  size_t k, ib_err *err)
+{
+    if (dir ? ib_path_is_dir(path) : ib_path_exists(path)) {
+        stage(o, "reusing %s (cache)", path);
+        return IB_OK;
+    }
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    ib_remove_tree(tmp, NULL);
+    int rc = make(o, tmp, k, err);
+    if (rc == IB_OK)
+        rc = ib_rename(tmp, path, err);
+    if (rc) {
+        ib_remove_tree(tmp, NULL);
+        /* another run may have put it there first: theirs is as good as ours */
+        if (dir ? ib_path_is_dir(path) : ib_path_exists(path))
+            return IB_OK;
+    }
+    return rc;
+}
+
+static int make_model(const ib_harness_opts *o, const char *tmp, size_t k, ib_err *err)
+{
+    return o->bench->build_model(&o->cfg, k, tmp, err);
+}
+
+static int make_data(const ib_harness_opts *o, const char *tmp, size_t n, ib_err *err)
+{
+    ib_bench_config cfg = o->cfg;
+    cfg.synth_samples = n;
+    return o->bench->synthesize(&cfg, tmp, err);
+}
 
 static int prepare_model(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
@@ -86,6 +151,8 @@ static int prepare_model(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         return ib_err_set(err, IB_EUNSUPPORTED,
                           "%s: --model takes one file, but this benchmark has %zu models",
                           b->id, b->n_models);
+    char key[192];
+    gen_key(o, key, sizeof key);
     for (size_t k = 0; k < b->n_models; k++) {
         char path[4096];
         if (o->model_path) {
@@ -94,13 +161,14 @@ static int prepare_model(const ib_harness_opts *o, run_ctx *c, ib_err *err)
             char part[32] = "";
             if (b->n_models > 1)
                 snprintf(part, sizeof part, "-part%zu", k);
-            int n = snprintf(path, sizeof path, "%s/%s%s-seed%llu%s.onnx", c->work_dir, b->id,
-                             o->cfg.tiny ? "-tiny" : "", (unsigned long long)o->cfg.seed, part);
+            int n = snprintf(path, sizeof path, "%s/model-%s%s.onnx", c->work_dir, key, part);
             if (n < 0 || (size_t)n >= sizeof path)
                 return ib_err_set(err, IB_EINVAL, "%s: path too long", c->work_dir);
-            stage(o, "building the %s%s model with seeded random weights (seed %llu) -> %s",
-                  b->id, o->cfg.tiny ? " (tiny)" : "", (unsigned long long)o->cfg.seed, path);
-            int rc = b->build_model(&o->cfg, k, path, err);
+            if (!ib_path_exists(path))
+                stage(o, "building the %s%s model with seeded random weights (seed %llu) -> %s",
+                      b->id, o->cfg.tiny ? " (tiny)" : "", (unsigned long long)o->cfg.seed,
+                      path);
+            int rc = cached(o, path, false, make_model, k, err);
             if (rc)
                 return rc;
         }
@@ -128,17 +196,17 @@ static int prepare_data(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     if (o->data_dir) {
         snprintf(dir, sizeof dir, "%s", o->data_dir);
     } else {
-        ib_bench_config cfg = o->cfg;
-        if (!cfg.synth_samples)
-            cfg.synth_samples = b->synth_default_samples;
-        c->synth_samples = cfg.synth_samples;
-        int n = snprintf(dir, sizeof dir, "%s/data-seed%llu-n%zu", c->work_dir,
-                         (unsigned long long)cfg.seed, cfg.synth_samples);
+        size_t n_synth = o->cfg.synth_samples ? o->cfg.synth_samples : b->synth_default_samples;
+        c->synth_samples = n_synth;
+        char key[192];
+        gen_key(o, key, sizeof key);
+        int n = snprintf(dir, sizeof dir, "%s/data-%s-n%zu", c->work_dir, key, n_synth);
         if (n < 0 || (size_t)n >= sizeof dir)
             return ib_err_set(err, IB_EINVAL, "%s: path too long", c->work_dir);
-        stage(o, "writing a synthetic %s dataset (%zu samples, seed %llu) -> %s", b->id,
-              cfg.synth_samples, (unsigned long long)cfg.seed, dir);
-        int rc = b->synthesize(&cfg, dir, err);
+        if (!ib_path_is_dir(dir))
+            stage(o, "writing a synthetic %s dataset (%zu samples, seed %llu) -> %s", b->id,
+                  n_synth, (unsigned long long)o->cfg.seed, dir);
+        int rc = cached(o, dir, true, make_data, n_synth, err);
         if (rc)
             return rc;
     }
@@ -250,8 +318,8 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     ib_lg_options_defaults(&lo);
     lo.progress = o->progress;
     lo.progress_user = o->progress_user;
-    if (c->sut_timeout_ms)
-        lo.sut_timeout_ms = c->sut_timeout_ms;
+    lo.sut_timeout_ms = c->sut_timeout_ms; /* 0: wait forever, as the API means it */
+    lo.stop_flag = o->stop_flag;
     lo.audit_config_applied = o->audit_config_applied;
     lo.origins = o->origins;
     lo.model_name = o->bench->model_name;
@@ -296,6 +364,115 @@ static void ctx_free(run_ctx *c)
         ib_model_destroy(c->models[k]);
 }
 
+/* True once the caller's stop flag is set (SIGINT/SIGTERM in the CLI). */
+static bool stop_requested(const ib_harness_opts *o)
+{
+    return o->stop_flag && atomic_load_explicit(o->stop_flag, memory_order_relaxed);
+}
+
+/* The checks that cost nothing, before anything expensive: a --model file that exists and
+ * a --data folder the entry can open (its index read, no sample decoded). A wrong path
+ * then fails in a second instead of after the model build. */
+static int check_inputs(const ib_harness_opts *o, ib_err *err)
+{
+    const ib_benchmark *b = o->bench;
+    if (o->model_path && !ib_path_exists(o->model_path))
+        return ib_err_set(err, IB_ENOTFOUND, "--model %s: no such file", o->model_path);
+    if (!o->data_dir)
+        return IB_OK;
+    if (!ib_path_is_dir(o->data_dir))
+        return ib_err_set(err, IB_ENOTFOUND, "--data %s: no such folder (%s)", o->data_dir,
+                          b->dataset_name);
+    void *state = NULL;
+    size_t total = 0;
+    int rc = b->open(&o->cfg, o->data_dir, NULL, &state, &total, err);
+    if (rc == IB_OK) {
+        b->close(state);
+        if (total == 0)
+            rc = ib_err_set(err, IB_EFORMAT, "%s: the dataset has no samples", o->data_dir);
+    }
+    return rc;
+}
+
+/* The folder the generated models and data go in: <cache>/<benchmark>/gen<N>-<build>, so a
+ * new generator (or a new build) never reads what an older one wrote. */
+static int cache_dir(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    char gen[64];
+    snprintf(gen, sizeof gen, "gen%d-%s", IB_GENERATOR_VERSION, ib_version_git());
+    int n = o->cache_dir ? snprintf(c->work_dir, sizeof c->work_dir, "%s/%s/%s", o->cache_dir,
+                                    o->bench->id, gen)
+                         : snprintf(c->work_dir, sizeof c->work_dir, "%s/.inferbench/%s/%s",
+                                    o->output_dir, o->bench->id, gen);
+    if (n < 0 || (size_t)n >= sizeof c->work_dir)
+        return ib_err_set(err, IB_EINVAL, "%s: path too long",
+                          o->cache_dir ? o->cache_dir : o->output_dir);
+    return ib_mkdirs(c->work_dir, err);
+}
+
+/* The run's tests, each into the staging folder. */
+static int run_tests(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    ib_harness_result *res = c->res;
+    bool want_acc = o->mode == IB_LG_MODE_ACCURACY || o->mode == IB_LG_MODE_SUBMISSION;
+    bool want_perf = o->mode != IB_LG_MODE_ACCURACY;
+    int rc;
+    if (want_acc) {
+        if ((rc = run_test(o, c, IB_LG_MODE_ACCURACY, res->acc_dir, &res->acc, err)))
+            return rc;
+        res->ran_accuracy = true;
+        if (res->acc.interrupted) {
+            res->interrupted = true;
+            return IB_OK; /* no accuracy.txt from a partial log, and no performance test */
+        }
+        if ((rc = ib_run_accuracy(o, c, err)))
+            return rc;
+    }
+    if (want_perf && !stop_requested(o)) {
+        enum ib_lg_mode m =
+            o->mode == IB_LG_MODE_FIND_PEAK ? IB_LG_MODE_FIND_PEAK : IB_LG_MODE_PERFORMANCE;
+        if ((rc = run_test(o, c, m, res->perf_dir, &res->perf, err)))
+            return rc;
+        /* at most three more tries: a rate measured on a short query can still be low */
+        for (int t = 0; t < 3 && m == IB_LG_MODE_PERFORMANCE && !res->perf.interrupted &&
+                        !stop_requested(o) && ib_run_retry_offline(o, c, &res->perf);
+             t++) {
+            stage(o, "the query ran out before min_duration (the rate was under-estimated): "
+                     "again with expected QPS %.4g",
+                  c->settings.offline_expected_qps);
+            if ((rc = run_test(o, c, m, res->perf_dir, &res->perf, err)))
+                return rc;
+        }
+        res->ran_performance = true;
+        res->interrupted |= res->perf.interrupted;
+    }
+    res->interrupted |= stop_requested(o);
+    return IB_OK;
+}
+
+/* After the tests: run.json, then the move into the results tree (or, interrupted, the
+ * staging folder kept where it is, with run.json saying so). */
+static int finish_run(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    ib_harness_result *res = c->res;
+    if (!res->interrupted) { /* run.json names where the files will be */
+        snprintf(res->perf_dir, sizeof res->perf_dir, "%s", c->rd.final_perf);
+        snprintf(res->acc_dir, sizeof res->acc_dir, "%s", c->rd.final_acc);
+    }
+    int rc = ib_run_write_json(o, c, err);
+    if (rc)
+        return rc;
+    if (res->interrupted) {
+        snprintf(res->kept_dir, sizeof res->kept_dir, "%s", c->rd.stage);
+        ib_rundir_abandon(&c->rd, true);
+        return ib_err_set(err, IB_ECANCELED, "interrupted: nothing earlier in %s was touched; "
+                                             "this run's partial logs are in %s",
+                          res->scenario_dir, res->kept_dir);
+    }
+    res->run_n = c->rd.run_n;
+    return ib_rundir_commit(&c->rd, err);
+}
+
 int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -312,33 +489,26 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
                           b->id, ib_dtype_name(pd));
     run_ctx c;
     memset(&c, 0, sizeof c);
+    c.t0_ns = ib_time_ns();
     c.bench = b;
     c.res = res;
     c.settings = o->settings;
-    if (o->system) {
-        if (!valid_name(o->system))
-            return ib_err_set(err, IB_EINVAL,
-                              "--system '%s': use letters, digits, '.', '_' and '-' (it names a "
-                              "folder of the results tree)",
-                              o->system);
-        snprintf(res->system, sizeof res->system, "%s", o->system);
-    } else {
-        default_system(o->backend, res->system, sizeof res->system);
-    }
-    const char *scen = ib_lg_scenario_name(o->scenario);
-    int rc = IB_OK;
-    int n1 = snprintf(res->scenario_dir, sizeof res->scenario_dir, "%s/%s/%s/%s", o->output_dir,
-                      res->system, b->id, scen);
-    if (n1 < 0 || (size_t)n1 >= sizeof res->scenario_dir ||
-        path2(res->perf_dir, sizeof res->perf_dir, res->scenario_dir, "performance", "run_1") ||
-        ib_path_join(res->acc_dir, sizeof res->acc_dir, res->scenario_dir, "accuracy") ||
-        path2(c.work_dir, sizeof c.work_dir, o->output_dir, ".inferbench", b->id))
-        return ib_err_set(err, IB_EINVAL, "%s: path too long", o->output_dir);
-    if ((rc = ib_mkdirs(c.work_dir, err)) || (rc = ib_mkdirs(res->scenario_dir, err)))
+    int rc = ib_harness_system_name(o->system, o->backend, res->system, sizeof res->system, err);
+    if (rc)
         return rc;
-
-    if ((rc = prepare_model(o, &c, err)) || (rc = prepare_data(o, &c, err)) ||
-        (rc = plan_workers(o, &c, err)))
+    int n1 = snprintf(res->scenario_dir, sizeof res->scenario_dir, "%s/%s/%s/%s", o->output_dir,
+                      res->system, b->id, ib_lg_scenario_name(o->scenario));
+    if (n1 < 0 || (size_t)n1 >= sizeof res->scenario_dir)
+        return ib_err_set(err, IB_EINVAL, "%s: path too long", o->output_dir);
+    bool want_acc = o->mode == IB_LG_MODE_ACCURACY || o->mode == IB_LG_MODE_SUBMISSION;
+    bool want_perf = o->mode != IB_LG_MODE_ACCURACY;
+    rc = check_inputs(o, err);
+    if (rc || (rc = ib_rundir_open(&c.rd, res->scenario_dir, want_perf, want_acc, o->force, err)))
+        return rc;
+    snprintf(res->perf_dir, sizeof res->perf_dir, "%s", c.rd.perf);
+    snprintf(res->acc_dir, sizeof res->acc_dir, "%s", c.rd.acc);
+    if ((rc = cache_dir(o, &c, err)) || (rc = prepare_model(o, &c, err)) ||
+        (rc = prepare_data(o, &c, err)) || (rc = plan_workers(o, &c, err)))
         goto done;
     res->workers = c.workers;
     res->threads_per_worker = c.tpw;
@@ -346,6 +516,10 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
     size_t psc = ib_run_performance_count(o, &c);
     if ((rc = ib_hqsl_create(b, c.state, c.total, psc, 0, &c.qsl, err)))
         goto done;
+    if (stop_requested(o)) {
+        rc = ib_err_set(err, IB_ECANCELED, "interrupted before the test started");
+        goto done;
+    }
     stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
              "up",
           c.workers, c.tpw, (long long)c.batch, o->backend, ib_precision_name(o->cfg.precision),
@@ -369,6 +543,9 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
         .calib_samples = 0,
         .devices = c.devices.id,
         .n_devices = c.devices.n,
+        .stop_flag = o->stop_flag,
+        /* --quick: the warm-up may use 30 % of what the budget has left */
+        .warmup_budget_ns = o->quick ? (int64_t)(0.3 * ib_run_quick_left_s(o, &c) * 1e9) : 0,
     };
     if ((rc = ib_hsut_create(&so, &c.sut, err)))
         goto done;
@@ -380,45 +557,28 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
      * default). A full 3D U-Net volume takes about a minute on 2 cores, so unless the user
      * set it, allow ten times the longest gap the warm-up suggests: every worker's batch
      * queued behind one another (workers x batch / rate), at least the default. */
-    c.sut_timeout_ms = o->sut_timeout_ms;
-    if (!c.sut_timeout_ms && res->warmup_samples_per_sec > 0) {
+    c.sut_timeout_ms = o->sut_timeout_ms >= 0 ? (uint64_t)o->sut_timeout_ms
+                                              : IB_LG_DEFAULT_SUT_TIMEOUT_MS;
+    if (o->sut_timeout_ms < 0 && res->warmup_samples_per_sec > 0) {
         double gap_s = (double)c.workers * (double)c.batch / res->warmup_samples_per_sec;
         double b1_s = (double)ib_hsut_warmup_latency_ns(c.sut) / 1e9;
         double ms = 10e3 * (gap_s > b1_s ? gap_s : b1_s);
-        if (ms > 60000)
+        if (ms > (double)c.sut_timeout_ms)
             c.sut_timeout_ms = ms < 86400e3 ? (uint64_t)ms : 86400000u;
     }
-    if ((rc = ib_run_adjust_settings(o, &c, err)) || (rc = ib_run_make_labels(o, &c, err)))
+    if (stop_requested(o)) {
+        rc = ib_err_set(err, IB_ECANCELED, "interrupted before the test started");
         goto done;
-
-    bool want_acc = o->mode == IB_LG_MODE_ACCURACY || o->mode == IB_LG_MODE_SUBMISSION;
-    bool want_perf = o->mode != IB_LG_MODE_ACCURACY;
-    if (want_acc) {
-        if ((rc = run_test(o, &c, IB_LG_MODE_ACCURACY, res->acc_dir, &res->acc, err)))
-            goto done;
-        res->ran_accuracy = true;
-        if ((rc = ib_run_accuracy(o, &c, err)))
-            goto done;
     }
-    if (want_perf) {
-        enum ib_lg_mode m =
-            o->mode == IB_LG_MODE_FIND_PEAK ? IB_LG_MODE_FIND_PEAK : IB_LG_MODE_PERFORMANCE;
-        if ((rc = run_test(o, &c, m, res->perf_dir, &res->perf, err)))
-            goto done;
-        /* at most three more tries: a rate measured on a short query can still be low */
-        for (int t = 0; t < 3 && m == IB_LG_MODE_PERFORMANCE &&
-                        ib_run_retry_offline(o, &c, &res->perf);
-             t++) {
-            stage(o, "the query ran out before min_duration (the rate was under-estimated): "
-                     "again with expected QPS %.4g",
-                  c.settings.offline_expected_qps);
-            if ((rc = run_test(o, &c, m, res->perf_dir, &res->perf, err)))
-                goto done;
-        }
-        res->ran_performance = true;
-    }
-    rc = ib_run_write_json(o, &c, err);
+    if ((rc = ib_run_adjust_settings(o, &c, err)) || (rc = ib_run_make_labels(o, &c, err)) ||
+        (rc = run_tests(o, &c, err)))
+        goto done;
+    rc = finish_run(o, &c, err);
 done:
+    if (rc && rc != IB_ECANCELED)
+        ib_rundir_abandon(&c.rd, false);
+    else if (rc == IB_ECANCELED && !res->kept_dir[0])
+        ib_rundir_abandon(&c.rd, false); /* stopped before any test: nothing worth keeping */
     ctx_free(&c);
     return rc;
 }

@@ -8,12 +8,15 @@
 #include "harness/devices.h"
 #include "harness/harness.h"
 #include "harness/qsl.h"
+#include "harness/rundir.h"
 #include "harness/sut.h"
 
 typedef struct run_ctx {
     const ib_benchmark *bench;
     ib_harness_result *res;
-    char work_dir[4096];
+    char work_dir[4096];     /* the cache folder of generated models and data */
+    ib_rundir rd;            /* where this run's files go (staging, then the tree) */
+    int64_t t0_ns;           /* when the run started (--quick counts from here) */
     ib_model *models[IB_BENCH_MAX_MODELS];
     size_t n_models;
     ib_bench_io io[IB_BENCH_MAX_MODELS];
@@ -31,6 +34,8 @@ typedef struct run_ctx {
     char adjustments[2048];  /* "field=value (reason)" lines for run.json */
 } run_ctx;
 
+/* --quick: the seconds of the budget still free for the test (at least 1). */
+double ib_run_quick_left_s(const ib_harness_opts *o, const run_ctx *c);
 /* The performance sample count the QSL reports: the entry's official one, or the dataset
  * size when that is smaller. */
 size_t ib_run_performance_count(const ib_harness_opts *o, const run_ctx *c);
@@ -44,9 +49,7 @@ bool ib_run_retry_offline(const ib_harness_opts *o, run_ctx *c, const ib_lg_resu
 int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err);
 /* accuracy.txt from the accuracy run's mlperf_log_accuracy.json. */
 int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err);
-/* <scenario>/run.json; its schema (docs/benchmarks.md "run.json"). 2: "performance" holds
- * result.json's metrics object. */
-#define IB_RUN_JSON_FORMAT "inferbench-run/2"
+/* run.json into the staging folder (runjson.h has the schema). */
 int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err);
 
 #endif

@@ -4,10 +4,15 @@
  * (its origin is the default or the rules file, never user.conf, audit.config or a flag),
  * and every change is recorded in the settings origins ("inferbench: ...") and run.json:
  *
- *   --quick            min_duration 1 s and min_query_count 64 (Server 500, MultiStream 662:
- *                      the fewest queries early stopping accepts at p99 with no query over
- *                      the bound); the run is labelled "not submittable" in result.json,
- *                      run.json and on the console;
+ *   --quick            a wall-clock budget (quick_s, model build and warm-up included): what
+ *                      is left after the warm-up, less a reserve for the logs, sets
+ *                      max_duration, and min_duration is a third of it (at most 1 s);
+ *                      min_query_count 1 for Offline (its one query is sized from the
+ *                      warm-up rate, so a 13 s 3D U-Net volume is not run 64 times), else the
+ *                      fewest early stopping accepts (SingleStream 64, Server 500 at p99,
+ *                      MultiStream 662). A model too slow for those counts in the budget
+ *                      ends INVALID, and says so; the run is labelled "not submittable" in
+ *                      result.json, run.json and on the console;
  *   small datasets     performance_sample_count_override lowered to the dataset size when a
  *                      (synthetic) dataset holds fewer samples than the official count;
  *   warm-up targets    offline_expected_qps = twice the warm-up rate (the Offline query is
@@ -21,6 +26,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/time.h"
 #include "harness/run_internal.h"
 
 /* True when the field kept its default or came from the rules file. */
@@ -67,13 +73,21 @@ int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_lg_settings *s = &c->settings;
     (void)err;
     if (o->quick) {
+        double left = ib_run_quick_left_s(o, c);
+        uint64_t md = (uint64_t)(IB_MIN(1.0, left / 3) * 1000);
         if (adjustable(o, "min_duration_ms")) {
-            s->min_duration_ms = 1000;
-            note(o, c, "min_duration_ms", "--quick", "1000");
+            s->min_duration_ms = md;
+            note(o, c, "min_duration_ms", "--quick", "%llu", (unsigned long long)md);
+        }
+        if (adjustable(o, "max_duration_ms")) {
+            s->max_duration_ms = (uint64_t)(left * 1000);
+            note(o, c, "max_duration_ms", "--quick: what the budget leaves after warm-up",
+                 "%llu", (unsigned long long)s->max_duration_ms);
         }
         if (adjustable(o, "min_query_count")) {
             s->min_query_count = o->scenario == IB_LG_SCENARIO_SERVER         ? 500
                                  : o->scenario == IB_LG_SCENARIO_MULTI_STREAM ? 662
+                                 : o->scenario == IB_LG_SCENARIO_OFFLINE      ? 1
                                                                               : 64;
             note(o, c, "min_query_count", "--quick", "%llu",
                  (unsigned long long)s->min_query_count);
@@ -132,6 +146,9 @@ bool ib_run_retry_offline(const ib_harness_opts *o, run_ctx *c, const ib_lg_resu
         r->failed_rules != IB_LG_RULE_MIN_DURATION || !(r->samples_per_second > 0) ||
         r->samples_per_second <= c->settings.offline_expected_qps / 1.1)
         return false;
+    /* --quick: a second query of 1.1 x min_duration must still fit in the budget */
+    if (o->quick && ib_run_quick_left_s(o, c) < 1.1 * (double)c->settings.min_duration_ms / 1e3)
+        return false;
     /* the loadgen's advice: expected QPS >= the measured rate, so the single query holds
      * >= 1.1 x min_duration of work; 1.5 x leaves room for a faster second run */
     c->settings.offline_expected_qps = 1.5 * r->samples_per_second;
@@ -184,4 +201,12 @@ int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     if (!rc && o->cfg.precision != IB_PRECISION_FP32)
         rc = add_label(c, err, "precision: %s", ib_precision_name(o->cfg.precision));
     return rc;
+}
+
+double ib_run_quick_left_s(const ib_harness_opts *o, const run_ctx *c)
+{
+    /* the logs, accuracy.txt and the move into the tree: 2 s and 5 % of the budget */
+    double used = (double)(ib_time_ns() - c->t0_ns) / 1e9;
+    double left = o->quick_s - used - 2 - 0.05 * o->quick_s;
+    return left > 1 ? left : 1;
 }

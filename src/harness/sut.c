@@ -9,6 +9,7 @@
  * steady state allocates nothing (the ring grows only when a larger query than any before
  * arrives).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -176,7 +177,18 @@ static int run_chunk(worker *w, size_t n, ib_err *err)
 static int process(worker *w, size_t n, ib_lg_test *test, ib_err *err)
 {
     size_t mb = (size_t)w->sut->o.max_batch;
+    const _Atomic int *stop = w->sut->o.stop_flag;
     for (size_t done = 0; done < n;) {
+        if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
+            /* interrupted: answer the rest without running it (the run is INVALID anyway,
+             * and the loadgen waits for every issued sample before writing its logs) */
+            size_t c = IB_MIN(n - done, mb);
+            for (size_t i = 0; i < c; i++)
+                w->resp[i] = (ib_lg_response){w->taken[done + i].id, NULL, 0, 0};
+            ib_lg_samples_complete(test, w->resp, c);
+            done += c;
+            continue;
+        }
         size_t c = next_chunk(n - done, mb);
         for (size_t i = 0; i < c; i++) {
             const ib_lg_sample *smp = &w->taken[done + i];
@@ -247,9 +259,12 @@ static int worker_warmup(worker *w, ib_err *err)
     sizes[ns++] = mb;
     for (size_t c = 1; c < mb && ns < 70; c *= 2)
         sizes[ns++] = c;
+    int64_t budget = s->o.warmup_budget_ns, t_start = ib_time_ns();
     for (size_t k = 0; k < ns; k++) {
         size_t n = sizes[k];
         bool timed = k == 0 || n == 1;
+        if (budget && !timed && ib_time_ns() - t_start > budget)
+            continue; /* over budget: the untimed sizes only warm caches */
         int64_t best = INT64_MAX;
         for (int r = 0; r < (timed ? 4 : 1); r++) {
             for (size_t i = 0; i < n; i++) {
@@ -261,10 +276,15 @@ static int worker_warmup(worker *w, ib_err *err)
             if (rc)
                 return rc;
             int64_t dt = ib_time_ns() - t0;
+            if (r == 0 && budget && ib_time_ns() - t_start > budget / 2) {
+                best = dt; /* no time for a second run: the first one (a slight over-estimate
+                            * of the latency, so an under-estimate of the rate) stands */
+                break;
+            }
             if (r == 0)
                 continue;
             best = dt < best ? dt : best;
-            if (dt > 1000000000)
+            if (dt > 1000000000 || (budget && ib_time_ns() - t_start > budget))
                 break;
         }
         if (k == 0 && timed)

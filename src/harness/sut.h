@@ -42,6 +42,13 @@ typedef struct ib_hsut_opts {
     size_t calib_samples;         /* int8: samples for calibration (0 = the entry's) */
     const int *devices;           /* device backends: worker w uses devices[w % n_devices] */
     int n_devices;                /* 0 = device 0 (host backends ignore it) */
+    /* The run's stop flag (optional): once set, queued samples are answered at once with an
+     * empty payload instead of being run, so an interrupted test ends quickly. */
+    const _Atomic int *stop_flag;
+    /* Wall time the warm-up may take (0 = no limit): --quick keeps to its budget by timing
+     * fewer repetitions, and by taking the first (untimed) run as the estimate when that
+     * alone used half of it. At least one run of each timed size happens. */
+    int64_t warmup_budget_ns;
 } ib_hsut_opts;
 
 /* Start the workers: each creates its sessions (calibrating for int8) and runs every chunk

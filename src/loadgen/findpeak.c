@@ -96,7 +96,7 @@ int ib_lg_run_find_peak(ib_lg_test *t, ib_lg_result *res)
         ib_lg_set_phase(t, "find-peak qps=%.6g", uq);
         rc = ib_lg_run_perf_series(t, uq, true, &u);
         nprobe++;
-        if (rc != IB_OK || t->status != IB_OK)
+        if (rc != IB_OK || t->status != IB_OK || t->interrupted)
             goto done;
         bool ok = u.summary.perf_constraints_met && !u.issue.probe_failed_early;
         note_probe(&probes, uq, ok, u.issue.probe_failed_early);
@@ -119,7 +119,7 @@ int ib_lg_run_find_peak(ib_lg_test *t, ib_lg_result *res)
         ib_lg_set_phase(t, "find-peak qps=%.6g", mq);
         rc = ib_lg_run_perf_series(t, mq, true, &u);
         nprobe++;
-        if (rc != IB_OK || t->status != IB_OK)
+        if (rc != IB_OK || t->status != IB_OK || t->interrupted)
             goto done;
         bool ok = u.summary.perf_constraints_met && !u.issue.probe_failed_early;
         note_probe(&probes, mq, ok, u.issue.probe_failed_early);

@@ -155,10 +155,8 @@ static int issue_server(ib_lg_issue_ctx *c, double target_qps, bool bound_abort,
     bool have = ib_lg_series_next(c->series, &q);
     int64_t start = o->start_ns;
     while (have) {
-        if (atomic_load_explicit(&t->abort, memory_order_relaxed)) {
-            o->status = IB_ECANCELED;
+        if (ib_lg_issue_stop(t, o))
             break;
-        }
         int64_t sched_abs = start + q.scheduled_ns;
         int64_t now = ib_lg_issue_wait_until(&c->t->clock, &c->sl, sched_abs);
         size_t n = ib_lg_issue_prepare(c, &q, q.scheduled_ns, 0);
@@ -220,10 +218,8 @@ static int issue_offline(ib_lg_issue_ctx *c, ib_lg_issue_out *o)
     o->ran_out = true;
     bool first = true;
     while (have) {
-        if (atomic_load_explicit(&t->abort, memory_order_relaxed)) {
-            o->status = IB_ECANCELED;
+        if (ib_lg_issue_stop(t, o))
             break;
-        }
         if (q.n_samples > c->buf_cap) {
             o->status = IB_EINVAL;
             break;
@@ -274,10 +270,8 @@ static int issue_stream(ib_lg_issue_ctx *c, ib_lg_issue_out *o)
     o->ran_out = true;
     int64_t last_issue_abs = start;
     while (have) {
-        if (atomic_load_explicit(&t->abort, memory_order_relaxed)) {
-            o->status = IB_ECANCELED;
+        if (ib_lg_issue_stop(t, o))
             break;
-        }
         if (o->queries_issued > 0) {
             int rc = ib_lg_wait_completed(t, c->s, o->samples_issued, last_issue_abs);
             if (rc != IB_OK) {
@@ -335,10 +329,8 @@ static int issue_multistream_v11(ib_lg_issue_ctx *c, ib_lg_issue_out *o)
     o->ran_out = true;
     int64_t last_issue_abs = start;
     while (have) {
-        if (atomic_load_explicit(&t->abort, memory_order_relaxed)) {
-            o->status = IB_ECANCELED;
+        if (ib_lg_issue_stop(t, o))
             break;
-        }
         uint64_t k = o->queries_issued;
         if (k >= m) {
             uint64_t rel = (k - m) * spq;

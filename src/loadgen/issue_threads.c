@@ -77,7 +77,7 @@ static void *worker_main(void *arg)
     ib_lg_timerslack_set(1000);
     for (;;) {
         if (atomic_load_explicit(&sh->stop, memory_order_relaxed) ||
-            atomic_load_explicit(&t->abort, memory_order_relaxed))
+            ib_lg_issue_should_stop(t))
             break;
         uint64_t h = atomic_load_explicit(&w->head, memory_order_relaxed);
         uint64_t tl = atomic_load_explicit(&w->tail, memory_order_acquire);
@@ -190,17 +190,17 @@ int ib_lg_issue_server_threads(ib_lg_issue_ctx *c, bool bound_abort, ib_lg_issue
     c->buf = one;
     ib_lg_query q;
     uint64_t qi = 0;
-    while (rc == IB_OK && !atomic_load(&sh->stop) && !atomic_load(&t->abort) &&
+    while (rc == IB_OK && !atomic_load(&sh->stop) && !ib_lg_issue_should_stop(t) &&
            ib_lg_series_next(c->series, &q)) {
         worker *w = &sh->w[qi % k];
         while (atomic_load_explicit(&w->tail, memory_order_relaxed) -
                    atomic_load_explicit(&w->head, memory_order_acquire) >=
                RING) {
-            if (atomic_load(&sh->stop) || atomic_load(&t->abort))
+            if (atomic_load(&sh->stop) || ib_lg_issue_should_stop(t))
                 break;
             sched_yield();
         }
-        if (atomic_load(&sh->stop) || atomic_load(&t->abort))
+        if (atomic_load(&sh->stop) || ib_lg_issue_should_stop(t))
             break;
         ib_lg_issue_prepare(c, &q, q.scheduled_ns, 0);
         uint64_t tl = atomic_load_explicit(&w->tail, memory_order_relaxed);
@@ -212,8 +212,7 @@ int ib_lg_issue_server_threads(ib_lg_issue_ctx *c, bool bound_abort, ib_lg_issue
     atomic_store(&sh->done, 1);
     for (int i = 0; i < started; i++)
         ib_thread_join(&sh->w[i].th);
-    if (atomic_load(&t->abort))
-        o->status = IB_ECANCELED;
+    ib_lg_issue_stop(t, o); /* abort -> ECANCELED, stop flag -> interrupted */
     if (sh->stop_msg[0])
         ib_lg_issue_log_error(t, sh->stop_msg);
     /* queries handed over but never issued go back to "not issued" */

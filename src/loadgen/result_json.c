@@ -25,6 +25,7 @@ const char *ib_lg_rule_name(enum ib_lg_rule r)
     case IB_LG_RULE_TPOT: return "tpot";
     case IB_LG_RULE_INTERVALS: return "intervals";
     case IB_LG_RULE_SUT_ERRORS: return "sut_errors";
+    case IB_LG_RULE_INTERRUPTED: return "interrupted";
     }
     return "unknown";
 }
@@ -54,6 +55,7 @@ static const char *rule_prefix(enum ib_lg_rule r)
     case IB_LG_RULE_EARLY_STOPPING: return "early stopping:";
     case IB_LG_RULE_INTERVALS: return "intervals:";
     case IB_LG_RULE_SUT_ERRORS: return "SUT";
+    case IB_LG_RULE_INTERRUPTED: return "interrupted:";
     default: return "";
     }
 }
@@ -289,12 +291,14 @@ int ib_lg_result_json_build(const ib_lg_test *t, const ib_lg_result *r, ib_strbu
     ib_jw_key(&jw, "has_performance");
     ib_jw_bool(&jw, r->has_performance);
     ib_jw_key(&jw, "result");
-    ib_jw_string(&jw, r->valid ? "VALID" : "INVALID");
+    ib_jw_string(&jw, r->interrupted ? "INTERRUPTED" : r->valid ? "VALID" : "INVALID");
+    ib_jw_key(&jw, "interrupted");
+    ib_jw_bool(&jw, r->interrupted);
     ib_jw_key(&jw, "valid");
     ib_jw_bool(&jw, r->valid);
     ib_jw_key(&jw, "failed_rules");
     ib_jw_array_begin(&jw);
-    for (uint32_t bit = 1; bit && bit <= IB_LG_RULE_SUT_ERRORS; bit <<= 1) {
+    for (uint32_t bit = 1; bit && bit <= IB_LG_RULE_INTERRUPTED; bit <<= 1) {
         if (!(r->failed_rules & bit))
             continue;
         char why[512];

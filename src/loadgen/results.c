@@ -155,7 +155,8 @@ static void summarize_validity(const ib_lg_perf_params *pp, const ib_lg_perf_dat
     s->sut_errors_ok = d->sut_errors == 0;
     bool official = s->min_duration_met && s->min_queries_met && s->perf_constraints_met &&
                     s->early_stopping_met;
-    s->valid = official && s->sut_errors_ok;
+    s->interrupted = d->interrupted;
+    s->valid = official && s->sut_errors_ok && !s->interrupted;
     s->failed_rules = 0;
     if (!s->min_duration_met)
         s->failed_rules |= IB_LG_RULE_MIN_DURATION;
@@ -169,6 +170,8 @@ static void summarize_validity(const ib_lg_perf_params *pp, const ib_lg_perf_dat
         s->failed_rules |= IB_LG_RULE_EARLY_STOPPING;
     if (!s->sut_errors_ok)
         s->failed_rules |= IB_LG_RULE_SUT_ERRORS;
+    if (s->interrupted)
+        s->failed_rules |= IB_LG_RULE_INTERRUPTED;
 }
 
 /* Early stopping (current rules only): ranks needed before the selection. */

@@ -49,6 +49,7 @@ typedef struct ib_lg_perf_data {
     double final_query_issued_s;         /* SingleStream / MultiStream */
     double final_query_all_samples_done_s; /* Server */
     uint64_t sut_errors; /* lost + duplicate + unknown + late responses */
+    bool interrupted;    /* issuing was stopped early (ib_lg_options.stop_flag) */
 } ib_lg_perf_data;
 
 typedef struct ib_lg_perf_summary {
@@ -71,7 +72,8 @@ typedef struct ib_lg_perf_summary {
     bool has_perf_constraints;
     bool min_duration_met, min_queries_met, perf_constraints_met, early_stopping_met;
     bool sut_errors_ok; /* inferbench addition: no lost/duplicate/unknown/late */
-    bool valid;         /* the official verdict AND sut_errors_ok */
+    bool interrupted;   /* inferbench addition: stopped early, never valid */
+    bool valid;         /* the official verdict AND sut_errors_ok AND not interrupted */
     uint32_t failed_rules;
 
     char min_duration_rec[160];

@@ -179,6 +179,8 @@ void ib_lg_perf_explain(const ib_lg_perf_params *p, const ib_lg_perf_data *d,
             add(g, gn, "early stopping needs at least %lld queries: set min_query_count >= %lld\n",
                 (long long)s->es_min_queries, (long long)s->es_min_queries);
     }
+    if (s->interrupted)
+        add(r, rn, "interrupted: the run was stopped before it ended\n");
     if (!s->sut_errors_ok) {
         add(r, rn, "SUT errors: %llu responses were lost, duplicated, unknown or late\n",
             (unsigned long long)d->sut_errors);

@@ -162,6 +162,8 @@ int ib_lg_summary_results(ib_strbuf *b, const char *sut_name, const ib_lg_effect
         if (!s->sut_errors_ok)
             ib_strbuf_puts(b, " * The SUT lost, duplicated or misaddressed responses; see the "
                               "error records in the detailed log.\n");
+        if (s->interrupted)
+            ib_strbuf_puts(b, " * The test was interrupted before it ended; run it again.\n");
     }
     if (!p->v11 && p->scenario != IB_LG_SCENARIO_OFFLINE)
         ib_strbuf_printf(b, "Early Stopping Result:\n%s\n", s->early_stopping_rec);

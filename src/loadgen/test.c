@@ -37,7 +37,7 @@ void ib_lg_options_defaults(ib_lg_options *o)
 {
     memset(o, 0, sizeof *o);
     o->progress_interval_ms = 500;
-    o->sut_timeout_ms = 60000;
+    o->sut_timeout_ms = IB_LG_DEFAULT_SUT_TIMEOUT_MS;
 }
 
 static char *dup_or(const char *s, const char *fallback)
@@ -299,7 +299,7 @@ static void run_accuracy(ib_lg_test *t)
 {
     ib_lg_log_message(t, "Starting accuracy mode");
     size_t n = ib_lg_plan_accuracy_set_count(t->plan);
-    for (size_t i = 0; i < n && t->status == IB_OK; i++) {
+    for (size_t i = 0; i < n && t->status == IB_OK && !t->interrupted; i++) {
         ib_lg_set_phase(t, "accuracy set %zu/%zu", i + 1, n);
         ib_lg_run_accuracy_series(t, i);
     }
@@ -318,6 +318,10 @@ static void run_performance(ib_lg_test *t, ib_lg_result *res)
 
 static void finish(ib_lg_test *t, ib_lg_result *res)
 {
+    if (t->interrupted) {
+        res->interrupted = true;
+        res->valid = false;
+    }
     ib_lg_collect_faults(t, res);
     ib_lg_detail_flush(&t->detail);
     res->num_errors = t->detail.errors;
@@ -413,7 +417,7 @@ int ib_lg_test_run(ib_lg_test *t, const ib_lg_sut *sut, const ib_lg_qsl *qsl,
         switch (t->eff.mode) {
         case IB_LG_MODE_SUBMISSION:
             run_accuracy(t);
-            if (t->status == IB_OK)
+            if (t->status == IB_OK && !t->interrupted)
                 run_performance(t, res);
             break;
         case IB_LG_MODE_ACCURACY: run_accuracy(t); break;
@@ -428,9 +432,10 @@ int ib_lg_test_run(ib_lg_test *t, const ib_lg_sut *sut, const ib_lg_qsl *qsl,
         t->status = aw->io_error;
     finish(t, res);
     if (!res->has_performance)
-        res->valid = t->status == IB_OK && res->duplicate_responses + res->unknown_responses +
-                                                   res->late_responses + res->lost_responses ==
-                                               0;
+        res->valid = t->status == IB_OK && !t->interrupted &&
+                     res->duplicate_responses + res->unknown_responses + res->late_responses +
+                             res->lost_responses ==
+                         0;
     if (t->status != IB_OK && err && err->code == IB_OK)
         ib_err_set(err, t->status, "%s",
                    t->reasons_extra.len ? t->reasons_extra.data : ib_strerror(t->status));

@@ -104,6 +104,7 @@ typedef struct ib_lg_issue_out {
     bool ran_out;           /* non-Server: generated queries exhausted */
     bool probe_failed_early; /* FindPeak: the bound is already lost */
     int status;             /* IB_OK, IB_ETIMEOUT, IB_ECANCELED */
+    bool interrupted;       /* issuing ended by the caller's stop flag */
     int64_t start_ns, start_wall_ns;
     int64_t last_sched_rel, last_issue_rel; /* final issued query */
     uint64_t last_first_seq;
@@ -132,6 +133,7 @@ struct ib_lg_test {
 
     bool ran;
     _Atomic int abort;
+    bool interrupted; /* a series stopped early on the caller's stop flag (main thread) */
     _Atomic(ib_lg_srt *) head;
 
     /* faults observed by completers (any thread) */
@@ -246,5 +248,29 @@ int ib_lg_run_find_peak(ib_lg_test *t, ib_lg_result *res);
 typedef struct ib_lg_progress_thread ib_lg_progress_thread;
 int ib_lg_progress_start(ib_lg_test *t, ib_lg_progress_thread **out);
 void ib_lg_progress_stop(ib_lg_progress_thread *p);
+
+/* Why an issue loop must end now: IB_ECANCELED after ib_lg_test_abort, 1 when the caller's
+ * stop flag is set (graceful: what was issued is still awaited and logged), else 0. */
+static inline int ib_lg_issue_should_stop(const ib_lg_test *t)
+{
+    if (atomic_load_explicit(&t->abort, memory_order_relaxed))
+        return IB_ECANCELED;
+    if (t->opts.stop_flag && atomic_load_explicit(t->opts.stop_flag, memory_order_relaxed))
+        return 1;
+    return 0;
+}
+
+/* Apply ib_lg_issue_should_stop's answer to an issue loop's report; true = stop. */
+static inline bool ib_lg_issue_stop(const ib_lg_test *t, ib_lg_issue_out *o)
+{
+    int why = ib_lg_issue_should_stop(t);
+    if (why == IB_ECANCELED)
+        o->status = IB_ECANCELED;
+    else if (why) {
+        o->interrupted = true;
+        o->ran_out = false; /* not a generated-query shortage */
+    }
+    return why != 0;
+}
 
 #endif

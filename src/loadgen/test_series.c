@@ -250,6 +250,17 @@ static int run_series(ib_lg_test *t, size_t set_index, bool accuracy, double qps
         if (t->status == IB_OK)
             t->status = IB_ECANCELED;
     }
+    /* a stop that came while the issued samples were awaited counts too: a SUT may have
+     * answered the rest without running them (the harness does) */
+    if (ib_lg_issue_should_stop(t) == 1)
+        o->interrupted = true;
+    if (o->interrupted && !t->interrupted) {
+        t->interrupted = true;
+        log_error(t, "error_runtime",
+                  "The test was interrupted (stop requested, e.g. SIGINT/SIGTERM): issuing "
+                  "stopped early; what was issued was awaited and logged.");
+        note_reason(t, "interrupted: the run was stopped before it ended (SIGINT/SIGTERM)");
+    }
     r->faults = log_faults(t) + lost;
     log_logger_counters(t);
     char pb[64], pe[64];
@@ -280,6 +291,7 @@ static int run_series(ib_lg_test *t, size_t set_index, bool accuracy, double qps
         r->data.final_query_issued_s = (double)o->last_issue_rel / 1e9;
         r->data.final_query_all_samples_done_s = (double)done_rel / 1e9;
         r->data.sut_errors = r->faults;
+        r->data.interrupted = o->interrupted;
         if (e->scenario == IB_LG_SCENARIO_MULTI_STREAM) {
             rc = query_arrays(t, r);
             if (rc)

@@ -331,6 +331,11 @@ int main(int argc, char **argv)
                 setvbuf(stdout, NULL, _IONBF, 0);
                 if (chdir(r->tmp) != 0)
                     _exit(1);
+                /* a cache of generated models per test: tests stay independent and leave
+                 * nothing in the user's ~/.cache */
+                char cache[4200];
+                snprintf(cache, sizeof cache, "%s/.cache", r->tmp);
+                setenv("XDG_CACHE_HOME", cache, 1);
                 run_child(t, r->tmp);
             }
             if (pid < 0) {

@@ -12,8 +12,8 @@
 
 #define AUDIT "%s/inferbench audit "
 /* long enough for the current rules' early stopping, short enough for a test */
-#define NULL_RUN "--sut null --scenario Server --min-duration-ms 300 --min-query-count 1000 " \
-                 "--target-qps 3000 --quiet"
+#define NULL_RUN "--sut null --system nullsut --scenario Server --min-duration-ms 300 " \
+                 "--min-query-count 1000 --target-qps 3000 --quiet"
 
 static void assert_contains_file(const char *path, const char *needle)
 {
@@ -95,7 +95,7 @@ TEST_TIMEOUT(audit_null_test01_detects_mismatch, 60)
     ASSERT_TRUE(timing_ok(ib_test_system(AUDIT "TEST01 " NULL_RUN " --output-dir D > o.txt "
                                                "2> e.txt", b),
                           "e.txt"));
-    const char *acc = "D/.audit/ref/accuracy/mlperf_log_accuracy.json";
+    const char *acc = "D/.audit/ref/nullsut/nullmodel/Server/accuracy/mlperf_log_accuracy.json";
     char *t = ib_test_read(acc);
     ASSERT_NOT_NULL(t);
     int changed = 0;

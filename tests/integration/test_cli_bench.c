@@ -55,16 +55,47 @@ TEST_TIMEOUT(cli_bench_offline_quick_tree, 240)
     expect_files("out/s1/resnet50/Offline/performance/run_1", perf, 4);
     static const char *const top[] = {"run.json"};
     expect_files("out/s1/resnet50/Offline", top, 1);
-    static const char *const work[] = {"resnet50-tiny-seed1.onnx",
-                                       "data-seed1-n8/val_map.txt",
-                                       "data-seed1-n8/ILSVRC2012_val_00000008.JPEG"};
-    expect_files("out/.inferbench/resnet50", work, 3);
+    /* the generated model and data live in the cache (XDG_CACHE_HOME/inferbench, which
+     * the test runner points into the test's folder), one folder per generator and build */
+    ASSERT_INT_EQ(ib_test_system("cp .cache/inferbench/resnet50/gen*/model-tiny-seed1.onnx m.onnx "
+                                 "&& test -f .cache/inferbench/resnet50/gen*/"
+                                 "data-tiny-seed1-n8/ILSVRC2012_val_00000008.JPEG"),
+                  0);
+    ASSERT_TRUE(ib_path_exists("m.onnx"));
+    ASSERT_NULL(strstr(o, ".partial-")); /* nothing left of the staging folder */
+    ASSERT_INT_EQ(ib_test_system("ls -a out/s1/resnet50/Offline | grep -q partial"), 1);
     ib_free(o);
     ib_free(e);
-    /* the default benchmark and scenario: resnet50 Offline */
+    /* the default benchmark and scenario: resnet50 Offline; the cached model and data are
+     * reused, not built again */
     rc = run("--quick --system s2 --output-dir out");
     ASSERT_TRUE(rc == 0 || rc == 3);
     expect_files("out/s2/resnet50/Offline", top, 1);
+    e = ib_test_slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "model-tiny-seed1.onnx (cache)");
+    ASSERT_NULL(strstr(e, "building the resnet50"));
+    ASSERT_NULL(strstr(e, "writing a synthetic"));
+    ib_free(e);
+    /* a second run into the same folder goes to run_2; run_1 stays as it was */
+    char *s1 = ib_test_slurp("out/s1/resnet50/Offline/performance/run_1/mlperf_log_summary.txt");
+    rc = run("--quick --system s1 --output-dir out");
+    ASSERT_TRUE(rc == 0 || rc == 3);
+    expect_files("out/s1/resnet50/Offline/performance/run_2", perf, 4);
+    char *s1b = ib_test_slurp("out/s1/resnet50/Offline/performance/run_1/mlperf_log_summary.txt");
+    ASSERT_STR_EQ(s1, s1b);
+    ASSERT_STR_CONTAINS(ib_test_slurp("out.txt"), "performance/run_2/");
+    ASSERT_STR_CONTAINS(ib_test_slurp("out/s1/resnet50/Offline/run.json"),
+                        "\"run\": \"performance/run_2\"");
+    /* --force replaces run_1 (and leaves run_2) */
+    rc = run("--quick --force --system s1 --output-dir out");
+    ASSERT_TRUE(rc == 0 || rc == 3);
+    ASSERT_FALSE(ib_path_exists("out/s1/resnet50/Offline/performance/run_3"));
+    expect_files("out/s1/resnet50/Offline/performance/run_2", perf, 4);
+    char *s1c = ib_test_slurp("out/s1/resnet50/Offline/performance/run_1/mlperf_log_summary.txt");
+    ASSERT_TRUE(strcmp(s1, s1c) != 0); /* a new run: other timings */
+    ib_free(s1);
+    ib_free(s1b);
+    ib_free(s1c);
 }
 
 TEST_TIMEOUT(cli_bench_submission_and_json, 240)
@@ -108,14 +139,14 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
 TEST_TIMEOUT(cli_bench_user_model_and_data, 240)
 {
     /* the tiny model and a dataset written by hand (not synthetic to the harness) */
-    ASSERT_INT_EQ(run("--mode accuracy --system a --output-dir first"), 0);
+    ASSERT_INT_EQ(run("--mode accuracy --system a --cache-dir c1 --output-dir first"), 0);
+    ASSERT_INT_EQ(ib_test_system("cp c1/resnet50/gen*/model-tiny-seed1.onnx tiny.onnx"), 0);
     ASSERT_OK(ib_imagenet_synthesize("mydata", 4, 11, NULL));
-    int rc = run("--model first/.inferbench/resnet50/resnet50-tiny-seed1.onnx --data mydata "
-                 "--mode accuracy --system b --output-dir out");
+    int rc = run("--model tiny.onnx --data mydata --mode accuracy --system b --output-dir out");
     /* a real model scoring below the target exits 3 */
     ASSERT_INT_EQ(rc, 3);
     char *o = ib_test_slurp("out.txt");
-    ASSERT_STR_CONTAINS(o, "Model: first/.inferbench/resnet50/resnet50-tiny-seed1.onnx\n");
+    ASSERT_STR_CONTAINS(o, "Model: tiny.onnx\n");
     ASSERT_STR_CONTAINS(o, "Data:  mydata\n");
     ASSERT_STR_CONTAINS(o, "target 75.695: NOT met");
     ASSERT_STR_CONTAINS(o, ", total=4");
@@ -160,7 +191,8 @@ TEST_TIMEOUT(cli_bench_bad_data, 240)
     ib_free(e);
     ASSERT_INT_EQ(run("--data nowhere --output-dir out"), 2);
     e = ib_test_slurp("err.txt");
-    ASSERT_STR_CONTAINS(e, "nowhere: not a folder");
+    ASSERT_STR_CONTAINS(e, "--data nowhere: no such folder");
+    ASSERT_NULL(strstr(e, "building")); /* checked before the model is built */
     ib_free(e);
     remove("d/ILSVRC2012_val_00000002.JPEG");
     ASSERT_INT_EQ(run("--data d --output-dir out"), 2);
@@ -204,11 +236,13 @@ TEST(cli_bench_usage_errors)
 TEST(cli_bench_null_sut_still_works)
 {
     int rc = cli("run --sut null --scenario Offline --min-duration-ms 10 --total-samples 64 "
-                 "--output-dir nul");
+                 "--system n --output-dir nul");
     ASSERT_TRUE(rc == 0 || rc == 3);
     char *o = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(o, "Scenario : Offline");
     ASSERT_STR_CONTAINS(o, "null SUT");
     ib_free(o);
-    ASSERT_TRUE(ib_path_exists("nul/mlperf_log_detail.txt"));
+    /* the results-tree layout, as a benchmark's, with run.json beside */
+    ASSERT_TRUE(ib_path_exists("nul/n/nullmodel/Offline/performance/run_1/mlperf_log_detail.txt"));
+    ASSERT_TRUE(ib_path_exists("nul/n/nullmodel/Offline/run.json"));
 }

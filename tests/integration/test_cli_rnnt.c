@@ -53,13 +53,15 @@ static void wer_of_log(const char *log, const ib_librispeech *ds, size_t w, char
 
 TEST_TIMEOUT(cli_rnnt_accuracy_offline, 240)
 {
-    int rc = run("--quick --scenario Offline --mode AccuracyOnly --system s --output-dir out");
+    int rc = run("--quick --scenario Offline --mode AccuracyOnly --system s --cache-dir c "
+                 "--output-dir out");
     ASSERT_INT_EQ(rc, 0);
+    ASSERT_INT_EQ(ib_test_system("ln -s c/rnnt/gen*/data-tiny-seed1-n6 data"), 0);
     char *acc = ib_test_slurp("out/s/rnnt/Offline/accuracy/accuracy.txt");
     char *log = ib_test_slurp("out/s/rnnt/Offline/accuracy/mlperf_log_accuracy.json");
     ib_librispeech *ds = NULL;
     ib_err err;
-    ASSERT_OK_ERR(ib_librispeech_open("out/.inferbench/rnnt/data-seed1-n6", 0, &ds, &err), &err);
+    ASSERT_OK_ERR(ib_librispeech_open("data", 0, &ds, &err), &err);
     ASSERT_UINT_EQ(ds->n, 6);
     char want[200];
     size_t records = 0;
@@ -99,13 +101,15 @@ TEST_TIMEOUT(cli_rnnt_performance_offline_and_server, 240)
 
 TEST_TIMEOUT(cli_rnnt_int8_payload_and_bad_data, 240)
 {
-    int rc = run("--quick --mode AccuracyOnly --payload-dtype int8 --system s --output-dir out");
+    int rc = run("--quick --mode AccuracyOnly --payload-dtype int8 --system s --cache-dir c "
+                 "--output-dir out");
     ASSERT_INT_EQ(rc, 0);
+    ASSERT_INT_EQ(ib_test_system("ln -s c/rnnt/gen*/data-tiny-seed1-n6 data"), 0);
     char *acc = ib_test_slurp("out/s/rnnt/Offline/accuracy/accuracy.txt");
     char *log = ib_test_slurp("out/s/rnnt/Offline/accuracy/mlperf_log_accuracy.json");
     ib_librispeech *ds = NULL;
     ib_err err;
-    ASSERT_OK(ib_librispeech_open("out/.inferbench/rnnt/data-seed1-n6", 0, &ds, &err));
+    ASSERT_OK(ib_librispeech_open("data", 0, &ds, &err));
     char want[200];
     size_t records = 0;
     wer_of_log(log, ds, 1, want, sizeof want, &records);

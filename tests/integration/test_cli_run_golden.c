@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/fileio.h"
+#include "inferbench/loadgen.h"
 #include "test.h"
 
 int golden_compare(const char *case_dir, const char *out_dir);
@@ -58,7 +59,7 @@ static void run_golden_cli(const char *name, int want_exit_valid)
     int rc = ib_test_system("%s/inferbench run --sut null --model %s --scenario %s --mode %s "
                             "--mlperf-conf %s/mlperf.conf --user-conf %s/user.conf %s "
                             "--total-samples %s --performance-samples %s --rules %s "
-                            "--output-dir out --record-issued --quiet > stdout.txt",
+                            "--system g --output-dir out --record-issued --quiet > stdout.txt",
                             ib_test_bin_dir(), model, scen, mode, dir, dir, audit, tot, perf,
                             rules[0] ? rules : "current");
     /* VALID/INVALID is a timing fact for most cases; config errors (2) and
@@ -66,13 +67,22 @@ static void run_golden_cli(const char *name, int want_exit_valid)
     ASSERT_TRUE(rc == 0 || rc == 3);
     if (want_exit_valid >= 0)
         ASSERT_INT_EQ(rc, want_exit_valid);
-    ASSERT_INT_EQ(golden_compare(dir, "out"), 0);
+    /* the results-tree layout: accuracy/ for an accuracy run, else performance/run_1/ */
+    enum ib_lg_mode m = IB_LG_MODE_PERFORMANCE;
+    enum ib_lg_scenario sc = IB_LG_SCENARIO_SERVER;
+    ASSERT_OK(ib_lg_mode_parse(mode, &m));
+    ASSERT_OK(ib_lg_scenario_parse(scen, &sc));
+    char logs[512];
+    snprintf(logs, sizeof logs, "out/g/%s/%s/%s", model, ib_lg_scenario_name(sc),
+             m == IB_LG_MODE_ACCURACY ? "accuracy" : "performance/run_1");
+    ASSERT_INT_EQ(golden_compare(dir, logs), 0);
     /* the summary went to stdout */
     char *out = NULL;
     ASSERT_OK(ib_file_read_all("stdout.txt", 0, &out, &len, NULL));
     ASSERT_STR_CONTAINS(out, "No errors encountered during test.");
     ib_free(out);
-    ASSERT_TRUE(ib_path_exists("out/result.json"));
+    snprintf(path, sizeof path, "%s/result.json", logs);
+    ASSERT_TRUE(ib_path_exists(path));
 }
 
 TEST(cli_run_golden_01_offline_perf_p1000)

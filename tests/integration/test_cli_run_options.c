@@ -11,7 +11,9 @@
 #include "base/fileio.h"
 #include "test.h"
 
-#define CLI "%s/inferbench run --sut null "
+#define CLI "%s/inferbench run --sut null --system n "
+/* where a null-SUT run's logs go: the results-tree layout, as a benchmark's */
+#define PERF(dir, scen) dir "/n/nullmodel/" scen "/performance/run_1/"
 
 TEST(cli_run_help_and_usage_errors)
 {
@@ -31,6 +33,29 @@ TEST(cli_run_help_and_usage_errors)
     ASSERT_INT_EQ(ib_test_system("%s/inferbench run --sut gpu --scenario Server --output-dir o "
                                  "2>/dev/null", b),
                   2);
+    /* did you mean: options and commands */
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenaro Server --output-dir o 2> e.txt", b), 2);
+    e = ib_test_read("e.txt");
+    ASSERT_STR_CONTAINS(e, "unknown option '--scenaro' (did you mean '--scenario'?)");
+    ib_free(e);
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench rnu --help 2> e.txt", b), 2);
+    e = ib_test_read("e.txt");
+    ASSERT_STR_CONTAINS(e, "'rnu' is not a command; did you mean 'run'?");
+    ib_free(e);
+    /* an output folder that is a file: a usage error (2) naming it */
+    ASSERT_OK(ib_file_write_all("afile", "x", 1, NULL));
+    ASSERT_INT_EQ(ib_test_system(CLI "--scenario Server --output-dir afile 2> e.txt", b), 2);
+    e = ib_test_read("e.txt");
+    ASSERT_STR_CONTAINS(e, "afile: exists and is not a directory");
+    ib_free(e);
+    /* a folder that cannot be written: the reason is said (root writes anywhere: skip) */
+    ASSERT_OK(ib_mkdirs("ro", NULL));
+    if (ib_test_system("chmod 555 ro && test ! -w ro") == 0) {
+        ASSERT_INT_EQ(ib_test_system(CLI "--scenario Server --output-dir ro/x 2> e.txt", b), 2);
+        e = ib_test_read("e.txt");
+        ASSERT_STR_CONTAINS(e, "ro/x: cannot create directory: Permission denied");
+        ib_free(e);
+    }
 }
 
 TEST(cli_run_config_error_is_exit_2)
@@ -61,9 +86,12 @@ TEST_TIMEOUT(cli_run_every_scenario_lower_case, 120)
         ASSERT_TRUE(rc == 0 || rc == 3); /* validity is a timing fact */
         static const char *const files[4] = {"mlperf_log_summary.txt", "mlperf_log_detail.txt",
                                              "mlperf_log_accuracy.json", "result.json"};
+        static const char *const sname[4] = {"SingleStream", "MultiStream", "Server",
+                                             "Offline"};
         for (int k = 0; k < 4; k++) {
-            char path[160];
-            snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+            char path[200];
+            snprintf(path, sizeof path, "%s/n/nullmodel/%s/performance/run_1/%s", dir, sname[i],
+                     files[k]);
             ASSERT_TRUE(ib_path_exists(path));
         }
         char path[160];
@@ -92,7 +120,7 @@ TEST_TIMEOUT(cli_run_exit_codes_valid_and_invalid, 120)
                                      "> acc.txt",
                                  b),
                   0);
-    char *acc = ib_test_read("acc/mlperf_log_accuracy.json");
+    char *acc = ib_test_read("acc/n/nullmodel/Offline/accuracy/mlperf_log_accuracy.json");
     ASSERT_STR_CONTAINS(acc, "{ \"seq_id\" : 1023, ");
     ib_free(acc);
 }
@@ -104,13 +132,19 @@ TEST_TIMEOUT(cli_run_json_trace_and_audit_config, 120)
                                      "--output-dir js > js.json",
                                  b),
                   0);
+    /* --json prints run.json, the schema benchmark runs print too */
     char *j = ib_test_read("js.json");
-    ASSERT_STR_CONTAINS(j, "\"format\": \"inferbench-result/2\"");
+    ASSERT_STR_CONTAINS(j, "\"format\": \"inferbench-run/2\"");
+    ASSERT_STR_CONTAINS(j, "\"sut\": \"null\"");
     ASSERT_STR_CONTAINS(j, "\"result\": \"VALID\"");
     ASSERT_STR_CONTAINS(j, "null SUT (synthetic");
+    ASSERT_STR_CONTAINS(j, "\"run\": \"performance/run_1\"");
+    ib_free(j);
+    j = ib_test_read(PERF("js", "Offline") "result.json");
+    ASSERT_STR_CONTAINS(j, "\"format\": \"inferbench-result/2\"");
     ASSERT_STR_CONTAINS(j, "\"origin\": \"cli --min-duration-ms\"");
     ib_free(j);
-    ASSERT_TRUE(ib_path_exists("js/mlperf_log_trace.json"));
+    ASSERT_TRUE(ib_path_exists(PERF("js", "Offline") "mlperf_log_trace.json"));
     /* ./audit.config is applied (model "*"), with a warning on stderr and in the log */
     FILE *f = fopen("audit.config", "w");
     fputs("*.Offline.min_query_count = 777\n", f);
@@ -122,7 +156,7 @@ TEST_TIMEOUT(cli_run_json_trace_and_audit_config, 120)
     char *err = ib_test_read("aud.err");
     ASSERT_STR_CONTAINS(err, "using ./audit.config");
     ib_free(err);
-    char *d = ib_test_read("aud/mlperf_log_detail.txt");
+    char *d = ib_test_read(PERF("aud", "Offline") "mlperf_log_detail.txt");
     ASSERT_STR_CONTAINS(d, "Found Audit Config file (audit.config).");
     ASSERT_STR_CONTAINS(d, "\"requested_min_query_count\", \"value\": 777");
     ib_free(d);
@@ -130,7 +164,7 @@ TEST_TIMEOUT(cli_run_json_trace_and_audit_config, 120)
                                      "--output-dir noaud > /dev/null 2> /dev/null",
                                  b),
                   0);
-    d = ib_test_read("noaud/mlperf_log_detail.txt");
+    d = ib_test_read(PERF("noaud", "Offline") "mlperf_log_detail.txt");
     ASSERT_TRUE(strstr(d, "Found Audit Config") == NULL);
     ib_free(d);
 }

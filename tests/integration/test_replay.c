@@ -264,18 +264,20 @@ TEST_TIMEOUT(replay_own_run_roundtrip_cli, 120)
             ib_test_system("%s/inferbench run --sut null --scenario server --mode performance "
                            "--min-duration-ms 200 --min-query-count 700 --target-qps 2000 "
                            "--total-samples 5000 --performance-samples 2000 --rng-compat %s "
-                           "--rules %s --quiet --output-dir %s > %s.txt",
+                           "--rules %s --quiet --system s --output-dir %s > %s.txt",
                            ib_test_bin_dir(), cases[i][0], cases[i][1], cases[i][2], cases[i][2]);
         ASSERT_TRUE(rc == 0 || rc == 3);
         char p[256];
-        snprintf(p, sizeof p, "%s/mlperf_log_detail.txt", cases[i][2]);
+        snprintf(p, sizeof p, "%s/s/nullmodel/Server/performance/run_1/mlperf_log_detail.txt",
+                 cases[i][2]);
         char *t = ib_test_read(p);
         ASSERT_NOT_NULL(t);
         char want[64];
         snprintf(want, sizeof want, "\"rng_compat\":\"%s\"", cases[i][0]);
         ASSERT_STR_CONTAINS(t, want);
         ib_free(t);
-        snprintf(p, sizeof p, "%s/result.json", cases[i][2]);
+        snprintf(p, sizeof p, "%s/s/nullmodel/Server/performance/run_1/result.json",
+                 cases[i][2]);
         t = ib_test_read(p);
         ASSERT_NOT_NULL(t);
         ASSERT_STR_CONTAINS(t, cases[i][0]);

@@ -476,7 +476,8 @@ static void resnet_scenario(enum ib_lg_scenario sc)
     ASSERT_STR_CONTAINS(rj, "performance_sample_count_override=8 (the dataset is smaller)");
     ib_free(rj);
     /* the built model is a real .onnx file that the loader read back */
-    ASSERT_STR_CONTAINS(r.model_path, "out/.inferbench/resnet50/resnet50-tiny-seed1.onnx");
+    ASSERT_STR_CONTAINS(r.model_path, "out/.inferbench/resnet50/gen");
+    ASSERT_STR_CONTAINS(r.model_path, "/model-tiny-seed1.onnx");
     ASSERT_TRUE(ib_path_exists(r.model_path));
     ib_lg_settings_origin_destroy(org);
 }
