@@ -88,7 +88,7 @@ CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 NVCC_FLAGS ?= -O3 -std=c++17 $(CUDA_ARCHS) -Xcompiler -fPIC
 
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -MMD -MP \
-  -Iinclude -Isrc -DIB_GIT_REV=\"$(GIT_REV)\" $(OPT_$(BUILD))
+  -Iinclude -Isrc $(OPT_$(BUILD))
 ALL_CFLAGS = $(BASE_CFLAGS) $(CWARNS) $(PKG_CFLAGS) $(DNNL_CFLAGS) $(CFLAGS)
 # -fopenmp: the CPU backend shares oneDNN's OpenMP (libgomp) pool (docs/cpu_backend.md)
 LDLIBS_ALL := $(PKG_LIBS) $(DNNL_LIBS) -fopenmp -lpthread -lm
@@ -138,7 +138,7 @@ LOADGEN_A := $(O)/lib/libinferbench-loadgen.a
 CLI := $(O)/bin/inferbench
 TESTS := $(O)/tests/ib-tests
 
-.PHONY: all check check-deps deps install uninstall clean bench fuzz format format-check \
+.PHONY: FORCE all check check-deps deps install uninstall clean bench fuzz format format-check \
   tidy valgrind regen-onnx loadgen-lib help
 .DEFAULT_GOAL := all
 
@@ -172,6 +172,14 @@ $(O)/obj/src/onnx/gen/%.o: ALL_CFLAGS := $(BASE_CFLAGS) -w $(PKG_CFLAGS) $(CFLAG
 $(O)/obj/tests/%.o: ALL_CFLAGS += -Itests/harness -I$(O)/gen
 $(O)/obj/bench/%.o: ALL_CFLAGS += -Itests/harness
 $(O)/obj/tests/harness/runner.o: $(O)/gen/test_list.h
+# The git revision in a generated header rewritten only when it changes, so version.o is
+# rebuilt after a commit (the cache key of generated models includes it) and only then.
+$(O)/gen/git_rev.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define IB_GIT_REV "$(GIT_REV)"' > $@.tmp && (cmp -s $@.tmp $@ || mv $@.tmp $@); rm -f $@.tmp
+$(O)/obj/src/base/version.o: $(O)/gen/git_rev.h
+$(O)/obj/src/base/version.o: ALL_CFLAGS += -I$(O)/gen -DIB_HAVE_GIT_REV_H
+FORCE:
 
 $(O)/obj/%.o: %.cu
 	@mkdir -p $(@D)

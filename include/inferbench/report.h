@@ -148,6 +148,7 @@ typedef struct ib_report_options {
     const char *rules_version; /* "v1.1": overrides the version found in the logs */
     const char *title;         /* report title; NULL = generated */
     const char *generated;     /* date string for the report; NULL = today (UTC) */
+    bool strict;               /* an unfinished run is an error (default: skipped, warned) */
 } ib_report_options;
 
 IB_API void ib_report_options_defaults(ib_report_options *opts);
@@ -193,6 +194,10 @@ typedef struct ib_report_result {
     double avg_power_w;            /* MLPerf power log (spl.txt) average, else NaN */
     double perf_per_watt;          /* throughput / avg_power_w (Offline, Server) */
     double energy_mj_per_query;    /* SingleStream / MultiStream */
+    /* An inferbench run (its result.json), not an MLPerf submission's log, and the labels
+     * it carries, one per line ("synthetic model ...\n--quick: short run, ..."), "" none. */
+    bool own_run;
+    const char *labels;
 } ib_report_result;
 
 /* ib_report_create - an empty report. OUT: *out (ib_report_destroy). */
@@ -243,6 +248,17 @@ IB_API const ib_report_result *ib_report_result_at(const ib_report *rep, size_t 
 IB_API size_t ib_report_baseline(const ib_report *rep);
 /* Results whose validity is not VALID. */
 IB_API size_t ib_report_invalid_count(const ib_report *rep);
+/* What add_tree skipped (an unfinished run), one message each (borrowed). */
+IB_API size_t ib_report_warning_count(const ib_report *rep);
+IB_API const char *ib_report_warning_at(const ib_report *rep, size_t i);
+
+/*
+ * ib_report_headline - one sentence per system against the baseline, e.g. "A is 1.69-3.46x
+ * B over 6 results; throughput per price 1.19-2.43x" (the range of the valid ratios), into
+ * buf. Returns false (buf "") for the baseline itself or a system with no comparable result.
+ * Call ib_report_compute first.
+ */
+IB_API bool ib_report_headline(const ib_report *rep, size_t system, char *buf, size_t n);
 
 /*
  * ib_report_write - write summary.csv, summary.json, charts/<name>.{svg,png} and

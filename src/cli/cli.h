@@ -59,6 +59,10 @@ int ib_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 struct option;
 int ib_cli_unknown_option(const char *cmd, const char *arg, const struct option *longopts);
 
+/* The runs a report skipped (unfinished), one "warning:" line each on stderr. */
+struct ib_report;
+void ib_cli_report_warnings(const char *cmd, const struct ib_report *rep);
+
 /* A dtype name as the options spell it (float32/fp32, float16/fp16, int32, int64, int8,
  * int16, uint8). IB_EINVAL when unknown. */
 int ib_cli_parse_dtype(const char *s, enum ib_dtype *out);

@@ -78,7 +78,7 @@ static void find_run_json(const char *log, tree_info *t)
         char p[4096 + 16];
         snprintf(p, sizeof p, "%s/run.json", dir[0] ? dir : "/");
         json_error_t je;
-        json_t *j = ib_path_exists(p) ? json_load_file(p, 0, &je) : NULL;
+        json_t *j = ib_path_exists(p) ? json_load_file(p, JSON_DECODE_INT_AS_REAL, &je) : NULL;
         if (!j)
             continue;
         t->found = true;

@@ -180,7 +180,8 @@ static int run_one(const audit *a, const char *mode, const char *audit_conf, con
     return rc == IB_EXIT_INVALID ? IB_EXIT_OK : rc;
 }
 
-/* The only non-hidden sub-folder of dir (the harness writes <system>/<benchmark>/<Scenario>). */
+/* The only non-hidden sub-folder of dir (the harness writes <system>/<benchmark>/<Scenario>,
+ * and the system descriptions in systems/, which is not a system). */
 static int only_subdir(const char *dir, char *out, size_t n)
 {
     DIR *d = opendir(dir);
@@ -190,7 +191,7 @@ static int only_subdir(const char *dir, char *out, size_t n)
     struct dirent *e;
     char path[4096];
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "systems"))
             continue;
         if (ib_path_join(path, sizeof path, dir, e->d_name) || !ib_path_is_dir(path))
             continue;

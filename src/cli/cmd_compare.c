@@ -30,13 +30,15 @@ static void usage(FILE *f)
             "      --system-a NAME     the system of A when A holds several (also --system-b)\n"
             "      --rules-version VER rules version when the logs do not say it\n"
             "      --json              print the comparison as summary.json on stdout\n"
+            "      --strict            an unfinished run is an error (default: skipped with a\n"
+            "                          warning; the newest finished run_N is used)\n"
             "  -h, --help              show this help\n"
             "\n"
             "Exit status: 0 every compared result VALID; 1 runtime error; 2 usage or input error;\n"
             "3 a compared result is INVALID.\n");
 }
 
-enum { OPT_PUBLISHED = 256, OPT_RULES, OPT_JSON, OPT_SYS_A, OPT_SYS_B };
+enum { OPT_PUBLISHED = 256, OPT_RULES, OPT_JSON, OPT_SYS_A, OPT_SYS_B, OPT_STRICT };
 
 /* The one system added by a tree, or the named one. */
 static int pick(ib_report *rep, size_t from, size_t to, const char *name, const char *tree,
@@ -70,6 +72,7 @@ int ib_cmd_compare(int argc, char **argv)
         {"system-a", required_argument, NULL, OPT_SYS_A},
         {"system-b", required_argument, NULL, OPT_SYS_B},
         {"json", no_argument, NULL, OPT_JSON},
+        {"strict", no_argument, NULL, OPT_STRICT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -100,6 +103,9 @@ int ib_cmd_compare(int argc, char **argv)
         case OPT_JSON:
             json = true;
             break;
+        case OPT_STRICT:
+            opts.strict = true;
+            break;
         case 'h':
             usage(stdout);
             return IB_EXIT_OK;
@@ -126,6 +132,7 @@ int ib_cmd_compare(int argc, char **argv)
     else
         b0 = a0;
     b1 = rep ? ib_report_system_count(rep) : 0;
+    if (rep) ib_cli_report_warnings("compare", rep);
     if (rc == IB_OK && prices) rc = ib_report_load_prices(rep, prices, &err);
     if (rc == IB_OK && published) rc = ib_report_load_published(rep, published, &err);
     if (rc != IB_OK) {

@@ -45,6 +45,8 @@ static void usage(FILE *f)
         "      --title TEXT        report title\n"
         "      --date DATE         date printed as the generation date (default: today, UTC)\n"
         "      --json              print summary.json on stdout\n"
+        "      --strict            an unfinished run in a tree is an error (default: skipped\n"
+        "                          with a warning; the newest finished run_N is used)\n"
         "  -q, --quiet             print nothing on success\n"
         "  -h, --help              show this help\n"
         "\n"
@@ -53,7 +55,7 @@ static void usage(FILE *f)
         "least one result is INVALID.\n");
 }
 
-enum { OPT_PUBLISHED = 256, OPT_RULES, OPT_TITLE, OPT_DATE, OPT_JSON };
+enum { OPT_PUBLISHED = 256, OPT_RULES, OPT_TITLE, OPT_DATE, OPT_JSON, OPT_STRICT };
 
 int ib_cmd_report(int argc, char **argv)
 {
@@ -67,6 +69,7 @@ int ib_cmd_report(int argc, char **argv)
         {"title", required_argument, NULL, OPT_TITLE},
         {"date", required_argument, NULL, OPT_DATE},
         {"json", no_argument, NULL, OPT_JSON},
+        {"strict", no_argument, NULL, OPT_STRICT},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -107,6 +110,9 @@ int ib_cmd_report(int argc, char **argv)
         case OPT_JSON:
             json = true;
             break;
+        case OPT_STRICT:
+            opts.strict = true;
+            break;
         case 'q':
             quiet = true;
             break;
@@ -127,6 +133,7 @@ int ib_cmd_report(int argc, char **argv)
     int rc = ib_report_create(&opts, &rep, &err);
     for (int i = optind; rc == IB_OK && i < argc; i++)
         rc = ib_report_add_tree(rep, argv[i], &err);
+    if (rep) ib_cli_report_warnings("report", rep);
     if (rc == IB_OK && prices) rc = ib_report_load_prices(rep, prices, &err);
     if (rc == IB_OK && tco) rc = ib_report_load_tco(rep, tco, &err);
     if (rc == IB_OK && published) rc = ib_report_load_published(rep, published, &err);

@@ -9,6 +9,7 @@
 #include "base/common.h"
 #include "base/textdist.h"
 #include "cli/cli.h"
+#include "inferbench/report.h"
 
 int ib_cli_unknown_option(const char *cmd, const char *arg, const struct option *longopts)
 {
@@ -46,4 +47,11 @@ int ib_cli_parse_dtype(const char *s, enum ib_dtype *out)
             return IB_OK;
         }
     return IB_EINVAL;
+}
+
+void ib_cli_report_warnings(const char *cmd, const struct ib_report *rep)
+{
+    for (size_t i = 0; i < ib_report_warning_count(rep); i++)
+        fprintf(stderr, "inferbench %s: warning: %s (--strict: an error)\n", cmd,
+                ib_report_warning_at(rep, i));
 }

@@ -78,7 +78,7 @@ void ib_run_stage(const char *msg)
     pthread_mutex_lock(&g.mu);
     end_line_locked();
     fprintf(stderr, "inferbench run: %s\n", msg);
-    snprintf(g.stage, sizeof g.stage, "%.*s", (int)strcspn(msg, ":("), msg);
+    snprintf(g.stage, sizeof g.stage, "%.*s", (int)strcspn(msg, ":"), msg);
     g.stage_ns = g.last_print_ns = ib_time_ns();
     pthread_mutex_unlock(&g.mu);
 }

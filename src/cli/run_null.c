@@ -231,7 +231,9 @@ int ib_run_null(const ib_run_opts *o)
         return ib_run_exit_code(rc, &res);
     }
     /* a SUT timeout still wrote every log: committed, INVALID, with the error said */
-    int wrc = write_run_json(o, &s, &rd, system, &res, perf, total, psc, &err);
+    int wrc = res.interrupted ? IB_OK : ib_rundir_reserve(&rd, &err);
+    if (wrc == IB_OK)
+        wrc = write_run_json(o, &s, &rd, system, &res, perf, total, psc, &err);
     if (wrc == IB_OK && !res.interrupted)
         wrc = ib_rundir_commit(&rd, &err);
     if (wrc) {

@@ -22,6 +22,7 @@
 #include "harness/run_internal.h"
 #include "inferbench/version.h"
 #include "harness/sut.h"
+#include "harness/sysinfo.h"
 
 void ib_harness_opts_defaults(ib_harness_opts *o)
 {
@@ -450,16 +451,45 @@ static int run_tests(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     return IB_OK;
 }
 
+/* <out>/systems/<system>.json, the MLPerf system description of this machine, when the tree
+ * has none yet: reports then show the run's chips, host and a readable name. A user's own
+ * file (submitter, status...) is never replaced. Failure here costs the run nothing. */
+static void write_system_json(const ib_harness_opts *o, const ib_harness_result *res)
+{
+    char dir[4200], path[4400];
+    snprintf(dir, sizeof dir, "%s/systems", o->output_dir);
+    snprintf(path, sizeof path, "%s/%s.json", dir, res->system);
+    if (ib_path_exists(path) || ib_mkdirs(dir, NULL))
+        return;
+    char host[128] = "localhost", name[256];
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    snprintf(name, sizeof name, "%s (%s, %s backend, inferbench)", res->system, host,
+             o->backend);
+    ib_sysinfo_opts so = {.nvidia_smi = strcmp(o->backend, "cuda") ? "" : NULL,
+                          .system_name = name,
+                          .system_type = "datacenter"};
+    ib_strbuf sb;
+    ib_strbuf_init(&sb);
+    if (ib_sysinfo_json(&so, &sb, NULL, NULL) == IB_OK && !sb.oom)
+        ib_file_write_all(path, ib_strbuf_cstr(&sb), sb.len, NULL);
+    ib_strbuf_deinit(&sb);
+}
+
 /* After the tests: run.json, then the move into the results tree (or, interrupted, the
  * staging folder kept where it is, with run.json saying so). */
 static int finish_run(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
     ib_harness_result *res = c->res;
+    int rc;
     if (!res->interrupted) { /* run.json names where the files will be */
+        if ((rc = ib_rundir_reserve(&c->rd, err)))
+            return rc;
         snprintf(res->perf_dir, sizeof res->perf_dir, "%s", c->rd.final_perf);
         snprintf(res->acc_dir, sizeof res->acc_dir, "%s", c->rd.final_acc);
     }
-    int rc = ib_run_write_json(o, c, err);
+    rc = ib_run_write_json(o, c, err);
     if (rc)
         return rc;
     if (res->interrupted) {
@@ -470,7 +500,10 @@ static int finish_run(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                           res->scenario_dir, res->kept_dir);
     }
     res->run_n = c->rd.run_n;
-    return ib_rundir_commit(&c->rd, err);
+    if ((rc = ib_rundir_commit(&c->rd, err)))
+        return rc;
+    write_system_json(o, res);
+    return IB_OK;
 }
 
 int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err)

@@ -85,13 +85,12 @@ int ib_rundir_open(ib_rundir *rd, const char *scenario_dir, bool want_perf, bool
         (rc = join(rd->run_json, sizeof rd->run_json, rd->stage, "run.json", err)) ||
         (rc = join(rd->perf, sizeof rd->perf, rd->stage, "performance/run_1", err)))
         return rc;
-    if (want_perf && (rc = reserve_run(rd, err)))
-        return rc;
-    if ((rc = ib_mkdirs(rd->stage, err))) {
-        ib_rundir_abandon(rd, false);
-        return rc;
-    }
-    return IB_OK;
+    return ib_mkdirs(rd->stage, err);
+}
+
+int ib_rundir_reserve(ib_rundir *rd, ib_err *err)
+{
+    return rd->want_perf && !rd->run_n ? reserve_run(rd, err) : IB_OK;
 }
 
 /* Put the staged folder `from` at `to`: rename(2) replaces a missing or empty (reserved)
@@ -118,7 +117,7 @@ static int place(ib_rundir *rd, const char *from, const char *to, ib_err *err)
 
 int ib_rundir_commit(ib_rundir *rd, ib_err *err)
 {
-    int rc = IB_OK;
+    int rc = ib_rundir_reserve(rd, err);
     if (rd->want_acc && ib_path_is_dir(rd->acc))
         rc = place(rd, rd->acc, rd->final_acc, err);
     if (!rc && rd->want_perf && ib_path_is_dir(rd->perf))

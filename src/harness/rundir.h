@@ -6,9 +6,10 @@
  *       performance/run_1/                  the loadgen's logs of the performance test
  *       accuracy/                           the accuracy test's logs and accuracy.txt
  *       run.json
- *   <scenario>/performance/run_N/           reserved (an empty folder, made with mkdir so
- *                                           two runs never take the same N) when the run
- *                                           opens: the next free N, or run_1 with force
+ *   <scenario>/performance/run_N/           reserved once the run is complete (an empty
+ *                                           folder, made with mkdir so two runs never take
+ *                                           the same N): the next free N, or run_1 with
+ *                                           force; a run stopped before never holds one
  *   <scenario>/accuracy/                    an existing one is an error unless force
  *   <scenario>/run.json                     the latest complete run
  *
@@ -39,12 +40,16 @@ typedef struct ib_rundir {
 
 /*
  * ib_rundir_open - check the output folder (IB_EINVAL naming it when it is a file, cannot be
- * created or written, or when accuracy/ already holds a run and force is false), reserve
- * performance/run_N when want_perf, and create the staging folder. Cheap: callers run it
- * before any expensive work, so a bad --output-dir fails at once.
+ * created or written, or when accuracy/ already holds a run and force is false) and create
+ * the staging folder. Cheap: callers run it before any expensive work, so a bad
+ * --output-dir fails at once.
  */
 int ib_rundir_open(ib_rundir *rd, const char *scenario_dir, bool want_perf, bool want_acc,
                    bool force, ib_err *err);
+
+/* The run is complete: reserve performance/run_N (when want_perf), so that final_perf and
+ * run_n name where it goes (run.json records them before the commit). */
+int ib_rundir_reserve(ib_rundir *rd, ib_err *err);
 
 /* Move the finished run into place (see above) and remove the staging folder. */
 int ib_rundir_commit(ib_rundir *rd, ib_err *err);

@@ -382,6 +382,8 @@ int ib_rpt_build_charts(ib_rpt_chart_ctx *ctx, ib_err *err)
     snprintf(path, sizeof path, "%s/charts", ctx->dir);
     int rc = ib_mkdirs(path, err);
     const ib_report *rep = ctx->rep;
+    /* what the reader came for first: throughput per price, then each benchmark */
+    if (rc == IB_OK) rc = perf_cost_chart(ctx, err);
     for (size_t i = 0; i < rep->results.len && rc == IB_OK; i++) {
         const char *b = rep->results.data[i].benchmark;
         bool first = true;
@@ -391,7 +393,6 @@ int ib_rpt_build_charts(ib_rpt_chart_ctx *ctx, ib_err *err)
         rc = benchmark_chart(ctx, b, false, err);
         if (rc == IB_OK) rc = benchmark_chart(ctx, b, true, err);
     }
-    if (rc == IB_OK) rc = perf_cost_chart(ctx, err);
     if (rc == IB_OK) rc = latency_charts(ctx, err);
     return rc;
 }

@@ -20,6 +20,8 @@ typedef struct cmp_row {
     char cell[CMP_COLS][96];
 } cmp_row;
 
+static void wrap_text(ib_strbuf *sb, const char *prefix, const char *text, size_t width);
+
 /* Header line of a compared system: id, name, chips, submitter, version, status. */
 static void describe(ib_strbuf *sb, const char *tag, const ib_report *rep, size_t i)
 {
@@ -37,6 +39,18 @@ static void describe(ib_strbuf *sb, const char *tag, const ib_report *rep, size_
     ib_strbuf_printf(sb, "; %s%s%s%s%s; %s\n", s->submitter[0] ? s->submitter : "submitter unknown",
                      ver[0] ? ", MLPerf Inference " : "", ver, s->division[0] ? ", " : "",
                      s->division, s->published ? "published MLPerf result" : "unverified");
+    /* an inferbench run says what it is: its labels, once per distinct set */
+    const char *shown = NULL;
+    for (size_t k = 0; k < rep->results.len; k++) {
+        const ib_report_result *r = &rep->results.data[k];
+        if (r->system != i || !r->own_run || (shown && !strcmp(shown, r->labels))) continue;
+        char lab[2048], line[2200];
+        ib_rpt_labels_joined(r, lab, sizeof lab);
+        snprintf(line, sizeof line, "inferbench run, not an MLPerf result%s%s", lab[0] ? ": " : "",
+                 lab);
+        wrap_text(sb, "   ", line, 100);
+        shown = r->labels;
+    }
 }
 
 /* Word-wrap a footnote to `width` columns under a hanging prefix. */
@@ -158,6 +172,9 @@ int ib_report_compare_table(ib_report *rep, size_t a, size_t b, char **out, ib_e
             width[k] = IB_MAX(width[k], strlen(rows.data[i].cell[k]));
     ib_strbuf sb;
     ib_strbuf_init(&sb);
+    /* the headline first: A against B over every comparable result */
+    char h[512];
+    if (ib_rpt_headline_vs(rep, a, b, h, sizeof h)) ib_strbuf_printf(&sb, "%s\n\n", h);
     describe(&sb, "A", rep, a);
     describe(&sb, "B", rep, b);
     ib_strbuf_putc(&sb, '\n');

@@ -56,7 +56,10 @@ static const char k_css[] =
     "figcaption{font-size:.85em;color:#444;margin-top:.4em}"
     "ol.notes li{margin-bottom:.4em;font-size:.88em}"
     ".systems td{max-width:320px;word-break:break-word}"
-    "footer{margin-top:2em;font-size:.8em;color:#555}";
+    "footer{margin-top:2em;font-size:.8em;color:#555}"
+    "p.headline{font-size:1.15em;font-weight:bold;margin:.3em 0}"
+    "div.labels{border:2px solid #b00020;background:#fff4f4;padding:6px 12px;margin:1em 0}"
+    ".lab{color:#b00020;font-size:.8em;display:block}";
 
 /* A right-aligned number cell: kind 0 result, 1 ratio, 2 four significant digits. */
 static void num_cell(ib_strbuf *sb, double v, int kind)
@@ -153,8 +156,18 @@ static void results_table(const ib_report *rep, ib_strbuf *sb)
         esc(sb, s->id);
         char b[64];
         ib_rpt_fmt_result(b, sizeof b, r->run.metric);
-        ib_strbuf_printf(sb, "</td><td class=\"num\">%s%s</td><td>", b,
+        ib_strbuf_printf(sb, "</td><td class=\"num\">%s%s", b,
                          s->published ? "" : "<span class=\"unv\">unverified</span>");
+        for (const char *l = r->labels ? r->labels : ""; *l;) { /* what the run says of itself */
+            size_t n = strcspn(l, "\n");
+            char one[512];
+            snprintf(one, sizeof one, "%.*s", (int)n, l);
+            ib_strbuf_puts(sb, "<span class=\"lab\">");
+            esc(sb, one);
+            ib_strbuf_puts(sb, "</span>");
+            l += n + (l[n] == '\n');
+        }
+        ib_strbuf_puts(sb, "</td><td>");
         esc(sb, r->run.unit);
         ib_strbuf_printf(sb, "</td><td%s>%s", valid ? "" : " class=\"bad\"",
                          ib_report_validity_name(r->run.validity));
@@ -333,6 +346,39 @@ static void charts_section(const ib_rpt_chart_list *charts, ib_strbuf *sb)
     ib_strbuf_puts(sb, "</section>\n");
 }
 
+/* The headline (each system against the baseline) and, when any result is one of our own
+ * runs, a box with what those runs are (synthetic model or data, --quick...), before any
+ * number, so nobody reads a test run beside a published result as a measurement. */
+static void headline_and_labels(const ib_report *rep, const ib_rpt_notes *notes, ib_strbuf *sb)
+{
+    for (size_t i = 0; i < rep->systems.len; i++) {
+        char h[512];
+        if (!ib_report_headline(rep, i, h, sizeof h)) continue;
+        ib_strbuf_puts(sb, "<p class=\"headline\">");
+        esc(sb, h);
+        ib_strbuf_puts(sb, "</p>\n");
+    }
+    bool any = false;
+    for (size_t i = 0; i < notes->v.len; i++) {
+        if (strcmp(notes->v.data[i].kind, "labels")) continue;
+        if (!any)
+            ib_strbuf_puts(sb, "<div class=\"labels\"><b>Not MLPerf results.</b> These runs "
+                               "were made by inferbench and carry labels:<ul>\n");
+        any = true;
+        ib_strbuf_puts(sb, "<li>");
+        esc(sb, notes->v.data[i].text);
+        ib_strbuf_puts(sb, "</li>\n");
+    }
+    if (any) ib_strbuf_puts(sb, "</ul></div>\n");
+    for (size_t i = 0; i < rep->warnings.len; i++) {
+        if (!i) ib_strbuf_puts(sb, "<div class=\"labels\"><b>Skipped:</b><ul>\n");
+        ib_strbuf_puts(sb, "<li>");
+        esc(sb, rep->warnings.data[i]);
+        ib_strbuf_puts(sb, "</li>\n");
+        if (i + 1 == rep->warnings.len) ib_strbuf_puts(sb, "</ul></div>\n");
+    }
+}
+
 /* Assemble the page: header, systems, comparison, charts, results, descriptions, notes. */
 static int write_html(const ib_report *rep, const ib_rpt_chart_list *charts, const char *dir,
                       ib_err *err)
@@ -368,7 +414,9 @@ static int write_html(const ib_report *rep, const ib_rpt_chart_list *charts, con
         ib_strbuf_puts(&sb, "</b>");
     }
     ib_strbuf_puts(&sb, ". Numbers with <span class=\"unv\">unverified</span> are not verified by "
-                        "MLCommons Association (see the notes).</p></header>\n");
+                        "MLCommons Association (see the notes).</p>\n");
+    headline_and_labels(rep, &notes, &sb);
+    ib_strbuf_puts(&sb, "</header>\n");
     systems_overview(rep, &sb);
     comparison_table(rep, &sb);
     charts_section(charts, &sb);

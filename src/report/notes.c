@@ -43,12 +43,14 @@ void ib_rpt_notes_deinit(ib_rpt_notes *n)
     IB_VEC_FREE(&n->v);
 }
 
-/* Distinct values of a per-result string, joined with ", ". */
-static void join_versions(const ib_report *rep, ib_strbuf *sb)
+/* Distinct values of a per-result string, joined with ", " (mlperf_only: of the results
+ * that are not our own runs). */
+static void join_versions(const ib_report *rep, ib_strbuf *sb, bool mlperf_only)
 {
     const char *seen[32];
     size_t n = 0;
     for (size_t i = 0; i < rep->results.len && n < IB_ARRAY_LEN(seen); i++) {
+        if (mlperf_only && rep->results.data[i].own_run) continue;
         const char *v = rep->results.data[i].run.version;
         bool dup = false;
         for (size_t k = 0; k < n; k++)
@@ -63,8 +65,18 @@ void ib_rpt_suite_label(const ib_report *rep, char *out, size_t cap)
 {
     ib_strbuf sb;
     ib_strbuf_init(&sb);
+    size_t own = 0;
+    for (size_t i = 0; i < rep->results.len; i++)
+        own += rep->results.data[i].own_run;
+    if (own && own == rep->results.len) { /* no MLPerf result at all: do not call it one */
+        ib_strbuf_puts(&sb, "inferbench runs (MLPerf\xC2\xAE Inference rules, not MLPerf results)");
+        ib_rpt_strlcpy(out, cap, ib_strbuf_cstr(&sb), (size_t)-1);
+        ib_strbuf_deinit(&sb);
+        return;
+    }
     ib_strbuf_puts(&sb, "MLPerf\xC2\xAE Inference ");
-    join_versions(rep, &sb);
+    join_versions(rep, &sb, true);
+    if (own) ib_strbuf_puts(&sb, " and inferbench runs");
     ib_rpt_strlcpy(out, cap, ib_strbuf_cstr(&sb), (size_t)-1);
     ib_strbuf_deinit(&sb);
 }
@@ -409,10 +421,53 @@ static int power_and_validity(const ib_report *rep, ib_rpt_notes *n)
     return rc;
 }
 
+/* Our own runs are not MLPerf results: each system's labels, said once (users.md §3.3). */
+static int own_run_notes(const ib_report *rep, ib_rpt_notes *n)
+{
+    ib_strbuf sb;
+    ib_strbuf_init(&sb);
+    for (size_t s = 0; s < rep->systems.len; s++) {
+        const char *seen[16];
+        size_t ns = 0;
+        bool own = false;
+        for (size_t i = 0; i < rep->results.len; i++) {
+            const ib_report_result *r = &rep->results.data[i];
+            if (r->system != s || !r->own_run) continue;
+            own = true;
+            char lab[2048];
+            ib_rpt_labels_joined(r, lab, sizeof lab);
+            bool dup = !lab[0];
+            for (size_t k = 0; k < ns && !dup; k++)
+                dup = !strcmp(seen[k], r->labels);
+            if (dup || ns == IB_ARRAY_LEN(seen)) continue;
+            seen[ns++] = r->labels;
+        }
+        if (!own) continue;
+        ib_strbuf_printf(&sb, "%s: inferbench runs, not MLPerf submissions", rep->systems.data[s].id);
+        for (size_t k = 0; k < ns; k++) {
+            ib_report_result tmp;
+            memset(&tmp, 0, sizeof tmp);
+            tmp.labels = seen[k];
+            char lab[2048];
+            ib_rpt_labels_joined(&tmp, lab, sizeof lab);
+            ib_strbuf_printf(&sb, "%s%s", k ? " | " : " (", lab);
+        }
+        ib_strbuf_puts(&sb, ns ? ")." : ".");
+        int rc = add(n, "labels", &sb);
+        if (rc) {
+            ib_strbuf_deinit(&sb);
+            return rc;
+        }
+    }
+    ib_strbuf_deinit(&sb);
+    return IB_OK;
+}
+
 int ib_rpt_notes_build(const ib_report *rep, ib_rpt_notes *out)
 {
     memset(out, 0, sizeof *out);
-    int rc = verification_notes(rep, out);
+    int rc = own_run_notes(rep, out);
+    if (rc == IB_OK) rc = verification_notes(rep, out);
     if (rc == IB_OK) rc = price_notes(rep, out);
     if (rc == IB_OK) rc = chips_and_scenarios(rep, out);
     if (rc == IB_OK) rc = host_differences(rep, out);

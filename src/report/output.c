@@ -1,7 +1,8 @@
 /*
- * output.c - summary.csv (the exact columns of issue 6:
+ * output.c - summary.csv (the columns of issue 6:
  * system,benchmark,scenario,result,unit,validity,relative_performance,
- * relative_perf_per_cost; relative columns empty where not applicable) and
+ * relative_perf_per_cost; relative columns empty where not applicable; then labels,
+ * what an inferbench run says of itself: synthetic model or data, --quick...) and
  * summary.json (the same rows with every derived number, the systems, all inputs
  * and the footnotes). Numbers are printed with %.10g; NaN becomes empty / null.
  */
@@ -39,7 +40,7 @@ static void csv_num(ib_strbuf *sb, double v)
 int ib_rpt_write_csv(const ib_report *rep, ib_strbuf *out)
 {
     ib_strbuf_puts(out, "system,benchmark,scenario,result,unit,validity,relative_performance,"
-                        "relative_perf_per_cost\n");
+                        "relative_perf_per_cost,labels\n");
     for (size_t i = 0; i < rep->results.len; i++) {
         const ib_report_result *r = &rep->results.data[i];
         csv_field(out, rep->systems.data[r->system].id);
@@ -53,6 +54,10 @@ int ib_rpt_write_csv(const ib_report *rep, ib_strbuf *out)
         csv_num(out, r->relative_performance);
         ib_strbuf_putc(out, ',');
         csv_num(out, r->relative_perf_per_cost);
+        ib_strbuf_putc(out, ',');
+        char lab[2048];
+        ib_rpt_labels_joined(r, lab, sizeof lab);
+        csv_field(out, lab);
         ib_strbuf_putc(out, '\n');
     }
     return out->oom ? IB_ENOMEM : IB_OK;
@@ -247,6 +252,16 @@ static void json_result(const ib_report *rep, const ib_report_result *r, ib_jw *
     ib_jw_double(jw, r->relative_performance);
     ib_jw_key(jw, "relative_perf_per_cost");
     ib_jw_double(jw, r->relative_perf_per_cost);
+    ib_jw_key(jw, "own_run"); /* an inferbench run, not an MLPerf submission's log */
+    ib_jw_bool(jw, r->own_run);
+    ib_jw_key(jw, "labels");
+    ib_jw_array_begin(jw);
+    for (const char *l = r->labels ? r->labels : ""; *l;) {
+        size_t n = strcspn(l, "\n");
+        ib_jw_string_n(jw, l, n);
+        l += n + (l[n] == '\n');
+    }
+    ib_jw_array_end(jw);
     ib_jw_key(jw, "cost_per_million");
     ib_jw_double(jw, r->cost_per_million);
     ib_jw_key(jw, "avg_power_w");
@@ -328,6 +343,18 @@ int ib_rpt_write_json(const ib_report *rep, ib_strbuf *out)
         ib_jw_null(&jw);
     ib_jw_key(&jw, "cost_basis");
     ib_jw_string(&jw, rep->tco.len ? "tco_hourly_cost" : "price");
+    ib_jw_key(&jw, "headline"); /* one sentence per system against the baseline */
+    ib_jw_array_begin(&jw);
+    for (size_t i = 0; i < rep->systems.len; i++) {
+        char h[512];
+        if (ib_report_headline(rep, i, h, sizeof h)) ib_jw_string(&jw, h);
+    }
+    ib_jw_array_end(&jw);
+    ib_jw_key(&jw, "warnings"); /* runs skipped as unfinished */
+    ib_jw_array_begin(&jw);
+    for (size_t i = 0; i < rep->warnings.len; i++)
+        ib_jw_string(&jw, rep->warnings.data[i]);
+    ib_jw_array_end(&jw);
     ib_jw_key(&jw, "systems");
     ib_jw_array_begin(&jw);
     for (size_t i = 0; i < rep->systems.len; i++)

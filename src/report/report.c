@@ -4,6 +4,7 @@
  * cost, cost per million inferences (users.md §3.1). Invalid results are never
  * compared (their relative columns stay empty). Writing lives in output.c/html.c.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "base/common.h"
 #include "base/fileio.h"
 #include "report/calc.h"
+#include "report/fmt.h"
 #include "report/report_impl.h"
 #include "report/rutil.h"
 
@@ -39,6 +41,7 @@ int ib_report_create(const ib_report_options *opts, ib_report **out, ib_err *err
     rep->opts.baseline = dup_opt(&rep->arena, opts->baseline);
     rep->opts.rules_version = dup_opt(&rep->arena, opts->rules_version);
     rep->opts.title = dup_opt(&rep->arena, opts->title);
+    rep->opts.strict = opts->strict;
     rep->baseline = IB_RPT_NONE;
     if (opts->generated) {
         ib_rpt_strlcpy(rep->generated, sizeof rep->generated, opts->generated, (size_t)-1);
@@ -72,6 +75,7 @@ void ib_report_destroy(ib_report *rep)
     IB_VEC_FREE(&rep->prices);
     IB_VEC_FREE(&rep->tco);
     IB_VEC_FREE(&rep->published);
+    IB_VEC_FREE(&rep->warnings);
     ib_arena_deinit(&rep->arena);
     ib_free(rep);
 }
@@ -107,6 +111,66 @@ size_t ib_report_invalid_count(const ib_report *rep)
     for (size_t i = 0; i < rep->results.len; i++)
         if (rep->results.data[i].run.validity != IB_REPORT_VALIDITY_VALID) n++;
     return n;
+}
+
+size_t ib_report_warning_count(const ib_report *rep)
+{
+    return rep->warnings.len;
+}
+
+const char *ib_report_warning_at(const ib_report *rep, size_t i)
+{
+    return i < rep->warnings.len ? rep->warnings.data[i] : NULL;
+}
+
+bool ib_rpt_headline_vs(const ib_report *rep, size_t a, size_t b, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    if (a == b || a >= rep->systems.len || b >= rep->systems.len) return false;
+    const ib_report_system *sa = &rep->systems.data[a], *sb = &rep->systems.data[b];
+    double lo = INFINITY, hi = -INFINITY, clo = INFINITY, chi = -INFINITY;
+    size_t k = 0;
+    for (size_t i = 0; i < rep->results.len; i++) {
+        const ib_report_result *ra = &rep->results.data[i];
+        if (ra->system != a || ra->run.validity != IB_REPORT_VALIDITY_VALID) continue;
+        const ib_report_result *rb = ib_rpt_find_result(rep, b, ra->benchmark, ra->scenario);
+        if (!rb || rb->run.validity != IB_REPORT_VALIDITY_VALID || strcmp(ra->run.unit, rb->run.unit))
+            continue;
+        double rel = ib_rpt_relative(ra->run.metric, rb->run.metric, ra->run.higher_is_better);
+        if (!isfinite(rel)) continue;
+        k++;
+        lo = fmin(lo, rel);
+        hi = fmax(hi, rel);
+        double pc = sa->has_price && sb->has_price
+                        ? ib_rpt_relative_per_cost(rel, sa->price, sb->price)
+                        : IB_RPT_NAN;
+        if (isfinite(pc)) {
+            clo = fmin(clo, pc);
+            chi = fmax(chi, pc);
+        }
+    }
+    if (!k) return false;
+    char x[32], y[32], range[80], crange[96] = "";
+    ib_rpt_fmt_ratio(x, sizeof x, lo);
+    ib_rpt_fmt_ratio(y, sizeof y, hi);
+    snprintf(range, sizeof range, strcmp(x, y) ? "%s-%sx" : "%sx", x, y);
+    if (isfinite(clo)) {
+        ib_rpt_fmt_ratio(x, sizeof x, clo);
+        ib_rpt_fmt_ratio(y, sizeof y, chi);
+        snprintf(crange, sizeof crange,
+                 strcmp(x, y) ? "; throughput per price %s-%sx" : "; throughput per price %sx", x,
+                 y);
+    }
+    snprintf(buf, n, "%s is %s %s over %zu result%s%s", sa->name, range, sb->name, k,
+             k == 1 ? "" : "s", crange);
+    return true;
+}
+
+bool ib_report_headline(const ib_report *rep, size_t system, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    return rep->baseline != IB_RPT_NONE &&
+           ib_rpt_headline_vs(rep, system, rep->baseline, buf, n);
 }
 
 size_t ib_rpt_find_system(const ib_report *rep, const char *id)

@@ -63,6 +63,7 @@ struct ib_report {
     IB_VEC(ib_rpt_tco_entry) tco;
     const char *tco_path;
     IB_VEC(ib_rpt_published) published;
+    IB_VEC(const char *) warnings; /* runs skipped as unfinished (arena strings) */
     const char *published_path;
     size_t baseline;
     bool computed;
@@ -76,6 +77,9 @@ ib_rpt_tco ib_rpt_tco_for(const ib_report *rep, const char *system);
 /* The result of (system, benchmark, scenario), or NULL. */
 const ib_report_result *ib_rpt_find_result(const ib_report *rep, size_t system,
                                            const char *benchmark, int scenario);
+/* "A is 1.69-3.46x B over N results; throughput per price 1.19-2.43x": the range of a/b over
+ * the (benchmark, scenario) pairs both have VALID in the same unit; false when none. */
+bool ib_rpt_headline_vs(const ib_report *rep, size_t a, size_t b, char *buf, size_t n);
 /* True when the result's metric is a rate (Offline/Server throughput). */
 bool ib_rpt_is_throughput(const ib_report_result *r);
 /* Display order of benchmarks: the v1.1 list first, then alphabetical. */

@@ -95,3 +95,18 @@ int ib_rpt_era_of_version(const char *version)
     if (major < 4 || (major == 4 && minor == 0)) return IB_REPORT_ERA_ES;
     return IB_REPORT_ERA_CURRENT;
 }
+
+void ib_rpt_labels_joined(const ib_report_result *r, char *out, size_t cap)
+{
+    if (!cap) return;
+    size_t o = 0;
+    for (const char *p = r->labels ? r->labels : ""; *p && o + 3 < cap; p++) {
+        if (*p == '\n') {
+            out[o++] = ';';
+            out[o++] = ' ';
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = '\0';
+}

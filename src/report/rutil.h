@@ -26,5 +26,8 @@ bool ib_rpt_starts_with(const char *s, const char *prefix);
 int ib_rpt_era_of_version(const char *version);
 /* Normalise "1.1", "V1.1", "v1.1.0" to "v1.1" into out; false when not a version. */
 bool ib_rpt_normalize_version(const char *in, char *out, size_t cap);
+/* A result's labels on one line, "; " between them ("" when none). */
+struct ib_report_result;
+void ib_rpt_labels_joined(const struct ib_report_result *r, char *out, size_t cap);
 
 #endif

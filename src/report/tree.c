@@ -5,12 +5,17 @@
  * Recognised layouts (users.md §4.3, benchmarks.md §2.3):
  *   official   <division>/<submitter>/results/<system>/<benchmark>/<Scenario>/performance/run_1
  *              with <division>/<submitter>/systems/<system>.json
- *   inferbench <out>/<system>/<benchmark>/<Scenario>/performance/run_1, with the system
+ *   inferbench <out>/<system>/<benchmark>/<Scenario>/performance/run_N, with the system
  *              description in <out>/systems/<system>.json or <out>/<system>/system.json
  * The walk starts at any level, visits folders in sorted order (stable reports) and
- * skips compliance runs (TEST0x), ranging runs and hidden folders.
+ * skips compliance runs (TEST0x), ranging runs and hidden folders (a run in progress is
+ * staged in a hidden .partial-* folder). Of a scenario's performance/run_N folders the
+ * newest finished one is the result; an unfinished one (no summary or detail log, a log
+ * cut short, result.json saying INTERRUPTED: a run killed hard, or written by another tool
+ * that stopped) is skipped with a warning, or refused when the report is strict.
  */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +160,81 @@ static int get_system(ib_report *rep, const char *id, const char *submitter, con
     return IB_OK;
 }
 
-/* Add one run folder (…/<system>/<benchmark>/<Scenario>/performance/run_1). */
+/* result.json of one of our runs: its labels (synthetic model or data, --quick, ...), one per
+ * line, and that it is an inferbench run, not an MLPerf submission's log. */
+static int load_labels(ib_report *rep, const char *run_dir, ib_report_result *r, ib_err *err)
+{
+    r->labels = "";
+    char path[4200];
+    snprintf(path, sizeof path, "%s/result.json", run_dir);
+    if (!ib_path_exists(path)) return IB_OK;
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_DECODE_INT_AS_REAL, &je);
+    if (!j) return IB_OK; /* not ours to judge: the logs are what the report reads */
+    const char *fmt = json_str_field(j, "format");
+    r->own_run = ib_rpt_starts_with(fmt, "inferbench-result/");
+    ib_strbuf sb;
+    ib_strbuf_init(&sb);
+    json_t *labels = json_object_get(j, "labels"), *v;
+    size_t i;
+    json_array_foreach(labels, i, v)
+    {
+        if (json_is_string(v))
+            ib_strbuf_printf(&sb, "%s%s", sb.len ? "\n" : "", json_string_value(v));
+    }
+    json_decref(j);
+    r->labels = ib_arena_strdup(&rep->arena, ib_strbuf_cstr(&sb));
+    ib_strbuf_deinit(&sb);
+    return r->labels ? IB_OK : ib_err_set(err, IB_ENOMEM, "out of memory");
+}
+
+/* Why a run folder is not a finished run ("" when it is): its logs are missing or cut
+ * short, or its result.json says it was interrupted. */
+static void unfinished_reason(const char *run_dir, char *why, size_t n)
+{
+    char p[4300];
+    why[0] = '\0';
+    snprintf(p, sizeof p, "%s/mlperf_log_summary.txt", run_dir);
+    char *text = NULL;
+    size_t len = 0;
+    if (ib_file_read_all(p, (size_t)16 << 20, &text, &len, NULL) != IB_OK) {
+        snprintf(p, sizeof p, "%s/mlperf_log_detail.txt", run_dir);
+        if (!ib_path_exists(p))
+            snprintf(why, n, "no mlperf_log_summary.txt or mlperf_log_detail.txt");
+        return; /* a detail log alone is read as it is (the parser judges it) */
+    }
+    /* LoadGen's summary ends with the errors line: without it the writer was stopped */
+    if (!strstr(text, "encountered during test."))
+        snprintf(why, n, "mlperf_log_summary.txt is cut short (no footer)");
+    ib_free(text);
+    if (why[0]) return;
+    snprintf(p, sizeof p, "%s/result.json", run_dir);
+    json_error_t je;
+    json_t *j = ib_path_exists(p) ? json_load_file(p, JSON_DECODE_INT_AS_REAL, &je) : NULL;
+    if (j && !strcmp(json_str_field(j, "result"), "INTERRUPTED"))
+        snprintf(why, n, "result.json says the run was INTERRUPTED");
+    json_decref(j);
+}
+
+static int warn(ib_report *rep, ib_err *err, const char *fmt, ...) IB_PRINTF(3, 4);
+
+static int warn(ib_report *rep, ib_err *err, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (rep->opts.strict)
+        return ib_err_set(err, IB_EFORMAT, "%s (--strict: remove it or run again)", msg);
+    char skipped[1100];
+    snprintf(skipped, sizeof skipped, "%s; skipped", msg);
+    const char *s = ib_arena_strdup(&rep->arena, skipped);
+    if (!s || IB_VEC_PUSH(&rep->warnings, s)) return ib_err_set(err, IB_ENOMEM, "out of memory");
+    return IB_OK;
+}
+
+/* Add one run folder (…/<system>/<benchmark>/<Scenario>/performance/run_N). */
 static int add_run(ib_report *rep, const char *run_dir, size_t *added, ib_err *err)
 {
     char buf[4096];
@@ -163,7 +242,7 @@ static int add_run(ib_report *rep, const char *run_dir, size_t *added, ib_err *e
     ib_rpt_strlcpy(buf, sizeof buf, run_dir, (size_t)-1);
     bool absolute = run_dir[0] == '/';
     size_t n = split_path(buf, c, TREE_MAX_COMPONENTS);
-    if (n < 5 || strcmp(c[n - 1], "run_1") || strcmp(c[n - 2], "performance")) return IB_OK;
+    if (n < 5 || strncmp(c[n - 1], "run_", 4) || strcmp(c[n - 2], "performance")) return IB_OK;
     int scenario = ib_report_scenario_parse(c[n - 3]);
     if (scenario == IB_REPORT_SCENARIO_UNKNOWN)
         return IB_OK; /* e.g. compliance/<…>/<Scenario>/TEST01/performance/run_1 */
@@ -213,6 +292,7 @@ static int add_run(ib_report *rep, const char *run_dir, size_t *added, ib_err *e
     if (!r.benchmark || !r.run_dir) return ib_err_set(err, IB_ENOMEM, "out of memory");
     rc = ib_report_run_load(run_dir, bench, rep->opts.rules_version, &r.run, err);
     if (rc) return rc;
+    if ((rc = load_labels(rep, run_dir, &r, err))) return rc;
     /* the scenario folder holds accuracy/ next to performance/ */
     char scen_dir[4200];
     snprintf(scen_dir, sizeof scen_dir, "%s/../..", run_dir);
@@ -262,13 +342,51 @@ static bool skip_dir(const char *name)
            ib_rpt_starts_with(name, "TEST0");
 }
 
+/* A scenario's performance/ folder: the newest finished run_N is its result; unfinished
+ * newer ones are skipped with a warning, older finished ones are earlier runs. */
+static int performance_dir(ib_report *rep, const char *dir, size_t *added, ib_err *err)
+{
+    unsigned runs[256];
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return IB_OK;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < IB_ARRAY_LEN(runs)) {
+        char *end = NULL;
+        if (strncmp(e->d_name, "run_", 4)) continue;
+        unsigned long k = strtoul(e->d_name + 4, &end, 10);
+        if (*end || k == 0 || k > 1000000) continue;
+        runs[n++] = (unsigned)k;
+    }
+    closedir(d);
+    for (size_t i = 1; i < n; i++) /* newest first */
+        for (size_t j = i; j > 0 && runs[j] > runs[j - 1]; j--) {
+            unsigned t = runs[j];
+            runs[j] = runs[j - 1];
+            runs[j - 1] = t;
+        }
+    for (size_t i = 0; i < n; i++) {
+        char run[4200], why[160];
+        snprintf(run, sizeof run, "%s/run_%u", dir, runs[i]);
+        unfinished_reason(run, why, sizeof why);
+        if (!why[0]) return add_run(rep, run, added, err);
+        int rc = warn(rep, err, "%s: an unfinished run (%s)", run, why);
+        if (rc) return rc;
+    }
+    return IB_OK;
+}
+
 /* Depth-limited recursive walk (symlink loops end at TREE_MAX_DEPTH). */
 static int walk(ib_report *rep, const char *dir, int depth, size_t *added, ib_err *err)
 {
     if (depth > TREE_MAX_DEPTH) return IB_OK;
     size_t dl = strlen(dir);
-    if (dl >= 5 && !strcmp(dir + dl - 5, "run_1") && dl >= 17 &&
-        !strncmp(dir + dl - 17, "performance/run_1", 17))
+    if (dl >= 12 && !strcmp(dir + dl - 12, "/performance"))
+        return performance_dir(rep, dir, added, err);
+    const char *base = strrchr(dir, '/');
+    base = base ? base + 1 : dir;
+    if (!strncmp(base, "run_", 4) && dl > 12 + strlen(base) &&
+        !strncmp(dir + dl - strlen(base) - 12, "performance/", 12)) /* a run folder given */
         return add_run(rep, dir, added, err);
     DIR *d = opendir(dir);
     if (!d) return depth == 0 ? ib_err_set(err, IB_EIO, "%s: cannot open folder", dir) : IB_OK;
@@ -317,8 +435,8 @@ int ib_report_add_tree(ib_report *rep, const char *path, ib_err *err)
     if (rc) return rc;
     if (!added)
         return ib_err_set(err, IB_ENOTFOUND,
-                          "%s: no performance run found (looked for <system>/<benchmark>/"
-                          "<Scenario>/performance/run_1 folders)",
+                          "%s: no finished performance run found (looked for <system>/"
+                          "<benchmark>/<Scenario>/performance/run_N folders)",
                           path);
     return IB_OK;
 }

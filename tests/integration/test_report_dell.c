@@ -165,10 +165,10 @@ TEST_TIMEOUT(report_dell_cli_outputs, 180)
     ib_free(so);
     char *csv = read_tmp("out/summary.csv");
     const char *header = "system,benchmark,scenario,result,unit,validity,"
-                         "relative_performance,relative_perf_per_cost\n";
+                         "relative_performance,relative_perf_per_cost,labels\n";
     ASSERT_TRUE(!strncmp(csv, header, strlen(header)));
     ASSERT_STR_CONTAINS(csv, A100 ",resnet50,Offline,99815.7,samples/s,VALID,1.850903332,"
-                                  "1.300705083\n");
+                                  "1.300705083,\n"); /* published results: no labels */
     size_t lines = 0;
     for (const char *p = csv; *p; p++)
         lines += *p == '\n';
@@ -326,8 +326,20 @@ TEST(report_cli_usage_and_input_errors)
                                  out, out, out),
                   2);
     t = read_tmp("e2.txt");
-    ASSERT_STR_CONTAINS(t, "sysX/resnet50/Offline/performance/run_1: neither "
-                           "mlperf_log_detail.txt nor mlperf_log_summary.txt exists");
+    /* an unfinished run is skipped with a warning; with nothing else there, the tree holds
+     * no run (2); --strict refuses the unfinished run itself */
+    ASSERT_STR_CONTAINS(t, "warning: ");
+    ASSERT_STR_CONTAINS(t, "sysX/resnet50/Offline/performance/run_1: an unfinished run (no "
+                           "mlperf_log_summary.txt or mlperf_log_detail.txt); skipped");
+    ASSERT_STR_CONTAINS(t, "no finished performance run found");
+    ib_free(t);
+    ASSERT_INT_EQ(ib_test_system("'%s/inferbench' report --strict '%s/tree' -o '%s/o' 2> "
+                                 "'%s/e3.txt'",
+                                 bin, out, out, out),
+                  2);
+    t = read_tmp("e3.txt");
+    ASSERT_STR_CONTAINS(t, "run_1: an unfinished run");
+    ASSERT_STR_CONTAINS(t, "--strict");
     ib_free(t);
 }
 
@@ -365,7 +377,7 @@ TEST_TIMEOUT(report_cli_invalid_exit_3_and_own_latency_charts, 120)
     ASSERT_STR_CONTAINS(t, "2 result(s) are not VALID");
     ib_free(t);
     t = read_tmp("r/summary.csv");
-    ASSERT_STR_CONTAINS(t, "ours-b,resnet50,Offline,58501300,samples/s,INVALID,,\n");
+    ASSERT_STR_CONTAINS(t, "ours-b,resnet50,Offline,58501300,samples/s,INVALID,,,\n");
     ASSERT_STR_CONTAINS(t, "ours-b,resnet50,Server,1996.81,queries/s,VALID,");
     ib_free(t);
     t = read_tmp("r/report.html");

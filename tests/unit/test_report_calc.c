@@ -147,10 +147,10 @@ TEST(report_calc_relative_and_prices)
     snprintf(path, sizeof path, "%s/summary.csv", ib_test_tmpdir());
     ASSERT_OK(ib_file_read_all(path, 0, &csv, NULL, &err));
     const char *header = "system,benchmark,scenario,result,unit,validity,"
-                         "relative_performance,relative_perf_per_cost\n";
+                         "relative_performance,relative_perf_per_cost,labels\n";
     ASSERT_TRUE(!strncmp(csv, header, strlen(header)));
-    ASSERT_STR_CONTAINS(csv, "sysA,resnet50,Offline,2000,samples/s,VALID,2,0.6666666667\n");
-    ASSERT_STR_CONTAINS(csv, "sysB,resnet50,Server,1000,queries/s,INVALID,,\n");
+    ASSERT_STR_CONTAINS(csv, "sysA,resnet50,Offline,2000,samples/s,VALID,2,0.6666666667,\n");
+    ASSERT_STR_CONTAINS(csv, "sysB,resnet50,Server,1000,queries/s,INVALID,,,\n");
     ib_free(csv);
     /* an explicit baseline overrides the price rule */
     ASSERT_OK(ib_report_set_baseline(rep, "sysA", &err));
