@@ -142,7 +142,9 @@ TESTS := $(O)/tests/ib-tests
   tidy valgrind regen-onnx loadgen-lib help
 .DEFAULT_GOAL := all
 
-all: check-deps $(LIB_A) $(LIB_SO) $(LOADGEN_A) $(CLI)
+MAN_PAGE := $(O)/man/inferbench.1
+
+all: check-deps $(LIB_A) $(LIB_SO) $(LOADGEN_A) $(CLI) $(MAN_PAGE)
 
 help:
 	@sed -n '1,14p' Makefile | sed 's/^# \{0,1\}//'
@@ -225,6 +227,11 @@ $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(call quiet,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJS) $(LIB_A) $(LDLIBS_ALL)
 
+# man pages from the commands' own --help (tools/gen-man.sh), so they cannot drift
+$(MAN_PAGE): $(CLI) tools/gen-man.sh
+	$(call quiet,MAN,$(O)/man)
+	$(Q)sh tools/gen-man.sh $(CLI) $(O)/man $(VERSION)
+
 $(TESTS): $(TEST_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)
@@ -243,6 +250,7 @@ $(O)/bench/%: $(O)/obj/bench/%.o $(LIB_A)
 # ---- test --------------------------------------------------------------------
 TEST_ENV = IB_SRC_DIR=$(CURDIR) IB_BIN_DIR=$(CURDIR)/$(O)/bin IB_FUZZ_DIR=$(CURDIR)/$(O)/fuzz \
   IB_BUILD_DIR=$(CURDIR)/$(O) IB_SHARED_DIR=$(abspath $(CURDIR)/../shared) \
+  IB_BUILD_ARGS="BUILD=$(BUILD) O=$(O) CUDA=$(CUDA)" \
   IB_TEST_TIMEOUT_MULT=$(TIMEOUT_MULT_$(BUILD))
 
 check: all $(TESTS) $(FUZZ_REPLAYS) $(BENCH_BINS)
@@ -284,7 +292,7 @@ install: all
 	ln -sf libinferbench.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libinferbench.so
 	install -m 644 include/inferbench/*.h $(DESTDIR)$(INCLUDEDIR)/inferbench/
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
-	install -m 644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(O)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' -e 's|@PRIVATE_LIBS@|$(LDLIBS_ALL)|' tools/inferbench.pc.in \
 	  > $(DESTDIR)$(LIBDIR)/pkgconfig/inferbench.pc

@@ -315,6 +315,8 @@ typedef struct ib_lg_progress {
 typedef void (*ib_lg_progress_fn)(void *user, const ib_lg_progress *p);
 
 #define IB_LG_DEFAULT_SUT_TIMEOUT_MS 60000
+/* Other processes' CPU share (%) above which a result is labelled "machine busy". */
+#define IB_LG_BUSY_PCT 10.0
 
 typedef struct ib_lg_options {
     /* Called about every progress_interval_ms from a loadgen thread (never
@@ -347,6 +349,11 @@ typedef struct ib_lg_options {
 } ib_lg_options;
 
 IB_API void ib_lg_options_defaults(ib_lg_options *o);
+
+struct ib_lg_result;
+/* The "machine busy: N % of the CPUs used by other processes..." label of a result whose
+ * others_cpu_pct is over IB_LG_BUSY_PCT, into buf; false (nothing written) otherwise. */
+IB_API bool ib_lg_busy_label(const struct ib_lg_result *r, char *buf, size_t n);
 
 /* ---- results -------------------------------------------------------------- */
 
@@ -407,6 +414,10 @@ typedef struct ib_lg_result {
 
     /* issue delay (scheduled -> issued), an inferbench addition */
     int64_t issue_delay_p50_ns, issue_delay_p99_ns;
+    /* CPU time other processes used during the test, in % of the machine's CPUs (steal
+     * included); -1 when it could not be measured. Above IB_LG_BUSY_PCT the result carries
+     * a "machine busy" label: its figures may be low. */
+    double others_cpu_pct;
 } ib_lg_result;
 
 /* ---- the test --------------------------------------------------------------- */

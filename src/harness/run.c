@@ -483,6 +483,7 @@ static int finish_run(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
     ib_harness_result *res = c->res;
     int rc;
+    ib_run_label_machine_load(c);
     if (!res->interrupted) { /* run.json names where the files will be */
         if ((rc = ib_rundir_reserve(&c->rd, err)))
             return rc;
@@ -586,6 +587,11 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
     stage(o, "warm-up: %.4g samples/s at batch %lld, %.2f ms at batch 1",
           res->warmup_samples_per_sec, (long long)c.batch,
           (double)ib_hsut_warmup_latency_ns(c.sut) / 1e6);
+    int64_t b1 = ib_hsut_warmup_latency_ns(c.sut), bound = (int64_t)o->settings.server_target_latency_ns;
+    if (o->scenario == IB_LG_SCENARIO_SERVER && bound > 0 && b1 > bound)
+        stage(o, "warning: one sample alone takes %.3g ms here, over the %.3g ms latency bound: "
+                 "no target_qps makes this Server run VALID with this model, batch and machine",
+              (double)b1 / 1e6, (double)bound / 1e6);
     /* The loadgen ends a test when the SUT answers nothing for sut_timeout_ms (60 s by
      * default). A full 3D U-Net volume takes about a minute on 2 cores, so unless the user
      * set it, allow ten times the longest gap the warm-up suggests: every worker's batch

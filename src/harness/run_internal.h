@@ -47,6 +47,9 @@ int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err);
 bool ib_run_retry_offline(const ib_harness_opts *o, run_ctx *c, const ib_lg_result *r);
 /* The labels every output carries (synthetic model/data, quick, reduced counts). */
 int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err);
+/* After the tests: the "machine busy" label when other processes took a noticeable share of
+ * the CPUs (the loadgen measured it; its result.json already says so). */
+void ib_run_label_machine_load(run_ctx *c);
 /* accuracy.txt from the accuracy run's mlperf_log_accuracy.json. */
 int ib_run_accuracy(const ib_harness_opts *o, run_ctx *c, ib_err *err);
 /* run.json into the staging folder (runjson.h has the schema). */

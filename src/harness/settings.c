@@ -210,3 +210,12 @@ double ib_run_quick_left_s(const ib_harness_opts *o, const run_ctx *c)
     double left = o->quick_s - used - 2 - 0.05 * o->quick_s;
     return left > 1 ? left : 1;
 }
+
+void ib_run_label_machine_load(run_ctx *c)
+{
+    const ib_harness_result *r = c->res;
+    const ib_lg_result *lr = r->ran_performance ? &r->perf : &r->acc;
+    char busy[200];
+    if ((r->ran_performance || r->ran_accuracy) && ib_lg_busy_label(lr, busy, sizeof busy))
+        add_label(c, NULL, "%s", busy);
+}

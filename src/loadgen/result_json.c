@@ -14,6 +14,16 @@
 #include "loadgen/results.h"
 #include "loadgen/test_internal.h"
 
+bool ib_lg_busy_label(const ib_lg_result *r, char *buf, size_t n)
+{
+    if (!(r->others_cpu_pct > IB_LG_BUSY_PCT))
+        return false;
+    snprintf(buf, n, "machine busy: %.0f %% of the CPUs used by other processes during the test "
+                     "(its figures may be low)",
+             r->others_cpu_pct);
+    return true;
+}
+
 const char *ib_lg_rule_name(enum ib_lg_rule r)
 {
     switch (r) {
@@ -324,10 +334,23 @@ int ib_lg_result_json_build(const ib_lg_test *t, const ib_lg_result *r, ib_strbu
     ib_jw_key(&jw, "accuracy_log_entries");
     ib_jw_uint(&jw, r->accuracy_log_entries);
     settings_block(&jw, t);
+    ib_jw_key(&jw, "machine_load"); /* the rest of the machine during the test */
+    ib_jw_object_begin(&jw);
+    ib_jw_key(&jw, "others_cpu_pct");
+    if (r->others_cpu_pct >= 0)
+        ib_jw_double_g(&jw, r->others_cpu_pct, 3);
+    else
+        ib_jw_null(&jw);
+    ib_jw_key(&jw, "busy");
+    ib_jw_bool(&jw, r->others_cpu_pct > IB_LG_BUSY_PCT);
+    ib_jw_object_end(&jw);
     ib_jw_key(&jw, "labels");
     ib_jw_array_begin(&jw);
     for (size_t i = 0; i < t->label_count; i++)
         ib_jw_string(&jw, t->labels[i]);
+    char busy[160];
+    if (ib_lg_busy_label(r, busy, sizeof busy))
+        ib_jw_string(&jw, busy);
     ib_jw_array_end(&jw);
     ib_jw_key(&jw, "log_prefix");
     ib_jw_string(&jw, t->prefix);

@@ -8,6 +8,7 @@
  * the measured peak itself (test.c).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -101,6 +102,14 @@ static void explain_queries(const ib_lg_perf_params *p, const ib_lg_perf_data *d
             (long long)p->max_duration_ms);
 }
 
+/* Server: the fastest sample of the run was already over the bound, so no target_qps can
+ * bring the percentile under it. */
+static bool bound_unreachable(const ib_lg_perf_params *p, const ib_lg_perf_summary *s)
+{
+    return p->scenario == IB_LG_SCENARIO_SERVER && p->target_latency_ns > 0 &&
+           s->min_latency > p->target_latency_ns;
+}
+
 static void explain_latency(const ib_lg_perf_params *p, const ib_lg_perf_data *d,
                             const ib_lg_perf_summary *s, char *r, size_t rn, char *g, size_t gn)
 {
@@ -111,7 +120,14 @@ static void explain_latency(const ib_lg_perf_params *p, const ib_lg_perf_data *d
         (long long)p->target_latency_ns, (unsigned long long)s->overlatency_query_count,
         s->sample_count);
     double done = s->completed_samples_per_sec;
-    if (done > 0 && isfinite(done) && done < 0.99 * p->target_qps) {
+    if (bound_unreachable(p, s)) {
+        /* no rate fixes this: the SUT is too slow for the bound even unloaded */
+        add(g, gn,
+            "the latency bound (%.3g ms) cannot be met with this model, batch and machine: even "
+            "the fastest sample took %.3g ms. A lower target_qps or more queries will not change "
+            "that; a faster machine, backend or precision, or a smaller batch, is needed\n",
+            (double)p->target_latency_ns / 1e6, (double)s->min_latency / 1e6);
+    } else if (done > 0 && isfinite(done) && done < 0.99 * p->target_qps) {
         add(g, gn,
             "the SUT completed only %.1f samples/s of the %.6g scheduled (saturated): try "
             "target_qps <= %.1f (95%% of what it sustained)\n",
@@ -167,7 +183,8 @@ void ib_lg_perf_explain(const ib_lg_perf_params *p, const ib_lg_perf_data *d,
     }
     if (!s->early_stopping_met) {
         add(r, rn, "early stopping: not met\n");
-        if (p->scenario == IB_LG_SCENARIO_SERVER && s->es_more_queries > 0)
+        if (p->scenario == IB_LG_SCENARIO_SERVER && s->es_more_queries > 0 &&
+            !bound_unreachable(p, s)) /* more queries over the bound would not help */
             add(g, gn,
                 "early stopping needs at least %lld more queries (if all under latency): set "
                 "min_query_count >= %llu, or min_duration >= %.0f ms at this QPS\n",

@@ -318,6 +318,7 @@ static void run_performance(ib_lg_test *t, ib_lg_result *res)
 
 static void finish(ib_lg_test *t, ib_lg_result *res)
 {
+    res->others_cpu_pct = t->load.ok ? ib_lg_sysload_others_pct(&t->load) : -1;
     if (t->interrupted) {
         res->interrupted = true;
         res->valid = false;
@@ -414,6 +415,7 @@ int ib_lg_test_run(ib_lg_test *t, const ib_lg_sut *sut, const ib_lg_qsl *qsl,
         ib_lg_progress_thread *prog = NULL;
         if (t->opts.progress)
             ib_lg_progress_start(t, &prog);
+        ib_lg_sysload_begin(&t->load);
         switch (t->eff.mode) {
         case IB_LG_MODE_SUBMISSION:
             run_accuracy(t);

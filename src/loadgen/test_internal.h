@@ -29,6 +29,7 @@
 #include "loadgen/accuracy_log.h"
 #include "loadgen/complete_os.h"
 #include "loadgen/effective.h"
+#include "loadgen/sysload.h"
 #include "loadgen/logwriter.h"
 #include "loadgen/plan.h"
 #include "loadgen/results.h"
@@ -134,6 +135,7 @@ struct ib_lg_test {
     bool ran;
     _Atomic int abort;
     bool interrupted; /* a series stopped early on the caller's stop flag (main thread) */
+    ib_lg_sysload load; /* the rest of the machine's CPU use during the test */
     _Atomic(ib_lg_srt *) head;
 
     /* faults observed by completers (any thread) */

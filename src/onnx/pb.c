@@ -73,8 +73,15 @@ static int scan_fail(pb_scan *s, const uint8_t *at, const char *fmt, ...)
         else
             n += (size_t)snprintf(path + n, sizeof path - n, ".%s", f->field);
     }
-    return ib_err_set(s->err, IB_EFORMAT, "%s: offset %zu in %s: %s", s->src,
-                      (size_t)(at - s->base), path, what);
+    /* The technical detail, then what it means in plain words: bytes that break the wire
+     * format at the top level are no ONNX model at all (a text file, an HTML error page saved
+     * as .onnx, another format); anything else is a model that was cut or damaged. */
+    const char *plain = s->depth == 0 && (at == s->base || strstr(what, "wire type"))
+                            ? "this is not an ONNX model: check that the file is an .onnx "
+                              "model and was copied whole"
+                            : "the model file is corrupt or truncated: copy or export it again";
+    return ib_err_set(s->err, IB_EFORMAT, "%s: offset %zu in %s: %s (%s)", s->src,
+                      (size_t)(at - s->base), path, what, plain);
 }
 
 /* Decode a varint of at most `max_bytes` bytes. 0 = ok, -1 = truncated,

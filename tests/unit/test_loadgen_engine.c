@@ -591,6 +591,11 @@ TEST_TIMEOUT(loadgen_engine_trace_result_json_and_names, 60)
     ASSERT_STR_EQ(json_string_value(json_array_get(json_object_get(rj, "labels"), 0)), "synthetic");
     ASSERT_STR_EQ(json_string_value(json_array_get(json_object_get(rj, "labels"), 1)),
                   "unit test");
+    /* the load check: measured (a number or null) with its verdict */
+    json_t *ml = json_object_get(rj, "machine_load");
+    ASSERT_TRUE(json_is_boolean(json_object_get(ml, "busy")));
+    ASSERT_TRUE(json_is_number(json_object_get(ml, "others_cpu_pct")) ||
+                json_is_null(json_object_get(ml, "others_cpu_pct")));
     json_decref(rj);
     /* the official summary keeps LoadGen's format: it ends with the errors line, labels
      * stay out of it (loadgen.md §3.1 item 9) */

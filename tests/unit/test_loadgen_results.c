@@ -119,6 +119,29 @@ TEST(loadgen_results_server_latency_bound_and_es)
     ASSERT_STR_CONTAINS(g, "more queries");
 }
 
+/* Every sample over the bound, the fastest too: no target_qps or query count can help, and
+ * the advice says so instead of proposing either (a 40 ms model against a 15 ms bound). */
+TEST(loadgen_results_server_bound_unreachable)
+{
+    int64_t lat[1000];
+    for (int i = 0; i < 1000; i++)
+        lat[i] = 40000000 + i * 1000; /* 40 ms and up */
+    ib_lg_perf_params p = server_params();
+    p.target_latency_ns = 15000000;
+    ib_lg_perf_data d = {.sample_latencies = lat, .sample_count = 1000, .queries_issued = 1000};
+    d.final_query_scheduled_s = 1.0;
+    d.final_query_all_samples_done_s = 1.05;
+    ib_lg_perf_summary s;
+    ib_lg_perf_summarize(&p, &d, &s);
+    ASSERT_FALSE(s.perf_constraints_met);
+    char r[2048], g[1024];
+    ib_lg_perf_explain(&p, &d, &s, r, sizeof r, g, sizeof g);
+    ASSERT_STR_CONTAINS(g, "the latency bound (15 ms) cannot be met with this model, batch and "
+                           "machine: even the fastest sample took 40 ms");
+    ASSERT_NULL(strstr(g, "try target_qps"));
+    ASSERT_NULL(strstr(g, "more queries (if all under latency)"));
+}
+
 TEST(loadgen_results_offline_min_duration)
 {
     int64_t lat[2200];

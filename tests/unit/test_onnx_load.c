@@ -81,6 +81,8 @@ TEST(onnx_load_rejects_every_truncation)
     ASSERT_STATUS(ib_onnx_load_graph(buf, len / 2, NULL, NULL, &g, &err), IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "in ModelProto: field 'graph' (7) declares");
     ASSERT_STR_CONTAINS(err.msg, "remain");
+    /* and says in plain words what that means */
+    ASSERT_STR_CONTAINS(err.msg, "(the model file is corrupt or truncated: copy or export it");
     ib_free(buf);
 }
 
@@ -569,6 +571,12 @@ TEST(onnx_load_wire_format_errors)
         if (rc != IB_EFORMAT || !strstr(err.msg, cases[i].needle))
             ib_test_fail(__FILE__, __LINE__, "case %zu: %s: %s", i, ib_err_name(rc), err.msg);
     }
+    /* text saved as .onnx: the wire type it implies is one ONNX never uses, so the message
+     * says plainly that this is no ONNX model */
+    ASSERT_STATUS(ib_onnx_load_graph("hello world", 11, NULL, NULL, &g, &err), IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "wire type end-group (4)");
+    ASSERT_STR_CONTAINS(err.msg, "(this is not an ONNX model: check that the file is an .onnx "
+                                 "model and was copied whole)");
     /* unknown fields are skipped: a model with only an unknown field has no graph */
     ASSERT_STATUS(ib_onnx_load_graph("\x08\x08\xf8\x07\x01", 5, NULL, NULL, &g, &err), IB_EFORMAT);
     ASSERT_STR_CONTAINS(err.msg, "has no graph");
