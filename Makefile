@@ -101,7 +101,7 @@ endif
 BASE_CFLAGS += -DIB_WITH_DNNL
 
 # ---- sources -----------------------------------------------------------------
-LIB_DIRS := base loadgen onnx runtime runtime/ops backend backend/cpu models dataset \
+LIB_DIRS := base text loadgen ir ir/ops onnx runtime backend backend/cpu models dataset \
   metrics harness report compliance
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 GEN_SRCS := $(wildcard src/onnx/gen/*.c)

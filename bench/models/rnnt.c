@@ -36,7 +36,7 @@
 #include "inferbench/runtime.h"
 #include "models/rnnt.h"
 #include "onnx/build.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 #include "bench_util.h"
 

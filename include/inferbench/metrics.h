@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "export.h"
-#include "runtime.h"
+#include "dtype.h"
 #include "status.h"
 
 IB_EXTERN_C_BEGIN

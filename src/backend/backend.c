@@ -9,28 +9,22 @@
  */
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/backend_impl.h"
 #include "base/log.h"
 
 extern const struct ib_backend_ops ib_backend_reference_ops;
 #ifdef IB_WITH_DNNL
 extern const struct ib_backend_ops ib_backend_cpu_ops;
 #endif
-/* The CUDA backend (issue 8) declares ib_backend_cuda_ops in
- * src/backend/cuda/cuda_backend.h; it is registered once that header exists,
- * so a CUDA=1 build works before and after it lands. */
-#if defined(IB_WITH_CUDA) && defined(__has_include)
-#if __has_include("backend/cuda/cuda_backend.h")
+#ifdef IB_WITH_CUDA
 #include "backend/cuda/cuda_backend.h"
-#define IB_REGISTER_CUDA 1
-#endif
 #endif
 
 static const struct ib_backend_ops *const g_backends[] = {
 #ifdef IB_WITH_DNNL
     &ib_backend_cpu_ops,
 #endif
-#ifdef IB_REGISTER_CUDA
+#ifdef IB_WITH_CUDA
     &ib_backend_cuda_ops,
 #endif
     &ib_backend_reference_ops,
@@ -472,7 +466,12 @@ int ib_backend_graph_run(ib_backend_graph *gr, ib_err *err)
 
 bool ib_backend_residual_in_place(const ib_backend *b)
 {
-    return b && b->ops->residual_in_place;
+    return b && b->ops->abi_version >= 2 && b->ops->residual_in_place;
+}
+
+bool ib_backend_has_cap(const ib_backend *b, unsigned cap)
+{
+    return b && b->ops->abi_version >= 3 && (b->ops->caps & cap) == cap;
 }
 
 ib_backend_exec *ib_backend_graph_exec(const ib_backend_graph *gr)
@@ -499,7 +498,7 @@ int ib_backend_graph_value_desc(ib_backend_graph *gr, ib_value_id v, ib_tensor_d
     const ib_backend_binding *bd = find_binding(&gr->sg, v);
     if (!bd)
         return IB_ENOTFOUND;
-    if (gr->b->ops->value_desc)
+    if (gr->b->ops->abi_version >= 2 && gr->b->ops->value_desc)
         return gr->b->ops->value_desc(gr->b->ctx, gr->exec, v, out);
     *out = bd->desc;
     return IB_OK;

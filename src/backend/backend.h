@@ -3,7 +3,8 @@
  * uses to reach a backend: instances, buffers, compiled subgraphs. Argument
  * checks and the handling of optional (NULL) vtable entries live here, in one
  * place, so backends can assume well-formed calls (ggml's ggml_backend_*,
- * Redis' connWrite). The vtable itself is in backend_impl.h.
+ * Redis' connWrite). Callers include this header only; the vtable is in backend_impl.h,
+ * which includes this one and is for backend implementations (ggml-backend-impl.h).
  *
  * Thread-safety: an instance (ib_backend) may be shared by several compiled
  * subgraphs; run one subgraph from one thread at a time. Different instances
@@ -12,10 +13,68 @@
 #ifndef IB_BACKEND_BACKEND_H
 #define IB_BACKEND_BACKEND_H
 
-#include "backend/backend_impl.h"
+#include "ir/graph.h"
 
 typedef struct ib_backend ib_backend;
 typedef struct ib_backend_graph ib_backend_graph; /* a compiled subgraph */
+struct ib_backend_ops; /* the vtable a backend provides (backend_impl.h) */
+
+/* Alignment (bytes) of buffers and binding offsets. */
+#define IB_BACKEND_ALIGN 64
+
+typedef struct ib_backend_exec ib_backend_exec; /* a compiled subgraph (backend-defined) */
+
+/* A buffer allocated through the wrappers (ib_backend_buffer_alloc); its fields are the
+ * wrappers' and the backend's (backend_impl.h), callers use the accessors below. */
+typedef struct ib_backend_buffer ib_backend_buffer;
+
+typedef struct ib_backend_config {
+    int threads;          /* 0 = affinity mask size */
+    int first_cpu;        /* -1 = no pinning */
+    enum ib_precision precision;
+    int device;
+    bool direct_conv;     /* CPU: no Winograd convolutions (ib_session_options) */
+} ib_backend_config;
+
+/* Where one value lives for a compiled subgraph. */
+typedef struct ib_backend_binding {
+    ib_value_id value;
+    ib_tensor_desc desc;        /* concrete shape */
+    ib_backend_buffer *buffer;  /* NULL for constants the backend imports itself */
+    size_t offset;              /* byte offset inside buffer */
+    size_t nbytes;              /* bytes reserved (>= plain size; see plan_bytes) */
+    const ib_tensor *constant;  /* host data for weights/constants, else NULL */
+    bool boundary;              /* crosses the subgraph edge: plain layout required */
+    /* INT8 precision: the calibrated range of this value (from the session's
+     * calibration batches); range_max <= range_min means "not calibrated" and
+     * an int8 kernel reading this value then runs in fp32. */
+    float range_min, range_max;
+} ib_backend_binding;
+
+typedef struct ib_backend_subgraph {
+    const ib_graph *graph;
+    const ib_node_id *nodes;    /* in execution order */
+    uint32_t n_nodes;
+    const ib_backend_binding *bindings; /* every value the nodes read or write */
+    uint32_t n_bindings;
+    enum ib_precision precision;
+} ib_backend_subgraph;
+
+/* What a backend can do beyond the ops supports_op answers for: the runtime asks these
+ * instead of a backend's name. */
+enum ib_backend_cap {
+    /* Runs inferbench.MultiHeadAttention (the fused attention op): the compiler may then
+     * fuse attention blocks for it. */
+    IB_BACKEND_CAP_MHA = 1u << 0,
+};
+
+/* True when backend b declares the capability (tables before ABI version 3: none). */
+bool ib_backend_has_cap(const ib_backend *b, unsigned cap);
+
+/* Registry (src/backend/backend.c): a compiled-in backend by name, or by index (NULL past
+ * the end). */
+const struct ib_backend_ops *ib_backend_find(const char *name);
+const struct ib_backend_ops *ib_backend_at(size_t i);
 
 /* The default configuration: all CPUs, no pinning, FP32, device 0. */
 void ib_backend_config_defaults(ib_backend_config *cfg);

@@ -50,55 +50,21 @@
 #ifndef IB_BACKEND_IMPL_H
 #define IB_BACKEND_IMPL_H
 
-#include "runtime/graph.h"
+#include "backend/backend.h"
 
-#define IB_BACKEND_ABI_VERSION 1
-/* Alignment (bytes) of buffers and binding offsets. */
-#define IB_BACKEND_ALIGN 64
-
-struct ib_backend;
-typedef struct ib_backend_exec ib_backend_exec; /* a compiled subgraph (backend-defined) */
+/* The table's version (SQLite's iVersion). Each field below says the version that added it;
+ * the wrappers read a field only from tables of at least that version, so an older backend
+ * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps. */
+#define IB_BACKEND_ABI_VERSION 3
 
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
-typedef struct ib_backend_buffer {
+struct ib_backend_buffer {
     struct ib_backend *owner;
     void *impl;     /* backend handle */
     void *host_ptr; /* host address of byte 0 when host-visible (CPU), else NULL */
     size_t size;    /* bytes usable from offset 0 */
-} ib_backend_buffer;
-
-typedef struct ib_backend_config {
-    int threads;          /* 0 = affinity mask size */
-    int first_cpu;        /* -1 = no pinning */
-    enum ib_precision precision;
-    int device;
-    bool direct_conv;     /* CPU: no Winograd convolutions (ib_session_options) */
-} ib_backend_config;
-
-/* Where one value lives for a compiled subgraph. */
-typedef struct ib_backend_binding {
-    ib_value_id value;
-    ib_tensor_desc desc;        /* concrete shape */
-    ib_backend_buffer *buffer;  /* NULL for constants the backend imports itself */
-    size_t offset;              /* byte offset inside buffer */
-    size_t nbytes;              /* bytes reserved (>= plain size; see plan_bytes) */
-    const ib_tensor *constant;  /* host data for weights/constants, else NULL */
-    bool boundary;              /* crosses the subgraph edge: plain layout required */
-    /* INT8 precision: the calibrated range of this value (from the session's
-     * calibration batches); range_max <= range_min means "not calibrated" and
-     * an int8 kernel reading this value then runs in fp32. */
-    float range_min, range_max;
-} ib_backend_binding;
-
-typedef struct ib_backend_subgraph {
-    const ib_graph *graph;
-    const ib_node_id *nodes;    /* in execution order */
-    uint32_t n_nodes;
-    const ib_backend_binding *bindings; /* every value the nodes read or write */
-    uint32_t n_bindings;
-    enum ib_precision precision;
-} ib_backend_subgraph;
+};
 
 struct ib_backend_ops {
     uint32_t abi_version;
@@ -140,18 +106,18 @@ struct ib_backend_ops {
     /* Optional: wait for outstanding work (NULL = graph_run is synchronous). */
     int (*synchronize)(void *ctx, ib_err *err);
 
-    /* Optional: the actual desc of value v after the last graph_run, for
+    /* ABI 2. Optional: the actual desc of value v after the last graph_run, for
      * outputs whose shape depends on data; NULL = the bound desc. */
     int (*value_desc)(void *ctx, ib_backend_exec *exec, ib_value_id v, ib_tensor_desc *out);
 
-    /* inferbench.FusedConv may write Y over its residual Z: the session's planner may then
+    /* ABI 2. inferbench.FusedConv may write Y over its residual Z: the session's planner may then
      * give Z's storage to Y when Z is last read there (the CPU backend's sum post-op reads
      * each residual element before writing it). false = Y and Z never share. */
     bool residual_in_place;
-};
 
-/* Registry (src/backend/backend.c). */
-const struct ib_backend_ops *ib_backend_find(const char *name);
-const struct ib_backend_ops *ib_backend_at(size_t i);
+    /* ABI 3. IB_BACKEND_CAP_* bits (backend.h): what the runtime may plan for this backend
+     * beyond supports_op, e.g. fusing attention into inferbench.MultiHeadAttention. */
+    uint32_t caps;
+};
 
 #endif

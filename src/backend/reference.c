@@ -1,6 +1,6 @@
 /*
  * reference.c - the "reference" backend: runs every op the op registry
- * knows through its plain-C reference kernel (src/runtime/ops), on host
+ * knows through its plain-C reference kernel (src/ir/ops), on host
  * buffers, in the graph's own dtypes (the session precision is ignored).
  *
  * It is the fallback the partitioner gives every node no other backend
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "backend/backend_impl.h"
-#include "runtime/op.h"
+#include "ir/op.h"
 
 typedef struct ref_ctx {
     ib_backend_config cfg;
@@ -254,6 +254,7 @@ static int ref_value_desc(void *ctx, ib_backend_exec *e, ib_value_id v, ib_tenso
 
 const struct ib_backend_ops ib_backend_reference_ops = {
     .abi_version = IB_BACKEND_ABI_VERSION,
+    .caps = IB_BACKEND_CAP_MHA, /* runs inferbench.MultiHeadAttention */
     .name = "reference",
     .available = NULL,
     .create = ref_create,

@@ -16,7 +16,16 @@
 
 #include "inferbench/dataset.h"
 #include "inferbench/status.h"
-#include "metrics/coco_map.h"
+
+/* One ground-truth annotation as instances_val2017.json holds it (bbox is x, y, w, h in
+ * pixels; area is the annotation's "area" field, the segment area used for the area ranges). */
+typedef struct ib_coco_gt {
+    int64_t image_id;
+    int64_t category_id;
+    double bbox[4];
+    double area;
+    int iscrowd;
+} ib_coco_gt;
 
 typedef struct ib_coco ib_coco;
 

@@ -14,7 +14,7 @@
 #include "base/fileio.h"
 #include "dataset/audio.h"
 #include "dataset/librispeech.h"
-#include "metrics/wer.h"
+#include "text/transcript.h"
 
 typedef struct builder {
     ib_librispeech *d;
@@ -42,7 +42,7 @@ static int add_utt(builder *b, const char *path, const char *raw_text, uint64_t 
     }
     ib_libri_utt *u = &d->utt[d->n];
     u->path = ib_strdup(path);
-    u->transcript = ib_wer_normalize(raw_text);
+    u->transcript = ib_transcript_normalize(raw_text);
     u->num_samples = num_samples;
     u->duration = duration;
     if (!u->path || !u->transcript) {

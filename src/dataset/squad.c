@@ -10,7 +10,7 @@
 #include "base/fileio.h"
 #include "base/vec.h"
 #include "dataset/squad.h"
-#include "dataset/wordpiece_uni.h"
+#include "text/unicode.h"
 
 struct ib_squad {
     json_t *root; /* owns every string below */

@@ -10,7 +10,7 @@
 #include "base/strmap.h"
 #include "dataset/wordpiece.h"
 #include "dataset/wordpiece_internal.h"
-#include "dataset/wordpiece_uni.h"
+#include "text/unicode.h"
 
 struct ib_wp_vocab {
     char *text;  /* the file, lines NUL-terminated in place */

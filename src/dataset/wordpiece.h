@@ -10,7 +10,7 @@
  *   - WordpieceTokenizer: greedy longest match first with "##" continuation pieces, a word
  *     over 100 code points or with no full cover becomes [UNK].
  *
- * The Unicode facts come from wordpiece_uni.h. Thread-safety: a loaded vocabulary is
+ * The Unicode facts come from text/unicode.h. Thread-safety: a loaded vocabulary is
  * read-only; tokenize may run concurrently on one vocabulary.
  */
 #ifndef IB_DATASET_WORDPIECE_H

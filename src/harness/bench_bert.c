@@ -28,7 +28,7 @@
 #include "dataset/wordpiece.h"
 #include "harness/benchmark.h"
 #include "metrics/squad_f1.h"
-#include "metrics/squad_predict.h"
+#include "dataset/squad_predict.h"
 #include "models/bert.h"
 #include "onnx/build.h"
 

@@ -24,7 +24,7 @@
 #include "metrics/dice.h"
 #include "models/unet3d.h"
 #include "onnx/build.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 /* kits19 (v2.1+ rules, benchmarks.md §4.2): reference mean DICE 0.86170 (the checker's
  * figure from v2.1), performance sample count = every inference case (43 from v3.0), the

@@ -13,18 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset/coco.h" /* ib_coco_gt: the ground truth the dataset loads */
 #include "inferbench/metrics.h"
 #include "inferbench/status.h"
-
-/* One ground-truth annotation as instances_val2017.json holds it (bbox is x, y, w, h in
- * pixels; area is the annotation's "area" field, the segment area used for the area ranges). */
-typedef struct ib_coco_gt {
-    int64_t image_id;
-    int64_t category_id;
-    double bbox[4];
-    double area;
-    int iscrowd;
-} ib_coco_gt;
 
 /* One detection as loadRes takes it (bbox x, y, w, h in pixels). */
 typedef struct ib_coco_det {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/common.h"
-#include "dataset/wordpiece_uni.h"
+#include "text/unicode.h"
 #include "metrics/squad_f1.h"
 
 typedef struct norm {

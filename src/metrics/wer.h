@@ -1,8 +1,7 @@
 /*
- * wer.h - the RNN-T accuracy metric (benchmarks.md §1.5): transcript normalisation to the
- * 28-character alphabet as the reference Manifest does it (parts/manifest.py
- * normalize_string over parts/text/cleaners.py english_cleaners), token ids -> text as
- * helpers.py __rnnt_decoder_predictions_tensor, and the word error rate of metrics.py
+ * wer.h - the RNN-T accuracy metric (benchmarks.md §1.5): token ids -> text as helpers.py
+ * __rnnt_decoder_predictions_tensor (the alphabet and the transcript normalisation are in
+ * text/transcript.h), and the word error rate of metrics.py
  * (word-level Levenshtein over str.split() words, summed over utterances, divided by the
  * reference word count), plus the line accuracy_eval.py prints.
  *
@@ -15,24 +14,7 @@
 #include <stdint.h>
 
 #include "inferbench/status.h"
-
-/* The reference alphabet (rnnt.toml [labels]): id 0 = ' ', 1..26 = 'a'..'z', 27 = '\''; the
- * blank is id 28 (add_blank_label appends it), the joint has 29 outputs. */
-#define IB_WER_LABELS " abcdefghijklmnopqrstuvwxyz'"
-#define IB_WER_N_LABELS 28
-#define IB_WER_BLANK 28
-
-/*
- * ib_wer_normalize - normalize_string(s, labels, table) of manifest.py on UTF-8 text:
- * english_cleaners (ASCII transliteration, lowercase, abbreviation expansion "mr." ->
- * "mister" etc., string.punctuation except + & and the labels' ' to spaces, "&" -> " and ",
- * "+" -> " plus ", whitespace runs -> one space), strip, then every character outside the
- * 28 labels dropped. Limits (documented in docs/rnnt.md): transliteration covers Latin-1
- * letters only (other non-ASCII code points are dropped), and digits are not spelled out as
- * normalize_numbers does (they are dropped); LibriSpeech transcripts contain neither.
- * Returns a new string (ib_free) or NULL on out of memory.
- */
-char *ib_wer_normalize(const char *s);
+#include "text/transcript.h"
 
 /* Label ids -> text (the hypothesis string). Ids outside 0..27 are an error (the
  * reference's labels_map raises KeyError): IB_EFORMAT naming the position. *out: ib_free. */

@@ -14,7 +14,7 @@
 
 #include "models/rnnt.h"
 #include "onnx/build.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 void ib_models_rnnt_config(bool tiny, ib_rnnt_config *out)
 {

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 /* ---- loading ---------------------------------------------------------------- */
 

@@ -12,7 +12,7 @@
 
 #include "base/arena.h"
 #include "onnx/gen/onnx.pb-c.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 /* Where external data is read from: the folder plus a one-file cache, since
  * most models keep all weights in one file. Close with ib_onnx_ext_close. */

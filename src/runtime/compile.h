@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 /* Internal domain of fused ops (docs/ops.md). */
 #define IB_DOMAIN_INTERNAL "inferbench"

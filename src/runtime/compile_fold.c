@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "runtime/compile.h"
-#include "runtime/op.h"
+#include "ir/op.h"
 
 #define FOLD_DEFAULT_MAX ((size_t)256 << 20)
 #define FOLD_CACHE_MIN   4096 /* smaller results are cheap to recompute */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "runtime/compile.h"
-#include "runtime/op.h"
+#include "ir/op.h"
 
 static const char *dim_name(const ib_value *v, int k)
 {

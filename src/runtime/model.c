@@ -10,7 +10,7 @@
 
 #include "runtime/compile.h"
 #include "runtime/model.h"
-#include "runtime/op.h"
+#include "ir/op.h"
 
 void ib_model_load_options_defaults(ib_model_load_options *o)
 {

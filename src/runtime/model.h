@@ -13,7 +13,7 @@
 #define IB_RUNTIME_MODEL_H
 
 #include "inferbench/runtime.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 #include "runtime/compile.h"
 

@@ -18,7 +18,7 @@
 
 #include "backend/backend.h"
 #include "base/strbuf.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 #define IB_PARTITION_MAX_BACKENDS 4
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
-#include "runtime/op.h"
+#include "ir/op.h"
 #include "runtime/session_impl.h"
 
 void ib_session_options_defaults(ib_session_options *o)

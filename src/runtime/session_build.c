@@ -519,8 +519,8 @@ int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib
     ib_compile_options_defaults(&o);
     o.input_shapes = v->shapes;
     o.no_fuse = s->opts.disable_fusion;
-    /* backends with inferbench.MultiHeadAttention (the reference through its kernel) */
-    o.fuse_mha = !strcmp(s->backend_name, "cpu") || !strcmp(s->backend_name, "reference");
+    /* fused attention only for a backend that runs it (asked, not guessed from a name) */
+    o.fuse_mha = ib_backend_has_cap(s->backends[0], IB_BACKEND_CAP_MHA);
     o.cache = s->cache;
     if ((rc = ib_compile(src, &o, &v->g, &v->cstats, err)) ||
         (rc = partition_variant(s, v, &p, err)))

@@ -2,7 +2,7 @@
  * test_backend_ops.c - cross-backend op conformance (ggml test-backend-ops
  * style): every op the CPU backend supports, on random inputs over several
  * shapes, at fp32, bf16 and int8 (where this CPU has them), against the
- * reference backend (the plain-C kernels of src/runtime/ops).
+ * reference backend (the plain-C kernels of src/ir/ops).
  *
  * Each value gets its own slot in one backend buffer with 64 guard bytes
  * (0xA5) on both sides; outputs start as NaN bytes (0xFF) so unwritten
@@ -19,7 +19,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/cpu_internal.h"
-#include "runtime/op.h"
+#include "ir/op.h"
 #include "test.h"
 #include "test_backend_ops.h"
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 #define BO_MAX_VALUES 64
 #define BO_MAX_OUTS 8

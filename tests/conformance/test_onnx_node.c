@@ -31,8 +31,8 @@
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "onnx/onnx.h"
-#include "runtime/op.h"
-#include "runtime/ref_exec.h"
+#include "ir/op.h"
+#include "ir/ref_exec.h"
 #include "test.h"
 
 #define NODE_DATA "/usr/share/libonnx-testdata/data"

@@ -28,7 +28,7 @@
 #include "inferbench/dataset.h"
 #include "metrics/coco_map.h"
 #include "metrics/wer.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 #include "test.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -383,9 +383,9 @@ TEST_TIMEOUT(accuracy_logs_rnnt, 60)
         size_t m = strlen(tr), words = 0;
         ASSERT_TRUE(m < 4096);
         for (size_t k = 0; k < m; k++) {
-            const char *at = strchr(IB_WER_LABELS, tr[k]);
+            const char *at = strchr(IB_TRANSCRIPT_LABELS, tr[k]);
             ASSERT_NOT_NULL(at);
-            ids[i * 4096 + k] = at - IB_WER_LABELS;
+            ids[i * 4096 + k] = at - IB_TRANSCRIPT_LABELS;
             words += tr[k] != ' ' && (k == 0 || tr[k - 1] == ' ');
         }
         total_words += words;

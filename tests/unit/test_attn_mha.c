@@ -15,7 +15,9 @@
 #include "onnx/build.h"
 #include "runtime/compile.h"
 #include "runtime/model.h"
+#include "runtime/session_impl.h"
 #include "test.h"
+#include "test_runtime_helpers.h"
 
 static ib_model *load_build(ib_build *b, const char *file)
 {
@@ -170,5 +172,49 @@ TEST(attn_mha_near_miss_head_value_is_output)
     ASSERT_UINT_EQ(count_op(g, "Attention"), 1);
     ASSERT_UINT_EQ(count_op(g, "MultiHeadAttention"), 0);
     ib_graph_destroy(g);
+    ib_model_destroy(m);
+}
+
+/* The session fuses attention for a backend that says it runs the fused op (its caps, asked
+ * through ib_backend_has_cap), never because of its name: the same plain-C test backend gets
+ * MultiHeadAttention with IB_BACKEND_CAP_MHA and none without it, and a table older than
+ * ABI 3 has no caps field to read. */
+static const char *session_ops_of(const ib_model *m, const struct ib_backend_ops *ops)
+{
+    static char desc[4096];
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.threads = 1;
+    ib_session *s = NULL;
+    ib_err err;
+    ASSERT_OK_ERR(ib_session_create_with_ops(m, &so, ops, &s, &err), &err);
+    enum { L = 8 }; /* compiled on the first run: the sequence length is symbolic */
+    int64_t ids[L], mask[L], seg[L];
+    float out[2 * L];
+    for (int t = 0; t < L; t++)
+        ids[t] = 100 + t, mask[t] = 1, seg[t] = t >= 4;
+    ib_tensor_view iv[3] = {
+        {.name = IB_BERT_INPUT_IDS, .desc = {IB_DTYPE_INT64, 2, {1, L}}, .data = ids},
+        {.name = IB_BERT_INPUT_MASK, .desc = {IB_DTYPE_INT64, 2, {1, L}}, .data = mask},
+        {.name = IB_BERT_SEGMENT_IDS, .desc = {IB_DTYPE_INT64, 2, {1, L}}, .data = seg}};
+    ib_tensor_view ov[2] = {
+        {.name = IB_BERT_START_LOGITS, .data = out, .capacity = L * 4},
+        {.name = IB_BERT_END_LOGITS, .data = out + L, .capacity = L * 4}};
+    ASSERT_OK_ERR(ib_session_run(s, iv, 3, ov, 2, &err), &err);
+    snprintf(desc, sizeof desc, "%s", ib_session_describe(s));
+    ib_session_destroy(s);
+    return desc;
+}
+
+TEST(attn_mha_fused_by_capability_not_name)
+{
+    ib_model *m = tiny_bert();
+    struct ib_backend_ops with = th_testdev_ops, old = th_testdev_ops;
+    with.caps = IB_BACKEND_CAP_MHA;
+    old.caps = IB_BACKEND_CAP_MHA;
+    old.abi_version = 2; /* caps did not exist yet: not read */
+    ASSERT_STR_CONTAINS(session_ops_of(m, &th_testdev_ops), "(MultiHeadAttention 0)");
+    ASSERT_STR_CONTAINS(session_ops_of(m, &with), "(MultiHeadAttention 2)");
+    ASSERT_STR_CONTAINS(session_ops_of(m, &old), "(MultiHeadAttention 0)");
     ib_model_destroy(m);
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/backend_impl.h" /* a fake backend of its own */
 #include "base/thread.h"
 #include "test.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_kernels.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 #include "test.h"
 
 typedef struct wcase {

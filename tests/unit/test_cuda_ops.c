@@ -2,7 +2,7 @@
  * test_cuda_ops.c - cross-backend op conformance of the cuda backend (ggml
  * test-backend-ops style, like the cpu_ops_* tests): every op the cuda
  * backend registers, on random inputs over several shapes, at fp32, fp16 and
- * bf16, against the reference backend (src/runtime/ops kernels).
+ * bf16, against the reference backend (src/ir/ops kernels).
  *
  * Device buffers are not host-visible, so the whole arena image (64 guard
  * bytes of 0xA5 around every slot, outputs pre-filled with NaN bytes 0xFF)
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "runtime/op.h"
+#include "ir/op.h"
 #include "test.h"
 #ifdef IB_WITH_CUDA
 #include "backend/cuda/cuda_internal.h"

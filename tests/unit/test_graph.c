@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/graph.h"
+#include "ir/graph.h"
 #include "test.h"
 
 static ib_tensor_desc f32(int64_t a, int64_t b)

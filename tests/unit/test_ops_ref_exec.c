@@ -6,7 +6,7 @@
  * callback, and clear errors for bad inputs, unsorted graphs and
  * unsupported ops.
  */
-#include "runtime/ref_exec.h"
+#include "ir/ref_exec.h"
 #include "test_ops_util.h"
 
 static ib_value_id add_const(ib_graph *g, const char *name, ib_tensor *t)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime/op.h"
+#include "ir/op.h"
 #include "test.h"
 
 #define DIMS(...)                                                                                  \

@@ -285,7 +285,7 @@ TEST_TIMEOUT(rnnt_payload_dtypes_and_accuracy_line, 60)
             size_t n = strlen(t);
             memset(buf[i], 0, sizeof buf[i]);
             for (size_t k = 0; k < n; k++)
-                buf[i][k * w] = (uint8_t)(strchr(IB_WER_LABELS, t[k]) - IB_WER_LABELS);
+                buf[i][k * w] = (uint8_t)(strchr(IB_TRANSCRIPT_LABELS, t[k]) - IB_TRANSCRIPT_LABELS);
             e[i] = (ib_bench_acc_entry){i, buf[i], n * w};
         }
         ib_strbuf text;

@@ -10,7 +10,7 @@
 
 #include "onnx/build.h"
 #include "runtime/compile.h"
-#include "runtime/ref_exec.h"
+#include "ir/ref_exec.h"
 #include "test.h"
 #include "test_runtime_helpers.h"
 

@@ -11,8 +11,8 @@
 
 #include "base/common.h"
 #include "onnx/build.h"
-#include "runtime/op.h"
-#include "runtime/ref_exec.h"
+#include "ir/op.h"
+#include "ir/ref_exec.h"
 #include "test.h"
 #include "test_runtime_helpers.h"
 

@@ -15,7 +15,7 @@
 
 #include "backend/backend_impl.h"
 #include "inferbench/runtime.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 /* ---- graph building ------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include "dataset/squad.h"
 #include "dataset/wordpiece.h"
 #include "inferbench/base.h"
-#include "metrics/squad_predict.h"
+#include "dataset/squad_predict.h"
 #include "test.h"
 
 static void final_is(const char *pred, const char *orig, const char *want)

@@ -13,7 +13,7 @@
 
 static void norm_is(const char *in, const char *want)
 {
-    char *got = ib_wer_normalize(in);
+    char *got = ib_transcript_normalize(in);
     ASSERT_NOT_NULL(got);
     ASSERT_STR_EQ(got, want);
     ib_free(got);

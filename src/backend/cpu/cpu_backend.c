@@ -184,6 +184,7 @@ static bool cpu_supports_op(void *ctx, const ib_graph *g, const ib_node *n,
 
 const struct ib_backend_ops ib_backend_cpu_ops = {
     .abi_version = IB_BACKEND_ABI_VERSION,
+    .caps = IB_BACKEND_CAP_MHA, /* runs inferbench.MultiHeadAttention */
     .name = "cpu",
     .available = cpu_available,
     .create = cpu_create,

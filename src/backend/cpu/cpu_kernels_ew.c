@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_kernels.h"
-#include "runtime/graph.h"
+#include "ir/graph.h"
 
 #define CPU_EW_TILE 16384
 

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
-#include "runtime/op.h"
-#include "runtime/ops/window.h"
+#include "ir/op.h"
+#include "ir/ops/window.h"
 
 #define CU_CONV_WS_MAX ((size_t)256 << 20)
 

@@ -28,7 +28,7 @@ static void check_norm(const char *n)
 {
     size_t l = strlen(n);
     for (size_t i = 0; i < l; i++)
-        if (!strchr(IB_WER_LABELS, n[i]))
+        if (!strchr(IB_TRANSCRIPT_LABELS, n[i]))
             abort();
 }
 
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *h = dup_n(data, a), *r = dup_n(nul ? nul + 1 : data + size, nul ? size - a - 1 : 0);
     if (!h || !r)
         abort();
-    char *nh = ib_wer_normalize(h), *nr = ib_wer_normalize(r);
+    char *nh = ib_transcript_normalize(h), *nr = ib_transcript_normalize(r);
     if (!nh || !nr)
         abort();
     check_norm(nh);
