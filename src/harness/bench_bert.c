@@ -51,11 +51,7 @@ static int bt_build(const ib_bench_config *cfg, size_t k, const char *path, ib_e
     ib_models_opts o = {cfg->seed, cfg->tiny};
     ib_build *b = NULL;
     int rc = ib_models_bert(&o, &b, err);
-    if (rc)
-        return rc;
-    rc = ib_build_write_file(b, path, NULL, err);
-    ib_build_destroy(b);
-    return rc;
+    return ib_bench_write_model(rc, b, path, err);
 }
 
 static int find_input(const ib_model *m, const char *a, const char *b)

@@ -66,11 +66,7 @@ static int dl_build(const ib_bench_config *cfg, size_t k, const char *path, ib_e
     ib_models_opts o = {cfg->seed, false};
     ib_build *b = NULL;
     int rc = ib_models_dlrm(&o, cap, &b, err);
-    if (rc)
-        return rc;
-    rc = ib_build_write_file(b, path, NULL, err);
-    ib_build_destroy(b);
-    return rc;
+    return ib_bench_write_model(rc, b, path, err);
 }
 
 static bool is_2d(const ib_tensor_desc *d, enum ib_dtype t, int64_t cols)

@@ -39,11 +39,7 @@ static int rn_build(const ib_bench_config *cfg, size_t k, const char *path, ib_e
     ib_models_opts o = {cfg->seed, cfg->tiny};
     ib_build *b = NULL;
     int rc = ib_models_resnet50(&o, &b, err);
-    if (rc)
-        return rc;
-    rc = ib_build_write_file(b, path, NULL, err);
-    ib_build_destroy(b);
-    return rc;
+    return ib_bench_write_model(rc, b, path, err);
 }
 
 /* The model's shape for one image: NCHW or NHWC at 224, batch dim free or fixed. */
@@ -80,14 +76,9 @@ static int rn_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
         return ib_err_set(err, IB_EINVAL,
                           "resnet50: input '%s' is not float32 [N,3,224,224] or [N,224,224,3]",
                           name ? name : "?");
-    if (strlen(name) >= IB_BENCH_NAME_MAX)
-        return ib_err_set(err, IB_EINVAL, "resnet50: input name too long");
-    io->n_inputs = 1;
-    snprintf(io->inputs[0].name, IB_BENCH_NAME_MAX, "%s", name);
-    io->inputs[0].desc = d;
-    io->inputs[0].desc.dims[0] = 1;
-    io->inputs[0].batched = true;
-    io->max_batch = d.dims[0] > 0 ? d.dims[0] : 0;
+    int rc = ib_bench_bind_input(io, 0, name, &d, err);
+    if (rc)
+        return rc;
 
     /* prefer an integer class output; else scores [N,1001|1000] */
     int cls = -1, scores = -1;
@@ -114,13 +105,11 @@ static int rn_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
     const char *on = NULL;
     ib_tensor_desc od;
     ib_model_output(m, (size_t)(cls >= 0 ? cls : scores), &on, &od);
-    if (strlen(on) >= IB_BENCH_NAME_MAX)
-        return ib_err_set(err, IB_EINVAL, "resnet50: output name too long");
-    io->n_outputs = 1;
-    snprintf(io->outputs[0].name, IB_BENCH_NAME_MAX, "%s", on);
-    io->outputs[0].dtype = od.dtype;
-    io->outputs[0].max_bytes_per_sample =
-        cls >= 0 ? ib_dtype_size(od.dtype) : (size_t)classes * sizeof(float);
+    if ((rc = ib_bench_bind_output(io, 0, on, od.dtype,
+                                   cls >= 0 ? ib_dtype_size(od.dtype)
+                                            : (size_t)classes * sizeof(float),
+                                   err)))
+        return rc;
     if (classes == 0)
         classes = IB_RESNET50_CLASSES; /* an ArgMax-only graph: the MLPerf 1001-class layout */
     io->params[0] = classes;

@@ -45,11 +45,7 @@ static int rt_build(const ib_bench_config *cfg, size_t k, const char *path, ib_e
     ib_models_opts o = {cfg->seed, cfg->tiny};
     ib_build *b = NULL;
     int rc = ib_models_rnnt(&o, (enum ib_rnnt_part)k, &b, err);
-    if (rc)
-        return rc;
-    rc = ib_build_write_file(b, path, NULL, err);
-    ib_build_destroy(b);
-    return rc;
+    return ib_bench_write_model(rc, b, path, err);
 }
 
 /* Find a graph input/output by name with a dtype and rank; its desc in *d. */

@@ -39,11 +39,7 @@ static int ssd_build(const ib_bench_config *cfg, size_t k, const char *path, ib_
     ib_models_opts o = {cfg->seed, cfg->tiny};
     ib_build *b = NULL;
     int rc = ib_models_ssd_resnet34(&o, &b, err);
-    if (rc)
-        return rc;
-    rc = ib_build_write_file(b, path, NULL, err);
-    ib_build_destroy(b);
-    return rc;
+    return ib_bench_write_model(rc, b, path, err);
 }
 
 static int ssd_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_bench_io *io,
@@ -61,14 +57,9 @@ static int ssd_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_
                           "ssd-resnet34: expected one float32 input [N,3,1200,1200] (NCHW); "
                           "the model has %zu inputs",
                           ib_model_input_count(m));
-    if (strlen(name) >= IB_BENCH_NAME_MAX)
-        return ib_err_set(err, IB_EINVAL, "ssd-resnet34: input name too long");
-    io->n_inputs = 1;
-    snprintf(io->inputs[0].name, IB_BENCH_NAME_MAX, "%s", name);
-    io->inputs[0].desc = d;
-    io->inputs[0].desc.dims[0] = 1;
-    io->inputs[0].batched = true;
-    io->max_batch = d.dims[0] > 0 ? d.dims[0] : 0;
+    int rc = ib_bench_bind_input(io, 0, name, &d, err);
+    if (rc)
+        return rc;
     int loc = -1, conf = -1;
     for (size_t i = 0; i < ib_model_output_count(m); i++) {
         const char *on = NULL;
@@ -94,11 +85,9 @@ static int ssd_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_
     for (int j = 0; j < 2; j++) {
         ib_tensor_desc od;
         ib_model_output(m, (size_t)idx[j], &names[j], &od);
-        snprintf(io->outputs[j].name, IB_BENCH_NAME_MAX, "%s", names[j]);
-        io->outputs[j].dtype = IB_DTYPE_FLOAT32;
-        io->outputs[j].max_bytes_per_sample = per[j];
+        if ((rc = ib_bench_bind_output(io, (size_t)j, names[j], IB_DTYPE_FLOAT32, per[j], err)))
+            return rc;
     }
-    io->n_outputs = 2;
     snprintf(io->note, sizeof io->note,
              "input %s (NCHW 1200x1200), outputs %s (boxes) and %s (logits), decode + NMS in "
              "the SUT",

@@ -68,11 +68,8 @@ static int u3_build(const ib_bench_config *cfg, size_t k, const char *path, ib_e
     else
         ib_unet3d_cfg_brats(cfg->tiny, &mc);
     ib_build *b = NULL;
-    if ((rc = ib_models_unet3d(&mc, cfg->seed, &b, err)))
-        return rc;
-    rc = ib_build_write_file(b, path, NULL, err);
-    ib_build_destroy(b);
-    return rc;
+    rc = ib_models_unet3d(&mc, cfg->seed, &b, err);
+    return ib_bench_write_model(rc, b, path, err);
 }
 
 /* One float32 rank-5 input [N,C,p0,p1,p2] and one float32 output [N,classes,p0,p1,p2]. */
@@ -113,19 +110,12 @@ static int u3_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
                           "3d-unet (%s): output 0 must be float32 logits [N,%lld,%lld,%lld,%lld]",
                           kits ? "kits19" : "brats19", (long long)want_k, (long long)d.dims[2],
                           (long long)d.dims[3], (long long)d.dims[4]);
-    if (strlen(name) >= IB_BENCH_NAME_MAX || strlen(on) >= IB_BENCH_NAME_MAX)
-        return ib_err_set(err, IB_EINVAL, "3d-unet: tensor name too long");
-    io->n_inputs = 1;
-    snprintf(io->inputs[0].name, IB_BENCH_NAME_MAX, "%s", name);
-    io->inputs[0].desc = d;
-    io->inputs[0].desc.dims[0] = 1;
-    io->inputs[0].batched = true;
-    io->max_batch = d.dims[0] > 0 ? d.dims[0] : 0;
-    io->n_outputs = 1;
-    snprintf(io->outputs[0].name, IB_BENCH_NAME_MAX, "%s", on);
-    io->outputs[0].dtype = IB_DTYPE_FLOAT32;
-    io->outputs[0].max_bytes_per_sample =
-        (size_t)(want_k * d.dims[2] * d.dims[3] * d.dims[4]) * sizeof(float);
+    if ((rc = ib_bench_bind_input(io, 0, name, &d, err)) ||
+        (rc = ib_bench_bind_output(io, 0, on, IB_DTYPE_FLOAT32,
+                                   (size_t)(want_k * d.dims[2] * d.dims[3] * d.dims[4]) *
+                                       sizeof(float),
+                                   err)))
+        return rc;
     for (int a = 0; a < 3; a++)
         io->params[a] = d.dims[2 + a];
     io->params[3] = want_k;

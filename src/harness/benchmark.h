@@ -254,6 +254,21 @@ typedef struct ib_bench_targets {
 double ib_bench_accuracy_reference(const ib_benchmark *b, const ib_bench_config *cfg);
 uint64_t ib_bench_performance_sample_count(const ib_benchmark *b, const ib_bench_config *cfg);
 
+/* ---- what the entries share (benchmarks.c) ------------------------------------------------ */
+
+struct ib_build;
+/* build_model's tail: rc is the builder's status; on success write its model to path. The
+ * builder is freed either way. */
+int ib_bench_write_model(int rc, struct ib_build *b, const char *path, ib_err *err);
+/* io->inputs[slot] := model input `name` of desc d, fed one sample per batch row (batched,
+ * dims[0] = 1); a fixed batch dim of d bounds io->max_batch. IB_EINVAL when the name does
+ * not fit IB_BENCH_NAME_MAX. */
+int ib_bench_bind_input(ib_bench_io *io, size_t slot, const char *name, const ib_tensor_desc *d,
+                        ib_err *err);
+/* io->outputs[slot] := model output `name` (dtype, bytes one sample's output may take). */
+int ib_bench_bind_output(ib_bench_io *io, size_t slot, const char *name, enum ib_dtype dtype,
+                         size_t max_bytes_per_sample, ib_err *err);
+
 /* ---- the table (benchmarks.c) -------------------------------------------------------------- */
 
 extern const ib_benchmark ib_bench_resnet50;

@@ -3,11 +3,13 @@
  * bench_<id>.c), config defaults, payload dtype selection, and the per-worker scratch
  * buffers entries use in their timed path (benchmark.h).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/common.h"
 #include "harness/benchmark.h"
 #include "harness/scratch.h"
+#include "onnx/build.h"
 
 /* Add new entries here (and declare them in benchmark.h). */
 static const ib_benchmark *const g_table[] = {
@@ -106,6 +108,47 @@ bool ib_benchmark_accepts_payload(const ib_benchmark *b, enum ib_dtype t)
             return true;
     }
     return false;
+}
+
+/* ---- what the entries share ------------------------------------------------------------------ */
+
+int ib_bench_write_model(int rc, ib_build *b, const char *path, ib_err *err)
+{
+    if (rc == IB_OK)
+        rc = ib_build_write_file(b, path, NULL, err);
+    ib_build_destroy(b);
+    return rc;
+}
+
+int ib_bench_bind_input(ib_bench_io *io, size_t slot, const char *name, const ib_tensor_desc *d,
+                        ib_err *err)
+{
+    if (slot >= IB_BENCH_MAX_TENSORS || strlen(name) >= IB_BENCH_NAME_MAX)
+        return ib_err_set(err, IB_EINVAL, "model input '%.60s...': name too long", name);
+    ib_bench_input *in = &io->inputs[slot];
+    snprintf(in->name, IB_BENCH_NAME_MAX, "%s", name);
+    in->desc = *d;
+    in->desc.dims[0] = 1;
+    in->batched = true;
+    if (d->dims[0] > 0 && (io->max_batch == 0 || d->dims[0] < io->max_batch))
+        io->max_batch = d->dims[0];
+    if (slot >= io->n_inputs)
+        io->n_inputs = slot + 1;
+    return IB_OK;
+}
+
+int ib_bench_bind_output(ib_bench_io *io, size_t slot, const char *name, enum ib_dtype dtype,
+                         size_t max_bytes_per_sample, ib_err *err)
+{
+    if (slot >= IB_BENCH_MAX_TENSORS || strlen(name) >= IB_BENCH_NAME_MAX)
+        return ib_err_set(err, IB_EINVAL, "model output '%.60s...': name too long", name);
+    ib_bench_output *o = &io->outputs[slot];
+    snprintf(o->name, IB_BENCH_NAME_MAX, "%s", name);
+    o->dtype = dtype;
+    o->max_bytes_per_sample = max_bytes_per_sample;
+    if (slot >= io->n_outputs)
+        io->n_outputs = slot + 1;
+    return IB_OK;
 }
 
 /* ---- scratch --------------------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * run.c - ib_harness_run (harness.h): model, dataset, QSL, SUT, settings, the loadgen tests
  * of the requested mode and the results tree. The accuracy computation and run.json are in
- * report.c; settings adjustments in settings.c.
+ * run_files.c; settings adjustments in settings.c.
  *
  * The synthetic paths take the real ones: a built model is written as an .onnx file and
  * loaded back through ib_model_load_file; synthetic data is written as real JPEGs and

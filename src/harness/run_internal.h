@@ -1,6 +1,6 @@
 /*
  * run_internal.h - what the parts of ib_harness_run share (run.c: the flow; settings.c:
- * settings adjustments and labels; report.c: accuracy.txt and run.json).
+ * settings adjustments and labels; run_files.c: accuracy.txt and run.json).
  */
 #ifndef IB_HARNESS_RUN_INTERNAL_H
 #define IB_HARNESS_RUN_INTERNAL_H

@@ -10,7 +10,7 @@
 
 #include "base/common.h"
 #include "loadgen/accuracy_log.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 
 static void put(ib_lg_acc_writer *w, const char *s, size_t n)
 {

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "base/common.h"
-#include "loadgen/complete_os.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/os.h"
+#include "loadgen/engine_internal.h"
 
 /* Arena for logged payloads: virtual reservation, committed on use. */
 #define IB_LG_ARENA_MAX ((uint64_t)16 << 30)

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "base/common.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 
 #define IB_LG_FIND_PEAK_MAX_PROBES 64
 

@@ -19,9 +19,9 @@
 
 #include "base/common.h"
 #include "base/time.h"
-#include "loadgen/complete_os.h"
+#include "loadgen/os.h"
 #include "loadgen/issue_internal.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 
 /* Returns the time at or after abs (one clock read when already late). The
  * engine clock tracks CLOCK_MONOTONIC, which clock_nanosleep sleeps on. */

@@ -7,7 +7,7 @@
 #ifndef IB_LOADGEN_ISSUE_INTERNAL_H
 #define IB_LOADGEN_ISSUE_INTERNAL_H
 
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 
 /* Waiting for a scheduled time: sleep (absolute clock_nanosleep) until
  * `margin` before it, then spin. The margin adapts to how late this machine

@@ -12,7 +12,7 @@
 #include "base/common.h"
 #include "base/thread.h"
 #include "base/time.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 
 struct ib_lg_progress_thread {
     ib_lg_test *t;

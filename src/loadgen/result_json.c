@@ -12,7 +12,7 @@
 #include "inferbench/version.h"
 #include "loadgen/result_json.h"
 #include "loadgen/results.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 
 bool ib_lg_busy_label(const ib_lg_result *r, char *buf, size_t n)
 {

@@ -5,7 +5,7 @@
  * sustained, the query count or duration that would satisfy the rule, the
  * expected latency that would make the loadgen generate enough queries).
  * The suggestions are estimates from one run and say so; FindPeak mode adds
- * the measured peak itself (test.c).
+ * the measured peak itself (engine.c).
  */
 #include <math.h>
 #include <stdbool.h>

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "base/common.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 #include "loadgen/trace.h"
 
 int ib_lg_trace_begin(FILE *f)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/rng.h"
+#include "ir/ops/ops_util.h"
 #include "onnx/build_impl.h"
 
 typedef struct rng {
@@ -87,84 +88,32 @@ static bool is_float(enum ib_dtype t)
            t == IB_DTYPE_BFLOAT16;
 }
 
-/* Store v as element i of t (integers rounded half up and clamped). */
+/* The range of an integer dtype; false for the others (floats, bool). */
+static bool int_range(enum ib_dtype t, double *lo, double *hi)
+{
+    switch (t) {
+    case IB_DTYPE_INT8: *lo = INT8_MIN, *hi = INT8_MAX; return true;
+    case IB_DTYPE_UINT8: *lo = 0, *hi = UINT8_MAX; return true;
+    case IB_DTYPE_INT16: *lo = INT16_MIN, *hi = INT16_MAX; return true;
+    case IB_DTYPE_UINT16: *lo = 0, *hi = UINT16_MAX; return true;
+    case IB_DTYPE_INT32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
+    case IB_DTYPE_UINT32: *lo = 0, *hi = UINT32_MAX; return true;
+    case IB_DTYPE_INT64: *lo = -9223372036854775808.0, *hi = 9223372036854774784.0; return true;
+    case IB_DTYPE_UINT64: *lo = 0, *hi = 18446744073709549568.0; return true;
+    default: return false;
+    }
+}
+
+/* Store v as element i of t (integers rounded half up and clamped to the dtype's range; the
+ * store itself is the ops' dtype-generic one). The caller has checked the dtype has a size. */
 static void store(ib_tensor *t, size_t i, double v)
 {
-    void *p = t->data;
-    double lo = 0, hi = 0;
-    switch (t->desc.dtype) {
-    case IB_DTYPE_FLOAT32:
-        ((float *)p)[i] = (float)v;
-        return;
-    case IB_DTYPE_FLOAT64:
-        ((double *)p)[i] = v;
-        return;
-    case IB_DTYPE_FLOAT16:
-        ((uint16_t *)p)[i] = ib_f32_to_f16((float)v);
-        return;
-    case IB_DTYPE_BFLOAT16:
-        ((uint16_t *)p)[i] = ib_f32_to_bf16((float)v);
-        return;
-    case IB_DTYPE_BOOL:
-        ((uint8_t *)p)[i] = v != 0.0;
-        return;
-    case IB_DTYPE_INT8:
-        lo = INT8_MIN, hi = INT8_MAX;
-        break;
-    case IB_DTYPE_UINT8:
-        lo = 0, hi = UINT8_MAX;
-        break;
-    case IB_DTYPE_INT16:
-        lo = INT16_MIN, hi = INT16_MAX;
-        break;
-    case IB_DTYPE_UINT16:
-        lo = 0, hi = UINT16_MAX;
-        break;
-    case IB_DTYPE_INT32:
-        lo = INT32_MIN, hi = INT32_MAX;
-        break;
-    case IB_DTYPE_UINT32:
-        lo = 0, hi = UINT32_MAX;
-        break;
-    case IB_DTYPE_INT64:
-        lo = -9223372036854775808.0, hi = 9223372036854774784.0;
-        break;
-    case IB_DTYPE_UINT64:
-        lo = 0, hi = 18446744073709549568.0;
-        break;
-    default:
-        return;
+    double lo, hi;
+    if (int_range(t->desc.dtype, &lo, &hi)) {
+        v = floor(v + 0.5);
+        v = v != v ? 0 : IB_MIN(IB_MAX(v, lo), hi);
     }
-    v = floor(v + 0.5);
-    v = v != v ? 0 : IB_MIN(IB_MAX(v, lo), hi);
-    switch (t->desc.dtype) {
-    case IB_DTYPE_INT8:
-        ((int8_t *)p)[i] = (int8_t)v;
-        break;
-    case IB_DTYPE_UINT8:
-        ((uint8_t *)p)[i] = (uint8_t)v;
-        break;
-    case IB_DTYPE_INT16:
-        ((int16_t *)p)[i] = (int16_t)v;
-        break;
-    case IB_DTYPE_UINT16:
-        ((uint16_t *)p)[i] = (uint16_t)v;
-        break;
-    case IB_DTYPE_INT32:
-        ((int32_t *)p)[i] = (int32_t)v;
-        break;
-    case IB_DTYPE_UINT32:
-        ((uint32_t *)p)[i] = (uint32_t)v;
-        break;
-    case IB_DTYPE_INT64:
-        ((int64_t *)p)[i] = (int64_t)v;
-        break;
-    case IB_DTYPE_UINT64:
-        ((uint64_t *)p)[i] = (uint64_t)v;
-        break;
-    default:
-        break;
-    }
+    ib_op_st(t->data, t->desc.dtype, (int64_t)i, v);
 }
 
 int ib_build_fill_tensor(ib_tensor *t, const ib_fill *f, uint64_t seed, const char *name, char *msg,

@@ -1,5 +1,5 @@
 /*
- * test.c - ib_lg_test: create/run/destroy and the StartTest pipeline of the
+ * engine.c - ib_lg_test: create/run/destroy and the StartTest pipeline of the
  * official LoadGen (loadgen.md §2.1): open the log files, log the identity
  * and the requested/effective settings, build the plan, run the mode
  * (AccuracyOnly, PerformanceOnly, SubmissionRun = accuracy then performance
@@ -7,7 +7,7 @@
  * footer, close the accuracy JSON and write result.json.
  *
  * One series (load set, generate, issue, wait, measure, log) is in
- * test_series.c; FindPeak in findpeak.c. Nothing here is on the issue path.
+ * engine_series.c; FindPeak in findpeak.c. Nothing here is on the issue path.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include "loadgen/accuracy_log.h"
 #include "loadgen/result_json.h"
 #include "loadgen/summary.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 #include "loadgen/trace.h"
 
 void ib_lg_log_settings_defaults(ib_lg_log_settings *l)

@@ -1,5 +1,5 @@
 /*
- * test_series.c - one series of a test (official IssueQueries plus the
+ * engine_series.c - one series of a test (official IssueQueries plus the
  * loading around it, loadgen.md §2.1, §2.3-2.5): log and load the set,
  * create the lazy series and log generated_*, open the completion state,
  * issue, flush, wait for every sample (or time out), log faults, the
@@ -15,7 +15,7 @@
 #include "base/common.h"
 #include "base/time.h"
 #include "loadgen/summary.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 #include "loadgen/trace.h"
 
 static void log_error(ib_lg_test *t, const char *key, const char *msg)

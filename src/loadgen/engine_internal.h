@@ -1,6 +1,6 @@
 /*
- * test_internal.h - the internals of one ib_lg_test shared by the engine's modules:
- * the test lifecycle (test.c), issuing (issue.c), completion (complete.c),
+ * engine_internal.h - the internals of one ib_lg_test shared by the engine's modules:
+ * the test lifecycle (engine.c), issuing (issue.c), completion (complete.c),
  * FindPeakPerformance (findpeak.c), progress (progress.c) and the writers.
  *
  * Memory model of the hot path (loadgen.md §9 items 1, 3, 5):
@@ -15,8 +15,8 @@
  *    turns every still-pending slot into LOST by CAS, so a late completion
  *    can never write into a closed series (it is counted instead).
  */
-#ifndef IB_LOADGEN_TEST_INTERNAL_H
-#define IB_LOADGEN_TEST_INTERNAL_H
+#ifndef IB_LOADGEN_ENGINE_INTERNAL_H
+#define IB_LOADGEN_ENGINE_INTERNAL_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -27,7 +27,7 @@
 #include "base/thread.h"
 #include "inferbench/loadgen.h"
 #include "loadgen/accuracy_log.h"
-#include "loadgen/complete_os.h"
+#include "loadgen/os.h"
 #include "loadgen/effective.h"
 #include "loadgen/sysload.h"
 #include "loadgen/logwriter.h"
@@ -210,7 +210,7 @@ int ib_lg_wait_slots(ib_lg_test *t, ib_lg_srt *s, uint64_t rel_first, size_t cou
 int ib_lg_issue_series(ib_lg_test *t, ib_lg_series *series, ib_lg_srt *s, bool accuracy,
                        double target_qps, bool bound_abort, ib_lg_issue_out *out);
 
-/* ---- test.c helpers used by findpeak.c --------------------------------- */
+/* ---- engine.c helpers used by findpeak.c --------------------------------- */
 
 /* One performance series at target_qps with its result (the caller owns
  * data arrays in `r` until ib_lg_series_result_free). */

@@ -1,5 +1,5 @@
 /*
- * report.c - the harness's own files of the results tree:
+ * run_files.c - the harness's own files of the results tree:
  *   accuracy/accuracy.txt   the entry's accuracy script output computed from the accuracy
  *                           run's mlperf_log_accuracy.json (accuracy.c, shared with
  *                           `inferbench accuracy`), then "hash=<sha256 of that log>";

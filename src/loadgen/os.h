@@ -1,5 +1,5 @@
 /*
- * complete_os.h - the few OS services the issue and completion paths need:
+ * os.h - the few OS services the issue and completion paths need:
  * reserved zero-filled memory that is committed only when touched (so a
  * per-sample array costs RAM only for samples actually issued, and is
  * allocated before the timed part), a futex-style wait/wake on a 32-bit
@@ -9,8 +9,8 @@
  * Linux implementation; other POSIX systems get malloc-backed memory,
  * polling waits and no timer-slack control.
  */
-#ifndef IB_LOADGEN_COMPLETE_OS_H
-#define IB_LOADGEN_COMPLETE_OS_H
+#ifndef IB_LOADGEN_OS_H
+#define IB_LOADGEN_OS_H
 
 #include <stdatomic.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * test_report.c - the performance report of a series: the summary results
+ * engine_report.c - the performance report of a series: the summary results
  * section (results.cc LogSummary), the detail-log result records in the
  * official order and types (results.cc LogDetail; the r1.1 key set under the
  * v1.1 rules), and the public ib_lg_result with inferbench's INVALID
@@ -10,7 +10,7 @@
 
 #include "base/common.h"
 #include "loadgen/summary.h"
-#include "loadgen/test_internal.h"
+#include "loadgen/engine_internal.h"
 
 #define D(t) (&(t)->detail)
 

@@ -1,5 +1,5 @@
 /*
- * complete_os.c - mmap-reserved memory, futex wait/wake, timer slack and
+ * os.c - mmap-reserved memory, futex wait/wake, timer slack and
  * peak RSS for the loadgen engine (Linux; portable fallbacks otherwise).
  * This file needs _GNU_SOURCE for MAP_ANONYMOUS/MAP_NORESERVE, syscall()
  * and prctl(); nothing else in the loadgen does.
@@ -20,7 +20,7 @@
 #endif
 
 #include "base/common.h"
-#include "loadgen/complete_os.h"
+#include "loadgen/os.h"
 
 void *ib_lg_vmem_reserve(size_t bytes)
 {
