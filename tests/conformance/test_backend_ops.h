@@ -1,8 +1,9 @@
 /*
  * test_backend_ops.h - the cross-backend op test harness (ggml's
  * test-backend-ops, STYLE.md §11): build a small graph per case, run it on
- * the backend under test at every precision this machine supports and on
- * the reference backend, compare outputs by NMSE with per-precision
+ * the backend under test (cpu, cuda: every registered backend but the
+ * reference) at every precision it and this machine support and on the
+ * reference backend, compare outputs by NMSE with per-precision
  * tolerances, and check the guard bytes around every value's storage.
  *
  * Case builders (test_backend_ops_cases.c) use the bo_* helpers; the
@@ -13,6 +14,7 @@
 #define IB_TEST_BACKEND_OPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ir/graph.h"
@@ -22,7 +24,7 @@
 
 /* Case flags */
 #define BO_INT8 0x1u    /* an int8 op: INT8 precision must quantise it */
-#define BO_BF16 0x2u    /* a bf16 op: BF16 precision must change the result */
+#define BO_BF16 0x2u    /* a compute op: BF16 (and FP16) precision must change the result */
 #define BO_CHAIN 0x4u   /* several nodes: looser quantisation tolerance */
 #define BO_EXACT 0x8u   /* data movement: float outputs must match bit-exactly at fp32 */
 
@@ -31,8 +33,13 @@ typedef struct bo_fill {
     double lo, hi; /* uniform range (integers: [lo, hi]) */
 } bo_fill;
 
+struct ib_backend;
+struct bo_dut;
+
 typedef struct bo {
     ib_graph *g;
+    const struct bo_dut *dut;          /* the backend under test and its rules */
+    struct ib_backend *cached[8];      /* per precision, when the dut is reused across cases */
     uint64_t rng;
     bo_fill fill[BO_MAX_VALUES]; /* per value id: how to fill a runtime input */
     bool list_only;               /* coverage mode: record op types, run nothing */
@@ -59,7 +66,7 @@ typedef struct bo {
      * moving views (cpu_add_prim_repeat: ConvTranspose 2x2x2 / 2 as matmuls) */
     int min_repeat_steps;
     /* results */
-    int cases, failed;
+    int cases, failed, skipped; /* skipped: precision lines the dut refused (never the cpu's) */
     char ops[256][40]; /* op types seen (coverage mode) */
     int n_ops;
 } bo;
@@ -97,5 +104,8 @@ void bo_cases_binary(bo *b);
 void bo_cases_shape(bo *b);
 void bo_cases_rnn(bo *b);
 void bo_cases_chains(bo *b);
+
+/* The i-th op type the cuda backend registers (NULL past the end or without CUDA). */
+const char *bo_cuda_op_name(size_t i);
 
 #endif

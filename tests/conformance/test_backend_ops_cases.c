@@ -613,7 +613,7 @@ void bo_cases_shape(bo *b)
              NODE(b, "GatherConcat", "inferbench", in4, at4));
     }
     static const char *const red[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
-                                      "ReduceProd", "ReduceL1",  "ReduceL2"};
+                                      "ReduceProd", "ReduceL1",  "ReduceL2", "ReduceSumSquare"};
     for (size_t i = 0; i < IB_ARRAY_LEN(red); i++) {
         bool prod = !strcmp(red[i], "ReduceProd");
         ib_value_id x = bo_input(b, F32, 3, DIMS(4, 6, 8), prod ? 0.8 : -2, prod ? 1.2 : 2);

@@ -190,3 +190,80 @@ TEST_TIMEOUT(cuda_model_compare_on_cpu, 120)
     compare(0, "cpu", "reference", &fp32, 1);
     compare(1, "cpu", "reference", &fp32, 1);
 }
+
+/* ---- partition: which nodes of the models the cuda backend takes ---------------- */
+
+#ifdef IB_WITH_CUDA
+#include "backend/cuda/cuda_backend.h"
+#include "runtime/compile.h"
+
+/* Compile a builder's graph with every dynamic dim bound (dim 0 = batch,
+ * others = seq) and count the live nodes the cuda backend refuses at fp32;
+ * the refused op types are written to `refused`. Only supports_op runs, so
+ * this needs no device (the context argument is unused by the op checks). */
+static int refused_nodes(ib_build *b, int64_t batch, int64_t seq, char *refused, size_t n)
+{
+    ib_err err;
+    ib_err_clear(&err);
+    ib_graph *src = NULL, *g = NULL;
+    ASSERT_OK_ERR(ib_build_finish(b, &src, &err), &err);
+    ib_tensor_desc shapes[8];
+    ASSERT_TRUE(src->inputs.len <= 8);
+    for (size_t i = 0; i < src->inputs.len; i++) {
+        shapes[i] = src->values.data[src->inputs.data[i]].desc;
+        for (int32_t d = 0; d < shapes[i].ndim; d++)
+            if (shapes[i].dims[d] < 0)
+                shapes[i].dims[d] = d == 0 ? batch : seq;
+    }
+    ib_compile_options o;
+    ib_compile_options_defaults(&o);
+    o.input_shapes = shapes;
+    ASSERT_OK_ERR(ib_compile(src, &o, &g, NULL, &err), &err);
+    int bad = 0;
+    refused[0] = 0;
+    for (size_t i = 0; i < g->nodes.len; i++) {
+        const ib_node *nd = &g->nodes.data[i];
+        if (nd->dead)
+            continue;
+        const ib_tensor_desc *in[16];
+        ASSERT_TRUE(nd->n_inputs <= 16);
+        for (uint32_t k = 0; k < nd->n_inputs; k++)
+            in[k] = nd->inputs[k] == IB_VALUE_NONE ? NULL : &g->values.data[nd->inputs[k]].desc;
+        if (!ib_backend_cuda_ops.supports_op(NULL, g, nd, in, IB_PRECISION_FP32)) {
+            bad++;
+            if (!strstr(refused, nd->op_type) && strlen(refused) + strlen(nd->op_type) + 2 < n) {
+                strcat(refused, nd->op_type);
+                strcat(refused, " ");
+            }
+        }
+    }
+    printf("# %zu nodes, %d refused: %s\n", g->nodes.len, bad, refused);
+    ib_graph_destroy(g);
+    ib_graph_destroy(src);
+    return bad;
+}
+#endif
+
+/* The fused tiny ResNet50 and BERT graphs run on the GPU whole, except the
+ * ops named here (they fall back to the reference kernels). */
+TEST_TIMEOUT(cuda_partition_models, 60)
+{
+#ifndef IB_WITH_CUDA
+    TEST_SKIP("built without CUDA");
+#else
+    ib_models_opts mo = {1, true};
+    ib_build *b = NULL;
+    ib_err err;
+    ib_err_clear(&err);
+    char refused[256];
+    ASSERT_OK_ERR(ib_models_resnet50(&mo, &b, &err), &err);
+    int r = refused_nodes(b, 2, 0, refused, sizeof refused);
+    ib_build_destroy(b);
+    ASSERT_INT_EQ(r, 0);
+    b = NULL;
+    ASSERT_OK_ERR(ib_models_bert(&mo, &b, &err), &err);
+    r = refused_nodes(b, 2, 32, refused, sizeof refused);
+    ib_build_destroy(b);
+    ASSERT_INT_EQ(r, 0);
+#endif
+}

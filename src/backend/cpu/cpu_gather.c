@@ -253,6 +253,7 @@ static const struct {
     {"ReduceMax", dnnl_reduction_max, 0},   {"ReduceMin", dnnl_reduction_min, 0},
     {"ReduceProd", dnnl_reduction_mul, 0},  {"ReduceL1", dnnl_reduction_norm_lp_sum, 1},
     {"ReduceL2", dnnl_reduction_norm_lp_sum, 2},
+    {"ReduceSumSquare", dnnl_reduction_norm_lp_power_p_sum, 2},
 };
 
 /* Which dims are reduced: axes from the attribute (old opsets) or the
@@ -417,6 +418,7 @@ const cpu_op cpu_ops_reduce[] = {
     {"", "ReduceMin", reduce_supports, reduce_compile},
     {"", "ReduceProd", reduce_supports, reduce_compile},
     {"", "ReduceL1", reduce_supports, reduce_compile},
+    {"", "ReduceSumSquare", reduce_supports, reduce_compile},
     {"", "ReduceL2", reduce_supports, reduce_compile},
     {NULL, NULL, NULL, NULL},
 };
