@@ -12,12 +12,14 @@
 #include "backend/backend_impl.h"
 #include "base/log.h"
 
+/* The registered tables, declared here (not through the backends' headers) so that
+ * the generic layer includes no backend: docs/DEVELOPING.md, "Layers". */
 extern const struct ib_backend_ops ib_backend_reference_ops;
 #ifdef IB_WITH_DNNL
 extern const struct ib_backend_ops ib_backend_cpu_ops;
 #endif
 #ifdef IB_WITH_CUDA
-#include "backend/cuda/cuda_backend.h"
+extern const struct ib_backend_ops ib_backend_cuda_ops;
 #endif
 
 static const struct ib_backend_ops *const g_backends[] = {
