@@ -70,7 +70,7 @@ TIMEOUT_MULT_debug := 3
 TIMEOUT_MULT_release := 1
 
 # ---- dependencies (Debian packages; `make deps` installs them) -------------
-PKGS := libprotobuf-c jansson cairo fontconfig libjpeg zlib sndfile fftw3f
+PKGS := libprotobuf-c jansson cairo fontconfig libjpeg zlib sndfile fftw3f libcurl libmicrohttpd
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 PKG_OK := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)
@@ -101,7 +101,7 @@ endif
 BASE_CFLAGS += -DIB_WITH_DNNL
 
 # ---- sources -----------------------------------------------------------------
-LIB_DIRS := base text loadgen ir ir/ops onnx runtime backend backend/cpu models dataset \
+LIB_DIRS := base text loadgen ir ir/ops onnx runtime backend backend/cpu models dataset net \
   metrics harness report compliance
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 GEN_SRCS := $(wildcard src/onnx/gen/*.c)

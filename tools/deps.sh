@@ -10,7 +10,7 @@ set -eu
 
 BUILD_PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler libonnx-dev libdnnl-dev
  libjansson-dev libcairo2-dev libfontconfig-dev libjpeg62-turbo-dev zlib1g-dev libsndfile1-dev libfftw3-dev
- fonts-dejavu-core"
+ fonts-dejavu-core libcurl4-openssl-dev libmicrohttpd-dev"
 TEST_PKGS="libonnx-testdata chromium python3-numpy"
 # python3-pycocotools is not packaged in Debian 12; the COCO conformance test skips without it.
 # libopenblas0-pthread: Debian's torch is built with BLAS_INFO=generic and takes libblas.so.3

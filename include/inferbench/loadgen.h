@@ -408,6 +408,8 @@ typedef struct ib_lg_result {
     uint64_t unknown_responses;
     uint64_t late_responses;   /* completions after the test ended */
     uint64_t lost_responses;   /* never completed (timeout) */
+    uint64_t failed_responses; /* completed through ib_lg_samples_fail */
+    char failed_reason[256];   /* the first failure's reason ("" when none) */
     uint64_t accuracy_log_entries;
     uint64_t num_errors;       /* error records in the detail log */
     uint64_t num_warnings;
@@ -456,6 +458,18 @@ IB_API int ib_lg_test_run(ib_lg_test *test, const ib_lg_sut *sut, const ib_lg_qs
  */
 IB_API void ib_lg_samples_complete(ib_lg_test *test, const ib_lg_response *responses,
                                    size_t count);
+
+/*
+ * ib_lg_samples_fail - complete samples the SUT could not answer (a network SUT's refused
+ * connection, timeout or HTTP error), so the test ends instead of waiting for them, and
+ * count them as SUT errors: the result is INVALID (rule sut_errors), failed_responses
+ * counts them, and the detail log's error and the result's reasons give the first
+ * reason. An inferbench extension: the official LoadGen has no such call (its SUTs must
+ * complete every sample, and a lost one hangs the test). Same thread-safety as
+ * ib_lg_samples_complete.
+ */
+IB_API void ib_lg_samples_fail(ib_lg_test *test, const ib_lg_response_id *ids, size_t count,
+                               const char *reason);
 
 /* Like ib_lg_samples_complete for the first token of each response (token mode). */
 IB_API void ib_lg_first_token_complete(ib_lg_test *test, const ib_lg_response *responses,

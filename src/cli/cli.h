@@ -44,6 +44,7 @@ int ib_cmd_replay(int argc, char **argv);
 int ib_cmd_sysinfo(int argc, char **argv);
 int ib_cmd_convert(int argc, char **argv);
 int ib_cmd_accuracy(int argc, char **argv);
+int ib_cmd_serve(int argc, char **argv);
 
 /* Map a library status code to an exit code (config/format errors -> 2, else 1). */
 int ib_cli_exit_for_status(int rc);

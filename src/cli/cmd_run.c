@@ -23,6 +23,8 @@ static void usage(FILE *f)
             "                      [--backend cpu] [--model FILE.onnx] [--data DIR]\n"
             "                      [--precision fp32|fp16|bf16|int8] [--threads N] [--batch N]\n"
             "                      [--system NAME] [--json] --output-dir D\n"
+            "       inferbench run --sut kserve --endpoint URL [--endpoint URL...] [--benchmark ID]\n"
+            "                      ... --output-dir D\n"
             "       inferbench run --sut null --scenario S [--model NAME] ... --output-dir D\n\n"
             "Run an MLPerf benchmark (the runtime as the system under test) or the null SUT\n"
             "under the load generator, and write the MLPerf results tree.\n\n"
@@ -64,6 +66,20 @@ static void usage(FILE *f)
             "  --row-cap N              dlrm: embedding rows per table (ids %% N; default\n"
             "                           100000; the official tables need 40000000)\n"
             "  --devices LIST           accelerator backends: all (default) or 0,1,2\n\n"
+            "Network runs (--sut kserve, or --sut null with --endpoint): the load, QSL,\n"
+            "pre/post-processing and accuracy here; inference on KServe v2 servers\n"
+            "(inferbench serve, Triton, KServe...). The model is still built or read here\n"
+            "(--model) for its inputs, outputs and pre-processing; it must be the served one.\n"
+            "  --sut kserve             run --benchmark ID (default resnet50) over the network\n"
+            "  --endpoint URL           a server, e.g. http://10.0.0.2:8000 (repeat for more;\n"
+            "                           each request goes to the least busy one)\n"
+            "  --model-name NAME        the served model's name (default: the benchmark id;\n"
+            "                           --sut null: null)\n"
+            "  --concurrency N          requests in flight (default 2 per endpoint)\n"
+            "  --request-timeout-ms N   a request unanswered by then fails (default 60000)\n"
+            "  --json-tensors           JSON tensors instead of the binary extension\n"
+            "  A refused connection, timeout, HTTP error or malformed answer fails its samples:\n"
+            "  the run ends INVALID (exit 3) naming the endpoint and the reason.\n\n"
             "Null SUT runs (--sut null):\n"
             "  --sut null               a SUT that completes every query at once (payload =\n"
             "                           the sample's QSL index as uint32 LE)\n"
@@ -118,6 +134,7 @@ enum {
     OPT_OUT, OPT_BENCH, OPT_BACKEND, OPT_DATA, OPT_PRECISION, OPT_THREADS, OPT_WORKERS,
     OPT_BATCH, OPT_MAX_WAIT, OPT_QUICK, OPT_SYSTEM, OPT_TINY, OPT_SEED, OPT_SYNTH, OPT_PAYLOAD,
     OPT_NO_PIN, OPT_VARIANT, OPT_DATASET, OPT_ROW_CAP, OPT_DEVICES, OPT_FORCE, OPT_CACHE_DIR,
+    OPT_ENDPOINT, OPT_MODEL_NAME, OPT_CONCURRENCY, OPT_REQ_TIMEOUT, OPT_JSON_TENSORS,
 };
 
 int ib_cmd_run(int argc, char **argv)
@@ -167,6 +184,11 @@ int ib_cmd_run(int argc, char **argv)
         {"dataset", required_argument, NULL, OPT_DATASET},
         {"row-cap", required_argument, NULL, OPT_ROW_CAP},
         {"devices", required_argument, NULL, OPT_DEVICES},
+        {"endpoint", required_argument, NULL, OPT_ENDPOINT},
+        {"model-name", required_argument, NULL, OPT_MODEL_NAME},
+        {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+        {"request-timeout-ms", required_argument, NULL, OPT_REQ_TIMEOUT},
+        {"json-tensors", no_argument, NULL, OPT_JSON_TENSORS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -179,6 +201,7 @@ int ib_cmd_run(int argc, char **argv)
     o.min_duration_ms = o.max_duration_ms = o.min_query_count = -1;
     o.max_wait_us = -1;
     o.sut_timeout_ms = -1;
+    o.request_timeout_ms = -1;
     o.seed = 1;
     bool have_scenario = false, have_model = false;
     uint64_t u = 0;
@@ -333,6 +356,31 @@ int ib_cmd_run(int argc, char **argv)
                 return ib_cli_usage_error(cmd, "--synth-samples: '%s' is not in 1..10000000",
                                           optarg);
             break;
+        case OPT_ENDPOINT:
+            if (o.n_endpoints == sizeof o.endpoints / sizeof o.endpoints[0])
+                return ib_cli_usage_error(cmd, "--endpoint: at most %zu", sizeof o.endpoints / sizeof o.endpoints[0]);
+            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
+                return ib_cli_usage_error(cmd, "--endpoint '%s': give a URL such as "
+                                               "http://host:8000", optarg);
+            o.endpoints[o.n_endpoints++] = optarg;
+            break;
+        case OPT_MODEL_NAME:
+            if (!*optarg || strchr(optarg, '/'))
+                return ib_cli_usage_error(cmd, "--model-name '%s': a name without '/'", optarg);
+            o.model_name = optarg;
+            break;
+        case OPT_CONCURRENCY:
+            if ((rc = ib_cli_parse_u64(cmd, "--concurrency", optarg, &u)))
+                return rc;
+            if (u < 1 || u > 1024)
+                return ib_cli_usage_error(cmd, "--concurrency: '%s' is not in 1..1024", optarg);
+            o.concurrency = (int)u;
+            break;
+        case OPT_REQ_TIMEOUT:
+            if ((rc = parse_i64(cmd, "--request-timeout-ms", optarg, &o.request_timeout_ms)))
+                return rc;
+            break;
+        case OPT_JSON_TENSORS: o.json_tensors = true; break;
         case 'h': usage(stdout); return IB_EXIT_OK;
         case ':': return ib_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default: return ib_cli_unknown_option(cmd, argv[optind - 1], longopts);
@@ -340,11 +388,27 @@ int ib_cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return ib_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (o.sut && o.benchmark)
-        return ib_cli_usage_error(cmd, "--sut and --benchmark exclude each other");
+    bool kserve = o.sut && strcmp(o.sut, "kserve") == 0;
+    if (o.sut && o.benchmark && !kserve)
+        return ib_cli_usage_error(cmd, "--sut %s and --benchmark exclude each other (--sut "
+                                       "kserve runs a benchmark over the network)",
+                                  o.sut);
     if (!o.output_dir)
         return ib_cli_usage_error(cmd, "--output-dir is required");
-    if (!o.sut) {
+    bool net_opts = o.model_name || o.concurrency || o.request_timeout_ms >= 0 || o.json_tensors;
+    if (kserve && !o.n_endpoints)
+        return ib_cli_usage_error(cmd, "--sut kserve needs --endpoint URL (a KServe v2 server, "
+                                       "e.g. inferbench serve)");
+    if ((o.n_endpoints || net_opts) && !kserve && !(o.sut && strcmp(o.sut, "null") == 0))
+        return ib_cli_usage_error(cmd, "--endpoint, --model-name, --concurrency, "
+                                       "--request-timeout-ms and --json-tensors need --sut "
+                                       "kserve (or --sut null --endpoint URL)");
+    if (net_opts && !o.n_endpoints)
+        return ib_cli_usage_error(cmd, "--model-name, --concurrency, --request-timeout-ms and "
+                                       "--json-tensors need --endpoint URL");
+    if (o.request_timeout_ms < 0)
+        o.request_timeout_ms = 60000;
+    if (!o.sut || kserve) {
         /* the benchmark back end; resnet50 Offline unless told otherwise */
         if (!o.benchmark)
             o.benchmark = "resnet50";
@@ -355,7 +419,7 @@ int ib_cmd_run(int argc, char **argv)
         return ib_run_benchmark(&o);
     }
     if (o.data_dir || o.backend || o.precision || o.quick || o.tiny || o.threads || o.workers ||
-        o.batch || o.payload_dtype || o.variant || o.devices || o.cache_dir)
+        (o.batch && !o.n_endpoints) || o.payload_dtype || o.variant || o.devices || o.cache_dir)
         return ib_cli_usage_error(cmd, "--data, --backend, --precision, --quick, --tiny, "
                                        "--threads, --workers, --batch, --payload-dtype, "
                                        "--variant, --devices and --cache-dir need "
@@ -364,8 +428,8 @@ int ib_cmd_run(int argc, char **argv)
         return ib_cli_usage_error(cmd, "--scenario is required");
     if (strcmp(o.sut, "null") == 0)
         return ib_run_null(&o);
-    return ib_cli_usage_error(cmd, "unknown SUT '%s' (only 'null' is built in; use --benchmark "
-                                   "for the runtime)",
+    return ib_cli_usage_error(cmd, "unknown SUT '%s' (null, kserve; use --benchmark for the "
+                                   "runtime in this process)",
                               o.sut);
 }
 

@@ -26,6 +26,7 @@ static const ib_cmd g_cmds[] = {
     {"replay", ib_cmd_replay, "re-derive the LoadGen sample order of published runs"},
     {"sysinfo", ib_cmd_sysinfo, "write the system description JSON of this machine"},
     {"accuracy", ib_cmd_accuracy, "score an mlperf_log_accuracy.json as the official script does"},
+    {"serve", ib_cmd_serve, "serve a benchmark's model over the KServe v2 protocol (HTTP)"},
     {"convert", ib_cmd_convert, "convert a raw dataset into the layout a benchmark reads "
                                 "(criteo-tsv)"},
 };

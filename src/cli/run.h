@@ -57,6 +57,13 @@ typedef struct ib_run_opts {
     double quick_s;            /* --quick[=SECONDS]: the run's wall-clock budget */
     bool force;                /* replace run_1 / accuracy instead of the next run_N */
     const char *cache_dir;     /* --cache-dir (NULL: the XDG default) */
+    /* --sut kserve (a benchmark) or --sut null with --endpoint: the network SUT */
+    const char *endpoints[64];
+    size_t n_endpoints;
+    const char *model_name;     /* --model-name (NULL: the benchmark id, or "null") */
+    int concurrency;            /* --concurrency (0: 2 per endpoint) */
+    int64_t request_timeout_ms; /* --request-timeout-ms (-1: 60000) */
+    bool json_tensors;          /* --json-tensors: JSON instead of binary tensor data */
 } ib_run_opts;
 
 /* --quick without a value: the budget every benchmark keeps to on a 2-core machine. */
@@ -83,6 +90,9 @@ void ib_run_heartbeat_stop(void);
 
 /* Map a finished run to the exit code (users.md §4.1). */
 int ib_run_exit_code(int rc, const ib_lg_result *res);
+
+/* $XDG_CACHE_HOME/inferbench, else ~/.cache/inferbench (into buf); NULL without either. */
+const char *ib_run_default_cache_dir(char *buf, size_t n);
 
 /* The null-SUT back end. */
 int ib_run_null(const ib_run_opts *o);

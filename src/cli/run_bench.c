@@ -23,7 +23,7 @@ static void on_stage(void *user, const char *msg)
 
 /* $XDG_CACHE_HOME/inferbench, else ~/.cache/inferbench (XDG base directories); NULL without
  * either, and the harness then caches under the output folder. */
-static const char *ib_run_default_cache_dir(char *buf, size_t n)
+const char *ib_run_default_cache_dir(char *buf, size_t n)
 {
     const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int k = -1;
@@ -156,6 +156,12 @@ int ib_run_benchmark(const ib_run_opts *o)
     h.output_dir = o->output_dir;
     h.trace = o->trace;
     h.sut_timeout_ms = o->sut_timeout_ms;
+    h.endpoints = o->endpoints;
+    h.n_endpoints = o->n_endpoints;
+    h.model_name = o->model_name;
+    h.concurrency = o->concurrency;
+    h.request_timeout_ms = o->request_timeout_ms;
+    h.json = o->json_tensors;
     bool talk = !o->quiet && !o->no_progress && !o->json && ib_cli_progress_enabled();
     if (!o->quiet) {
         h.stage = on_stage;
@@ -177,7 +183,8 @@ int ib_run_benchmark(const ib_run_opts *o)
         return ib_cli_exit_for_status(rc);
     }
     print_outcome(o, &h, &res);
-    bool invalid = res.ran_performance && !res.perf.valid;
+    bool invalid = (res.ran_performance && !res.perf.valid) ||
+                   (res.ran_accuracy && !res.acc.valid); /* e.g. failed network requests */
     bool acc_fail = res.ran_accuracy && !res.synthetic_model && !res.accuracy_met;
     if (invalid && !o->quiet && !o->json && res.perf.suggestion[0])
         fprintf(stderr, "inferbench run: INVALID; suggestion:\n%s", res.perf.suggestion);

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/run.h"
 #include "harness/harness.h"
+#include "harness/nsut.h"
 #include "harness/rundir.h"
 #include "harness/runjson.h"
 
@@ -89,6 +90,9 @@ static void print_file(const char *dir, const char *name)
 }
 
 static const char *const k_labels[] = {"null SUT (synthetic: no inference, instant answers)"};
+static const char *const k_labels_net[] = {
+    "null SUT over the network (synthetic: no inference; KServe v2 requests to an echo model, "
+    "so the figures are the network's and the protocol's)"};
 
 /* run.json of a null-SUT run: the shared head and performance object, plus the QSL sizes. */
 static int write_run_json(const ib_run_opts *o, const ib_lg_settings *s, const ib_rundir *rd,
@@ -100,7 +104,7 @@ static int write_run_json(const ib_run_opts *o, const ib_lg_settings *s, const i
     ib_jw jw;
     ib_jw_init(&jw, &sb, true);
     const ib_runjson_head head = {
-        .sut = "null",
+        .sut = o->n_endpoints ? "null-kserve" : "null",
         .benchmark = NULL,
         .model_name = o->model,
         .scenario = o->scenario,
@@ -110,7 +114,7 @@ static int write_run_json(const ib_run_opts *o, const ib_lg_settings *s, const i
         .interrupted = res->interrupted,
         .run_n = rd->run_n,
         .submittable = false,
-        .labels = k_labels,
+        .labels = o->n_endpoints ? k_labels_net : k_labels,
         .n_labels = 1,
     };
     ib_runjson_begin(&jw, &head);
@@ -211,6 +215,34 @@ int ib_run_null(const ib_run_opts *o)
     }
     ib_lg_sut sut = {&sut_state, "NullSUT", null_issue, NULL};
     ib_lg_qsl qsl = {NULL, "NullQSL", (size_t)total, (size_t)psc, null_load, null_load};
+    ib_nsut *net = NULL;
+    if (o->n_endpoints) {
+        /* the same contract over KServe v2: indices out, echoed indices back as payloads */
+        int64_t mb = o->batch ? o->batch
+                     : o->scenario == IB_LG_SCENARIO_OFFLINE ? 1024
+                     : o->scenario == IB_LG_SCENARIO_MULTI_STREAM
+                         ? (int64_t)s.multi_stream_samples_per_query
+                         : 16;
+        ib_nsut_opts no = {.endpoints = o->endpoints,
+                           .n_endpoints = o->n_endpoints,
+                           .model_name = o->model_name,
+                           .concurrency = o->concurrency ? o->concurrency
+                                                         : 2 * (int)o->n_endpoints,
+                           .max_batch = mb < 1 ? 1 : mb,
+                           .request_timeout_ms = o->request_timeout_ms,
+                           .json = o->json_tensors,
+                           .stop_flag = opts.stop_flag};
+        if ((rc = ib_nsut_create(&no, &net, &err))) {
+            ib_cli_error(cmd, "%s", err.msg);
+            if (sut_state.issued)
+                fclose(sut_state.issued);
+            ib_rundir_abandon(&rd, false);
+            ib_lg_settings_origin_destroy(origins);
+            return ib_cli_exit_for_status(rc);
+        }
+        sut = ib_nsut_table(net);
+        opts.labels = k_labels_net;
+    }
 
     ib_lg_test *test = NULL;
     rc = ib_lg_test_create(&s, &log, &opts, &test, &err);
@@ -218,6 +250,22 @@ int ib_run_null(const ib_run_opts *o)
     memset(&res, 0, sizeof res);
     if (rc == IB_OK)
         rc = ib_lg_test_run(test, &sut, &qsl, &res, &err);
+    if (net) {
+        ib_err nerr;
+        ib_err_clear(&nerr);
+        int nrc = ib_nsut_take_error(net, &nerr); /* no request touches the test after this */
+        if (nrc && rc == IB_OK) {
+            rc = nrc;
+            err = nerr;
+        }
+        ib_nsut_stats st;
+        ib_nsut_get_stats(net, &st);
+        if (st.failed_requests && !o->quiet)
+            fprintf(stderr, "inferbench run: %llu of %llu requests failed; first: %s\n",
+                    (unsigned long long)st.failed_requests, (unsigned long long)st.requests,
+                    st.first_failure);
+        ib_nsut_destroy(net);
+    }
     ib_run_progress_done();
     if (sut_state.issued)
         fclose(sut_state.issued);
@@ -253,7 +301,8 @@ int ib_run_null(const ib_run_opts *o)
         print_file(scen_dir, "run.json");
     } else {
         print_file(dir, "mlperf_log_summary.txt");
-        printf("\nLabels:\n  * %s\n\nLogs: %s\n", k_labels[0], dir);
+        printf("\nLabels:\n  * %s\n\nLogs: %s\n", o->n_endpoints ? k_labels_net[0] : k_labels[0],
+               dir);
     }
     if (rc == IB_ETIMEOUT)
         ib_cli_error(cmd, "%s", err.msg[0] ? err.msg : "the SUT stopped answering");

@@ -269,6 +269,12 @@ int ib_bench_bind_input(ib_bench_io *io, size_t slot, const char *name, const ib
 int ib_bench_bind_output(ib_bench_io *io, size_t slot, const char *name, enum ib_dtype dtype,
                          size_t max_bytes_per_sample, ib_err *err);
 
+/* The collate of entries without their own: every sample tensor concatenated along dim 0
+ * (other dims equal) into b->scratch, or the sample's own memory for a single sample and
+ * for unbatched inputs. */
+int ib_bench_collate_default(const ib_benchmark *bench, const ib_bench_io *io, ib_bench_batch *b,
+                             ib_err *err);
+
 /* ---- the table (benchmarks.c) -------------------------------------------------------------- */
 
 extern const ib_benchmark ib_bench_resnet50;

@@ -183,3 +183,59 @@ void ib_bench_scratch_free(ib_bench_scratch *s)
         ib_free(s->raw[i]);
     memset(s, 0, sizeof *s);
 }
+
+static size_t sample_bytes(const ib_tensor_desc *d)
+{
+    int64_t n = ib_tensor_desc_numel(d);
+    return n < 0 ? 0 : (size_t)n * ib_dtype_size(d->dtype);
+}
+
+/* Concatenate every sample tensor along dim 0 (other dims equal), or use the sample's own
+ * memory for a single sample and for unbatched inputs. */
+int ib_bench_collate_default(const ib_benchmark *bench, const ib_bench_io *io, ib_bench_batch *b,
+                             ib_err *err)
+{
+    b->n_inputs = io->n_inputs;
+    for (size_t k = 0; k < io->n_inputs; k++) {
+        const ib_tensor_view *t0 = &b->samples[0]->t[k];
+        if (b->samples[0]->n_tensors <= k)
+            return ib_err_set(err, IB_EINVAL, "%s: sample %zu has no tensor for input '%s'",
+                              bench->id, (size_t)b->indices[0], io->inputs[k].name);
+        if (!io->inputs[k].batched || b->count == 1) {
+            b->inputs[k] = *t0;
+            continue;
+        }
+        size_t total = 0;
+        int64_t rows = 0;
+        for (size_t i = 0; i < b->count; i++) {
+            const ib_tensor_desc *d = &b->samples[i]->t[k].desc;
+            bool same = d->ndim == t0->desc.ndim && d->dtype == t0->desc.dtype;
+            for (int32_t j = 1; same && j < d->ndim; j++)
+                same = d->dims[j] == t0->desc.dims[j];
+            if (!same)
+                return ib_err_set(err, IB_EINVAL,
+                                  "%s: samples %zu and %zu of input '%s' differ beyond dim 0; "
+                                  "this benchmark needs its own collate",
+                                  bench->id, (size_t)b->indices[0],
+                                  (size_t)b->indices[i], io->inputs[k].name);
+            total += sample_bytes(d);
+            rows += d->dims[0];
+        }
+        uint8_t *buf = ib_bench_scratch_get(b->scratch, (unsigned)k, total);
+        if (!buf)
+            return ib_err_set(err, IB_ENOMEM, "%s: out of memory collating a batch",
+                              bench->id);
+        size_t off = 0;
+        for (size_t i = 0; i < b->count; i++) {
+            const ib_tensor_view *t = &b->samples[i]->t[k];
+            size_t n = sample_bytes(&t->desc);
+            memcpy(buf + off, t->data, n);
+            off += n;
+        }
+        b->inputs[k] = *t0;
+        b->inputs[k].desc.dims[0] = rows;
+        b->inputs[k].data = buf;
+        b->inputs[k].capacity = total;
+    }
+    return IB_OK;
+}

@@ -65,6 +65,15 @@ typedef struct ib_harness_opts {
      * IB_ECANCELED with res->interrupted; earlier runs are never touched. */
     const _Atomic int *stop_flag;
     int64_t sut_timeout_ms;    /* -1 = derived (60 s, raised for slow models); 0 = forever */
+    /* The network SUT (--sut kserve, harness/nsut.h): with endpoints, the model runs on
+     * these KServe v2 servers; it is still built or loaded here, and bound (never
+     * compiled), for its inputs, outputs and pre-processing, so both ends use the same. */
+    const char *const *endpoints;
+    size_t n_endpoints;
+    const char *model_name;     /* in the URL (NULL = the benchmark id) */
+    int concurrency;            /* requests in flight (0 = 2 per endpoint... see nsut) */
+    int64_t request_timeout_ms; /* 0 = none */
+    bool json;                  /* JSON tensors instead of the binary extension */
     /* progress of the loadgen (periodic) and stage messages (model built, data loaded...) */
     ib_lg_progress_fn progress;
     void *progress_user;
@@ -114,5 +123,17 @@ int ib_harness_system_name(const char *given, const char *backend, char *out, si
  * is returned here.
  */
 int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err);
+
+/* A benchmark's models as a run gets them (o->bench, cfg, model_path, cache_dir or
+ * output_dir, stage): the --model file, or built with seeded random weights into the cache
+ * and reused from there; loaded and bound. For `serve`. */
+typedef struct ib_harness_models {
+    ib_model *models[IB_BENCH_MAX_MODELS];
+    ib_bench_io io[IB_BENCH_MAX_MODELS];
+    size_t n;
+    char path[4096]; /* model 0's file */
+} ib_harness_models;
+int ib_harness_load_models(const ib_harness_opts *o, ib_harness_models *m, ib_err *err);
+void ib_harness_models_free(ib_harness_models *m);
 
 #endif

@@ -145,7 +145,12 @@ static int make_data(const ib_harness_opts *o, const char *tmp, size_t n, ib_err
     return o->bench->synthesize(&cfg, tmp, err);
 }
 
-static int prepare_model(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+/* The entry's models: the --model file, or built with seeded random weights into work_dir
+ * (reused when there); each loaded and bound. *n counts the loaded ones (free them on
+ * error too); path receives model 0's file. */
+static int load_models(const ib_harness_opts *o, const char *work_dir, ib_model **models,
+                       ib_bench_io *io, size_t *n_models, char *path0, size_t path0_n,
+                       ib_err *err)
 {
     const ib_benchmark *b = o->bench;
     if (b->n_models != 1 && o->model_path)
@@ -162,9 +167,9 @@ static int prepare_model(const ib_harness_opts *o, run_ctx *c, ib_err *err)
             char part[32] = "";
             if (b->n_models > 1)
                 snprintf(part, sizeof part, "-part%zu", k);
-            int n = snprintf(path, sizeof path, "%s/model-%s%s.onnx", c->work_dir, key, part);
+            int n = snprintf(path, sizeof path, "%s/model-%s%s.onnx", work_dir, key, part);
             if (n < 0 || (size_t)n >= sizeof path)
-                return ib_err_set(err, IB_EINVAL, "%s: path too long", c->work_dir);
+                return ib_err_set(err, IB_EINVAL, "%s: path too long", work_dir);
             if (!ib_path_exists(path))
                 stage(o, "building the %s%s model with seeded random weights (seed %llu) -> %s",
                       b->id, o->cfg.tiny ? " (tiny)" : "", (unsigned long long)o->cfg.seed,
@@ -174,15 +179,24 @@ static int prepare_model(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                 return rc;
         }
         if (k == 0)
-            snprintf(c->res->model_path, sizeof c->res->model_path, "%s", path);
-        int rc = ib_model_load_file(path, NULL, &c->models[k], err);
+            snprintf(path0, path0_n, "%s", path);
+        int rc = ib_model_load_file(path, NULL, &models[k], err);
         if (rc)
             return rc;
-        c->n_models = k + 1;
-        rc = b->bind_model(&o->cfg, k, c->models[k], &c->io[k], err);
+        *n_models = k + 1;
+        rc = b->bind_model(&o->cfg, k, models[k], &io[k], err);
         if (rc)
             return rc;
     }
+    return IB_OK;
+}
+
+static int prepare_model(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    int rc = load_models(o, c->work_dir, c->models, c->io, &c->n_models, c->res->model_path,
+                         sizeof c->res->model_path, err);
+    if (rc)
+        return rc;
     snprintf(c->res->model_note, sizeof c->res->model_note, "%s", c->io[0].note);
     c->res->synthetic_model = o->model_path == NULL;
     return IB_OK;
@@ -286,7 +300,7 @@ static int plan_workers(const ib_harness_opts *o, run_ctx *c, ib_err *err)
  * abort (a failed batch) the loadgen unloads while other batches may still be running. */
 typedef struct qsl_guard {
     ib_hqsl *qsl;
-    ib_hsut *sut;
+    run_ctx *c;
     ib_lg_qsl inner;
 } qsl_guard;
 
@@ -299,7 +313,7 @@ static int guard_load(void *user, const ib_lg_sample_index *idx, size_t n)
 static int guard_unload(void *user, const ib_lg_sample_index *idx, size_t n)
 {
     qsl_guard *g = user;
-    ib_hsut_quiesce(g->sut);
+    ib_run_sut_quiesce(g->c);
     return g->inner.unload_samples(g->inner.user, idx, n);
 }
 
@@ -330,8 +344,8 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     rc = ib_lg_test_create(&s, &log, &lo, &t, err);
     if (rc)
         return rc;
-    ib_lg_sut sut = ib_hsut_table(c->sut);
-    qsl_guard guard = {c->qsl, c->sut, ib_hqsl_table(c->qsl)};
+    ib_lg_sut sut = ib_run_sut_table(c);
+    qsl_guard guard = {c->qsl, c, ib_hqsl_table(c->qsl)};
     ib_lg_qsl qsl = guard.inner;
     qsl.user = &guard;
     qsl.load_samples = guard_load;
@@ -341,7 +355,7 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     rc = ib_lg_test_run(t, &sut, &qsl, res, err);
     ib_err werr;
     ib_err_clear(&werr);
-    int wrc = ib_hsut_take_error(c->sut, &werr); /* workers are done with t after this */
+    int wrc = ib_run_sut_take_error(c, &werr); /* workers are done with t after this */
     ib_lg_test_destroy(t);
     if (wrc) { /* the worker's failure is the cause; the loadgen only saw an abort */
         if (err)
@@ -357,7 +371,7 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
 
 static void ctx_free(run_ctx *c)
 {
-    ib_hsut_destroy(c->sut);
+    ib_run_sut_destroy(c);
     ib_hqsl_destroy(c->qsl);
     if (c->state && c->bench)
         c->bench->close(c->state);
@@ -409,6 +423,26 @@ static int cache_dir(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         return ib_err_set(err, IB_EINVAL, "%s: path too long",
                           o->cache_dir ? o->cache_dir : o->output_dir);
     return ib_mkdirs(c->work_dir, err);
+}
+
+int ib_harness_load_models(const ib_harness_opts *o, ib_harness_models *m, ib_err *err)
+{
+    memset(m, 0, sizeof *m);
+    run_ctx c;
+    memset(&c, 0, sizeof c);
+    int rc = cache_dir(o, &c, err);
+    if (!rc)
+        rc = load_models(o, c.work_dir, m->models, m->io, &m->n, m->path, sizeof m->path, err);
+    if (rc)
+        ib_harness_models_free(m);
+    return rc;
+}
+
+void ib_harness_models_free(ib_harness_models *m)
+{
+    for (size_t k = 0; k < m->n; k++)
+        ib_model_destroy(m->models[k]);
+    m->n = 0;
 }
 
 /* The run's tests, each into the staging folder. */
@@ -527,7 +561,8 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
     c.bench = b;
     c.res = res;
     c.settings = o->settings;
-    int rc = ib_harness_system_name(o->system, o->backend, res->system, sizeof res->system, err);
+    int rc = ib_harness_system_name(o->system, o->n_endpoints ? "kserve" : o->backend, res->system,
+                                    sizeof res->system, err);
     if (rc)
         return rc;
     int n1 = snprintf(res->scenario_dir, sizeof res->scenario_dir, "%s/%s/%s/%s", o->output_dir,
@@ -554,40 +589,13 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
         rc = ib_err_set(err, IB_ECANCELED, "interrupted before the test started");
         goto done;
     }
-    stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
-             "up",
-          c.workers, c.tpw, (long long)c.batch, o->backend, ib_precision_name(o->cfg.precision),
-          o->cfg.precision == IB_PRECISION_INT8 ? ", calibrating" : "");
-    ib_hsut_opts so = {
-        .bench = b,
-        .cfg = &o->cfg,
-        .state = c.state,
-        .io = c.io,
-        .models = (const ib_model *const *)c.models,
-        .n_models = c.n_models,
-        .qsl = c.qsl,
-        .total = c.total,
-        .backend = o->backend,
-        .precision = o->cfg.precision,
-        .workers = c.workers,
-        .threads_per_worker = c.tpw,
-        .pin = o->pin,
-        .max_batch = c.batch,
-        .max_wait_ns = c.max_wait_ns,
-        .calib_samples = 0,
-        .devices = c.devices.id,
-        .n_devices = c.devices.n,
-        .stop_flag = o->stop_flag,
-        /* --quick: the warm-up may use 30 % of what the budget has left */
-        .warmup_budget_ns = o->quick ? (int64_t)(0.3 * ib_run_quick_left_s(o, &c) * 1e9) : 0,
-    };
-    if ((rc = ib_hsut_create(&so, &c.sut, err)))
+    if ((rc = ib_run_sut_create(o, &c, err)))
         goto done;
-    res->warmup_samples_per_sec = ib_hsut_warmup_rate(c.sut);
+    res->warmup_samples_per_sec = ib_run_sut_warmup_rate(&c);
     stage(o, "warm-up: %.4g samples/s at batch %lld, %.2f ms at batch 1",
           res->warmup_samples_per_sec, (long long)c.batch,
-          (double)ib_hsut_warmup_latency_ns(c.sut) / 1e6);
-    int64_t b1 = ib_hsut_warmup_latency_ns(c.sut), bound = (int64_t)o->settings.server_target_latency_ns;
+          (double)ib_run_sut_warmup_latency_ns(&c) / 1e6);
+    int64_t b1 = ib_run_sut_warmup_latency_ns(&c), bound = (int64_t)o->settings.server_target_latency_ns;
     if (o->scenario == IB_LG_SCENARIO_SERVER && bound > 0 && b1 > bound)
         stage(o, "warning: one sample alone takes %.3g ms here, over the %.3g ms latency bound: "
                  "no target_qps makes this Server run VALID with this model, batch and machine",
@@ -600,7 +608,7 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
                                               : IB_LG_DEFAULT_SUT_TIMEOUT_MS;
     if (o->sut_timeout_ms < 0 && res->warmup_samples_per_sec > 0) {
         double gap_s = (double)c.workers * (double)c.batch / res->warmup_samples_per_sec;
-        double b1_s = (double)ib_hsut_warmup_latency_ns(c.sut) / 1e9;
+        double b1_s = (double)ib_run_sut_warmup_latency_ns(&c) / 1e9;
         double ms = 10e3 * (gap_s > b1_s ? gap_s : b1_s);
         if (ms > (double)c.sut_timeout_ms)
             c.sut_timeout_ms = ms < 86400e3 ? (uint64_t)ms : 86400000u;

@@ -64,7 +64,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                  c->settings.performance_sample_count_override <
                      ib_bench_performance_sample_count(o->bench, &o->cfg);
     const ib_runjson_head head = {
-        .sut = "runtime",
+        .sut = o->n_endpoints ? "kserve" : "runtime",
         .benchmark = o->bench->id,
         .model_name = o->bench->model_name,
         .scenario = o->scenario,
@@ -96,7 +96,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_key(&jw, "binding");
     ib_jw_string(&jw, res->model_note);
     ib_jw_key(&jw, "session");
-    ib_jw_string(&jw, ib_hsut_describe(c->sut));
+    ib_jw_string(&jw, ib_run_sut_describe(c));
     ib_jw_object_end(&jw);
     ib_jw_key(&jw, "data");
     ib_jw_object_begin(&jw);
@@ -133,7 +133,7 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_key(&jw, "sut_timeout_ms"); /* what the loadgen used; 0 = waited forever */
     ib_jw_uint(&jw, c->sut_timeout_ms);
     ib_jw_key(&jw, "warmup_batch1_latency_ns");
-    ib_jw_int(&jw, ib_hsut_warmup_latency_ns(c->sut));
+    ib_jw_int(&jw, ib_run_sut_warmup_latency_ns(c));
     ib_jw_key(&jw, "settings_changed");
     ib_jw_array_begin(&jw);
     for (const char *l = c->adjustments; *l;) {

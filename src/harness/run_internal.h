@@ -9,6 +9,7 @@
 #include "harness/harness.h"
 #include "harness/qsl.h"
 #include "harness/rundir.h"
+#include "harness/nsut.h"
 #include "harness/sut.h"
 
 typedef struct run_ctx {
@@ -24,7 +25,8 @@ typedef struct run_ctx {
     size_t total;
     size_t synth_samples; /* 0 when the data is the user's */
     ib_hqsl *qsl;
-    ib_hsut *sut;
+    ib_hsut *sut;            /* the in-process SUT, or */
+    ib_nsut *nsut;           /* the network SUT (o->n_endpoints > 0) */
     int workers, tpw;
     ib_device_list devices;  /* device backends: the GPUs the workers use (n = 0 on hosts) */
     int64_t batch, max_wait_ns;
@@ -33,6 +35,17 @@ typedef struct run_ctx {
     const char *label_ptrs[IB_HARNESS_MAX_LABELS]; /* res->labels, for the loadgen options */
     char adjustments[2048];  /* "field=value (reason)" lines for run.json */
 } run_ctx;
+
+/* The run's SUT, in-process or network (run_sut.c): create (warm-up included), and what
+ * run.c, settings.c and run_files.c ask of it. */
+int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err);
+void ib_run_sut_destroy(run_ctx *c);
+ib_lg_sut ib_run_sut_table(run_ctx *c);
+void ib_run_sut_quiesce(run_ctx *c);
+int ib_run_sut_take_error(run_ctx *c, ib_err *err);
+double ib_run_sut_warmup_rate(const run_ctx *c);
+int64_t ib_run_sut_warmup_latency_ns(const run_ctx *c);
+const char *ib_run_sut_describe(const run_ctx *c);
 
 /* --quick: the seconds of the budget still free for the test (at least 1). */
 double ib_run_quick_left_s(const ib_harness_opts *o, const run_ctx *c);

@@ -102,7 +102,7 @@ int ib_run_adjust_settings(const ib_harness_opts *o, run_ctx *c, ib_err *err)
              c->total);
     }
     double rate = c->res->warmup_samples_per_sec;
-    int64_t lat = ib_hsut_warmup_latency_ns(c->sut);
+    int64_t lat = ib_run_sut_warmup_latency_ns(c);
     if (rate > 0) {
         switch (o->scenario) {
         case IB_LG_SCENARIO_OFFLINE:

@@ -72,12 +72,6 @@ struct ib_hsut {
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static size_t desc_bytes(const ib_tensor_desc *d)
-{
-    int64_t n = ib_tensor_desc_numel(d);
-    return n < 0 ? 0 : (size_t)n * ib_dtype_size(d->dtype);
-}
-
 /* The chunk a batch of `remaining` samples runs next: max_batch, else the largest power of
  * two below it that fits. */
 static size_t next_chunk(size_t remaining, size_t max_batch)
@@ -88,55 +82,6 @@ static size_t next_chunk(size_t remaining, size_t max_batch)
     while (c * 2 <= remaining)
         c *= 2;
     return c;
-}
-
-/* Concatenate every sample tensor along dim 0 (other dims equal), or use the sample's own
- * memory for a single sample and for unbatched inputs. */
-static int collate_default(worker *w, ib_bench_batch *b, const ib_bench_io *io, ib_err *err)
-{
-    b->n_inputs = io->n_inputs;
-    for (size_t k = 0; k < io->n_inputs; k++) {
-        const ib_tensor_view *t0 = &b->samples[0]->t[k];
-        if (b->samples[0]->n_tensors <= k)
-            return ib_err_set(err, IB_EINVAL, "%s: sample %zu has no tensor for input '%s'",
-                              w->sut->o.bench->id, (size_t)b->indices[0], io->inputs[k].name);
-        if (!io->inputs[k].batched || b->count == 1) {
-            b->inputs[k] = *t0;
-            continue;
-        }
-        size_t total = 0;
-        int64_t rows = 0;
-        for (size_t i = 0; i < b->count; i++) {
-            const ib_tensor_desc *d = &b->samples[i]->t[k].desc;
-            bool same = d->ndim == t0->desc.ndim && d->dtype == t0->desc.dtype;
-            for (int32_t j = 1; same && j < d->ndim; j++)
-                same = d->dims[j] == t0->desc.dims[j];
-            if (!same)
-                return ib_err_set(err, IB_EINVAL,
-                                  "%s: samples %zu and %zu of input '%s' differ beyond dim 0; "
-                                  "this benchmark needs its own collate",
-                                  w->sut->o.bench->id, (size_t)b->indices[0],
-                                  (size_t)b->indices[i], io->inputs[k].name);
-            total += desc_bytes(d);
-            rows += d->dims[0];
-        }
-        uint8_t *buf = ib_bench_scratch_get(&w->scratch, (unsigned)k, total);
-        if (!buf)
-            return ib_err_set(err, IB_ENOMEM, "%s: out of memory collating a batch",
-                              w->sut->o.bench->id);
-        size_t off = 0;
-        for (size_t i = 0; i < b->count; i++) {
-            const ib_tensor_view *t = &b->samples[i]->t[k];
-            size_t n = desc_bytes(&t->desc);
-            memcpy(buf + off, t->data, n);
-            off += n;
-        }
-        b->inputs[k] = *t0;
-        b->inputs[k].desc.dims[0] = rows;
-        b->inputs[k].data = buf;
-        b->inputs[k].capacity = total;
-    }
-    return IB_OK;
 }
 
 /* The timed pipeline for one chunk; payloads in w->payloads[0..n-1]. */
@@ -164,7 +109,7 @@ static int run_chunk(worker *w, size_t n, ib_err *err)
     if (o->bench->infer)
         return o->bench->infer(o->state, o->cfg, w->sessions, &b, w->payloads, err);
     int rc = o->bench->collate ? o->bench->collate(o->state, &b, err)
-                               : collate_default(w, &b, io, err);
+                               : ib_bench_collate_default(o->bench, io, &b, err);
     if (rc)
         return rc;
     rc = ib_session_run(w->sessions[0], b.inputs, b.n_inputs, b.outputs, b.n_outputs, err);

@@ -181,6 +181,32 @@ static void fault(ib_lg_test *t, ib_lg_fault f, uint64_t seq)
         atomic_store_explicit(&t->fault_ids[f][k], seq, memory_order_relaxed);
 }
 
+void ib_lg_samples_fail(ib_lg_test *t, const ib_lg_response_id *ids, size_t count,
+                        const char *reason)
+{
+    if (!t || !ids || count == 0)
+        return;
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&t->fail_reason_state, &expect, 1)) {
+        size_t n = 0;
+        for (const char *p = reason ? reason : "no reason given";
+             *p && n + 1 < sizeof t->fail_reason; p++)
+            t->fail_reason[n++] = *p == '\n' ? ' ' : *p;
+        t->fail_reason[n] = '\0';
+        atomic_store_explicit(&t->fail_reason_state, 2, memory_order_release);
+    }
+    ib_lg_response r[64];
+    for (size_t done = 0; done < count;) {
+        size_t c = IB_MIN(count - done, IB_ARRAY_LEN(r));
+        for (size_t i = 0; i < c; i++) {
+            r[i] = (ib_lg_response){ids[done + i], NULL, 0, 0};
+            fault(t, IB_LG_FAULT_FAILED, (uint64_t)ids[done + i] - 1);
+        }
+        ib_lg_samples_complete(t, r, c);
+        done += c;
+    }
+}
+
 /* A sequence id outside the running series: late if an older series had it. */
 static void classify_outside(ib_lg_test *t, const ib_lg_srt *s, uint64_t seq)
 {

@@ -436,7 +436,7 @@ int ib_lg_test_run(ib_lg_test *t, const ib_lg_sut *sut, const ib_lg_qsl *qsl,
     if (!res->has_performance)
         res->valid = t->status == IB_OK && !t->interrupted &&
                      res->duplicate_responses + res->unknown_responses + res->late_responses +
-                             res->lost_responses ==
+                             res->lost_responses + res->failed_responses ==
                          0;
     if (t->status != IB_OK && err && err->code == IB_OK)
         ib_err_set(err, t->status, "%s",

@@ -119,7 +119,8 @@ typedef enum ib_lg_fault {
     IB_LG_FAULT_DUPLICATE = 1,
     IB_LG_FAULT_LATE = 2,
     IB_LG_FAULT_DROPPED = 3, /* accuracy payload did not fit */
-    IB_LG_FAULT_COUNT = 4,
+    IB_LG_FAULT_FAILED = 4,  /* the SUT completed it as failed (ib_lg_samples_fail) */
+    IB_LG_FAULT_COUNT = 5,
 } ib_lg_fault;
 
 #define IB_LG_FAULT_KEEP 8
@@ -142,6 +143,8 @@ struct ib_lg_test {
     _Atomic uint64_t fault[IB_LG_FAULT_COUNT];
     _Atomic uint64_t fault_seen[IB_LG_FAULT_COUNT]; /* logged so far */
     _Atomic uint64_t fault_ids[IB_LG_FAULT_COUNT][IB_LG_FAULT_KEEP];
+    _Atomic int fail_reason_state; /* 0 none, 1 being written, 2 written */
+    char fail_reason[256];         /* the first ib_lg_samples_fail reason */
     _Atomic uint64_t cas_retries;
     _Atomic uint64_t lost;
 

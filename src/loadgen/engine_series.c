@@ -47,6 +47,7 @@ static uint64_t log_faults(ib_lg_test *t)
         "Attempted to complete a sample twice.",
         "Received completion for an old sample (its series had already ended).",
         "Accuracy log payload could not be stored (the storage reserved at start is full).",
+        "The SUT reported samples as failed.",
     };
     uint64_t sut_errors = 0;
     for (int f = 0; f < IB_LG_FAULT_COUNT; f++) {
@@ -63,6 +64,14 @@ static uint64_t log_faults(ib_lg_test *t)
         for (uint64_t i = 0; i < IB_LG_FAULT_KEEP && i < n && len > 0 && (size_t)len < 400; i++)
             len += snprintf(msg + len, sizeof msg - (size_t)len, " %llu",
                             (unsigned long long)(atomic_load(&t->fault_ids[f][i]) + 1));
+        if (f == IB_LG_FAULT_FAILED &&
+            atomic_load_explicit(&t->fail_reason_state, memory_order_acquire) == 2) {
+            snprintf(msg + len, sizeof msg - (size_t)len, "; first reason: %s", t->fail_reason);
+            char note[400];
+            snprintf(note, sizeof note, "SUT errors: %llu samples failed: %s",
+                     (unsigned long long)(n - seen), t->fail_reason);
+            note_reason(t, note);
+        }
         log_error(t, "error_runtime", msg);
     }
     return sut_errors;
@@ -74,6 +83,9 @@ void ib_lg_collect_faults(ib_lg_test *t, ib_lg_result *res)
     res->duplicate_responses = atomic_load(&t->fault[IB_LG_FAULT_DUPLICATE]);
     res->late_responses = atomic_load(&t->fault[IB_LG_FAULT_LATE]);
     res->lost_responses = atomic_load(&t->lost);
+    res->failed_responses = atomic_load(&t->fault[IB_LG_FAULT_FAILED]);
+    if (atomic_load_explicit(&t->fail_reason_state, memory_order_acquire) == 2)
+        snprintf(res->failed_reason, sizeof res->failed_reason, "%s", t->fail_reason);
 }
 
 static void log_logger_counters(ib_lg_test *t)

@@ -259,6 +259,12 @@ static void faults_block(ib_jw *jw, const ib_lg_result *r)
     ib_jw_uint(jw, r->unknown_responses);
     ib_jw_key(jw, "late_responses");
     ib_jw_uint(jw, r->late_responses);
+    ib_jw_key(jw, "failed_responses");
+    ib_jw_uint(jw, r->failed_responses);
+    if (r->failed_reason[0]) {
+        ib_jw_key(jw, "failed_reason");
+        ib_jw_string(jw, r->failed_reason);
+    }
     ib_jw_key(jw, "num_errors");
     ib_jw_uint(jw, r->num_errors);
     ib_jw_key(jw, "num_warnings");

@@ -199,7 +199,7 @@ void ib_lg_perf_explain(const ib_lg_perf_params *p, const ib_lg_perf_data *d,
     if (s->interrupted)
         add(r, rn, "interrupted: the run was stopped before it ended\n");
     if (!s->sut_errors_ok) {
-        add(r, rn, "SUT errors: %llu responses were lost, duplicated, unknown or late\n",
+        add(r, rn, "SUT errors: %llu responses were lost, duplicated, unknown, late or failed\n",
             (unsigned long long)d->sut_errors);
         add(g, gn, "check that the SUT completes every issued sample exactly once, with the id it "
                    "received, before sut_timeout_ms\n");

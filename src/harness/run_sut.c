@@ -1,0 +1,124 @@
+/*
+ * run_sut.c - the run's system under test: the in-process SUT (sut.h: worker threads with
+ * sessions) or, with --endpoint, the network SUT (nsut.h: KServe v2 requests), behind the
+ * few calls run.c, settings.c and run_files.c make.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "harness/run_internal.h"
+
+static void stage(const ib_harness_opts *o, const char *fmt, ...) IB_PRINTF(2, 3);
+
+static void stage(const ib_harness_opts *o, const char *fmt, ...)
+{
+    if (!o->stage)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    o->stage(o->stage_user, msg);
+}
+
+static int create_network(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    int conc = o->concurrency > 0 ? o->concurrency : 2 * (int)o->n_endpoints;
+    stage(o, "checking %zu endpoint(s) and warming up: %d request(s) in flight, up to %lld "
+             "samples each",
+          o->n_endpoints, conc, (long long)c->batch);
+    ib_nsut_opts no = {
+        .bench = c->bench,
+        .cfg = &o->cfg,
+        .state = c->state,
+        .io = &c->io[0],
+        .qsl = c->qsl,
+        .total = c->total,
+        .endpoints = o->endpoints,
+        .n_endpoints = o->n_endpoints,
+        .model_name = o->model_name,
+        .concurrency = conc,
+        .max_batch = c->batch,
+        .max_wait_ns = c->max_wait_ns,
+        .request_timeout_ms = o->request_timeout_ms,
+        .json = o->json,
+        .stop_flag = o->stop_flag,
+    };
+    return ib_nsut_create(&no, &c->nsut, err);
+}
+
+int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
+{
+    if (o->n_endpoints)
+        return create_network(o, c, err);
+    stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
+             "up",
+          c->workers, c->tpw, (long long)c->batch, o->backend, ib_precision_name(o->cfg.precision),
+          o->cfg.precision == IB_PRECISION_INT8 ? ", calibrating" : "");
+    ib_hsut_opts so = {
+        .bench = c->bench,
+        .cfg = &o->cfg,
+        .state = c->state,
+        .io = c->io,
+        .models = (const ib_model *const *)c->models,
+        .n_models = c->n_models,
+        .qsl = c->qsl,
+        .total = c->total,
+        .backend = o->backend,
+        .precision = o->cfg.precision,
+        .workers = c->workers,
+        .threads_per_worker = c->tpw,
+        .pin = o->pin,
+        .max_batch = c->batch,
+        .max_wait_ns = c->max_wait_ns,
+        .calib_samples = 0,
+        .devices = c->devices.id,
+        .n_devices = c->devices.n,
+        .stop_flag = o->stop_flag,
+        /* --quick: the warm-up may use 30 % of what the budget has left */
+        .warmup_budget_ns = o->quick ? (int64_t)(0.3 * ib_run_quick_left_s(o, c) * 1e9) : 0,
+    };
+    return ib_hsut_create(&so, &c->sut, err);
+}
+
+void ib_run_sut_destroy(run_ctx *c)
+{
+    ib_hsut_destroy(c->sut);
+    ib_nsut_destroy(c->nsut);
+    c->sut = NULL;
+    c->nsut = NULL;
+}
+
+ib_lg_sut ib_run_sut_table(run_ctx *c)
+{
+    return c->nsut ? ib_nsut_table(c->nsut) : ib_hsut_table(c->sut);
+}
+
+void ib_run_sut_quiesce(run_ctx *c)
+{
+    if (c->nsut)
+        ib_nsut_quiesce(c->nsut);
+    else
+        ib_hsut_quiesce(c->sut);
+}
+
+int ib_run_sut_take_error(run_ctx *c, ib_err *err)
+{
+    return c->nsut ? ib_nsut_take_error(c->nsut, err) : ib_hsut_take_error(c->sut, err);
+}
+
+double ib_run_sut_warmup_rate(const run_ctx *c)
+{
+    return c->nsut ? ib_nsut_warmup_rate(c->nsut) : ib_hsut_warmup_rate(c->sut);
+}
+
+int64_t ib_run_sut_warmup_latency_ns(const run_ctx *c)
+{
+    return c->nsut ? ib_nsut_warmup_latency_ns(c->nsut) : ib_hsut_warmup_latency_ns(c->sut);
+}
+
+const char *ib_run_sut_describe(const run_ctx *c)
+{
+    return c->nsut ? ib_nsut_describe(c->nsut) : ib_hsut_describe(c->sut);
+}
