@@ -183,6 +183,10 @@ int ib_run_benchmark(const ib_run_opts *o)
         return ib_cli_exit_for_status(rc);
     }
     print_outcome(o, &h, &res);
+    if (res.net_failed_requests) /* an error, said even with --quiet */
+        fprintf(stderr, "inferbench run: %llu of %llu requests failed; first: %s\n",
+                (unsigned long long)res.net_failed_requests,
+                (unsigned long long)res.net_requests, res.net_first_failure);
     bool invalid = (res.ran_performance && !res.perf.valid) ||
                    (res.ran_accuracy && !res.acc.valid); /* e.g. failed network requests */
     bool acc_fail = res.ran_accuracy && !res.synthetic_model && !res.accuracy_met;

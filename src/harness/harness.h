@@ -109,6 +109,10 @@ typedef struct ib_harness_result {
     unsigned run_n;             /* the performance/run_N the run went into (0: none) */
     bool interrupted;           /* stopped by stop_flag: nothing was moved into the tree */
     char kept_dir[4096];        /* interrupted: where its partial logs are */
+    /* the network SUT (--endpoint): requests sent and failed in the tests, the first
+     * failure (endpoint and reason) */
+    uint64_t net_requests, net_failed_requests;
+    char net_first_failure[512];
 } ib_harness_result;
 
 /* The results-tree system folder: `given` checked (letters, digits, '.', '_', '-'), or

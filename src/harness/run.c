@@ -356,6 +356,14 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     ib_err werr;
     ib_err_clear(&werr);
     int wrc = ib_run_sut_take_error(c, &werr); /* workers are done with t after this */
+    if (c->nsut) {
+        ib_nsut_stats st;
+        ib_nsut_get_stats(c->nsut, &st);
+        c->res->net_requests = st.requests;
+        c->res->net_failed_requests = st.failed_requests;
+        snprintf(c->res->net_first_failure, sizeof c->res->net_first_failure, "%s",
+                 st.first_failure);
+    }
     ib_lg_test_destroy(t);
     if (wrc) { /* the worker's failure is the cause; the loadgen only saw an abort */
         if (err)

@@ -107,6 +107,24 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_key(&jw, "samples");
     ib_jw_uint(&jw, c->total);
     ib_jw_object_end(&jw);
+    if (o->n_endpoints) { /* the network SUT: where inference ran, and how it went */
+        ib_jw_key(&jw, "network");
+        ib_jw_object_begin(&jw);
+        ib_jw_key(&jw, "protocol");
+        ib_jw_string(&jw, o->json ? "kserve-v2-json" : "kserve-v2-binary");
+        ib_jw_key(&jw, "endpoints");
+        ib_jw_array_begin(&jw);
+        for (size_t i = 0; i < o->n_endpoints; i++)
+            ib_jw_string(&jw, o->endpoints[i]);
+        ib_jw_array_end(&jw);
+        ib_jw_key(&jw, "requests");
+        ib_jw_uint(&jw, res->net_requests);
+        ib_jw_key(&jw, "failed_requests");
+        ib_jw_uint(&jw, res->net_failed_requests);
+        ib_jw_key(&jw, "first_failure");
+        ib_jw_string(&jw, res->net_first_failure);
+        ib_jw_object_end(&jw);
+    }
     ib_jw_key(&jw, "backend");
     ib_jw_string(&jw, o->backend);
     ib_jw_key(&jw, "devices_requested"); /* --devices as given (NULL: all, or a host backend) */

@@ -98,6 +98,11 @@ static int put_elem(ib_strbuf *sb, enum ib_dtype t, const uint8_t *p, ib_err *er
     case IB_DTYPE_UINT64: {
         uint64_t v;
         memcpy(&v, p, 8);
+        if (v > (uint64_t)INT64_MAX) /* JSON readers (jansson too) stop at int64 */
+            return ib_err_set(err, IB_EUNSUPPORTED,
+                              "a UINT64 of %llu, over INT64_MAX, which JSON readers do not take: "
+                              "use the binary extension",
+                              (unsigned long long)v);
         return ib_strbuf_printf(sb, "%llu", (unsigned long long)v);
     }
     case IB_DTYPE_INT64: {
@@ -112,6 +117,8 @@ static int put_elem(ib_strbuf *sb, enum ib_dtype t, const uint8_t *p, ib_err *er
             return ib_err_set(err, IB_EUNSUPPORTED,
                               "a float is %g, which JSON cannot carry: use the binary extension",
                               (double)v);
+        if (v == 0.0f && signbit(v))
+            return ib_strbuf_puts(sb, "-0.0"); /* "-0" would read back as the integer 0 */
         return ib_strbuf_printf(sb, "%.9g", (double)v);
     }
     case IB_DTYPE_FLOAT64: {
@@ -121,6 +128,8 @@ static int put_elem(ib_strbuf *sb, enum ib_dtype t, const uint8_t *p, ib_err *er
             return ib_err_set(err, IB_EUNSUPPORTED,
                               "a double is %g, which JSON cannot carry: use the binary extension",
                               v);
+        if (v == 0.0 && signbit(v))
+            return ib_strbuf_puts(sb, "-0.0");
         return ib_strbuf_printf(sb, "%.17g", v);
     }
     default:
@@ -350,6 +359,8 @@ static int decode_tensor(const json_t *o, size_t idx, const char *what, const ui
             return ib_err_set(err, IB_EFORMAT, "%s '%s': shape[%d] is not a size", what, t->name,
                               (int)d);
         t->desc.dims[d] = (int64_t)json_integer_value(v);
+        if (t->desc.dims[d] && numel > ((uint64_t)1 << 40) / (uint64_t)t->desc.dims[d])
+            return ib_err_set(err, IB_EFORMAT, "%s '%s': shape too large", what, t->name);
         numel *= (uint64_t)t->desc.dims[d];
         if (numel > ((uint64_t)1 << 40))
             return ib_err_set(err, IB_EFORMAT, "%s '%s': shape too large", what, t->name);

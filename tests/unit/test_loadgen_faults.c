@@ -31,7 +31,7 @@ typedef struct fsut {
     int have_held;
 } fsut;
 
-enum { FS_OK, FS_SILENT, FS_LOSE_ONE, FS_DUPLICATE, FS_UNKNOWN, FS_LATE };
+enum { FS_OK, FS_SILENT, FS_LOSE_ONE, FS_DUPLICATE, FS_UNKNOWN, FS_LATE, FS_FAIL };
 
 static void f_issue(void *user, ib_lg_test *t, const ib_lg_sample *s, size_t n)
 {
@@ -54,6 +54,12 @@ static void f_issue(void *user, ib_lg_test *t, const ib_lg_sample *s, size_t n)
             if (k == 2) {
                 ib_lg_response bad[2] = {{0, NULL, 0, 0}, {(ib_lg_response_id)0xdeadbeef, NULL, 0, 0}};
                 ib_lg_samples_complete(t, bad, 2);
+            }
+            break;
+        case FS_FAIL:
+            if (k >= 5 && k < 8) { /* a network SUT's failed request of three samples */
+                ib_lg_samples_fail(t, &r.id, 1, "endpoint http://10.0.0.2:8000: HTTP 500: boom");
+                continue;
             }
             break;
         case FS_LATE:
@@ -209,6 +215,37 @@ TEST_TIMEOUT(loadgen_faults_duplicate_and_unknown_ids, 60)
     ASSERT_STR_CONTAINS(d, "unknown id (never issued in this test). count: 2; first response "
                            "ids: 0 3735928559");
     ib_free(d);
+}
+
+/* Samples the SUT completes as failed (ib_lg_samples_fail): the test ends on time, the
+ * result is INVALID (sut_errors) with the count and the first reason, in performance and
+ * in accuracy mode. */
+TEST_TIMEOUT(loadgen_faults_failed_samples_make_the_run_invalid, 60)
+{
+    fsut f = {.mode = FS_FAIL};
+    ib_lg_settings s = server(2000, 100);
+    ib_lg_result res;
+    ib_err err;
+    ASSERT_OK_ERR(run(&s, &f, 5000, &res, &err, "fail"), &err);
+    ASSERT_INT_EQ(res.failed_responses, 3);
+    ASSERT_INT_EQ(res.lost_responses, 0);
+    ASSERT_FALSE(res.valid);
+    ASSERT_TRUE(res.failed_rules & IB_LG_RULE_SUT_ERRORS);
+    ASSERT_STR_EQ(res.failed_reason, "endpoint http://10.0.0.2:8000: HTTP 500: boom");
+    ASSERT_STR_CONTAINS(res.reasons, "SUT errors: 3 samples failed: endpoint http://10.0.0.2");
+    char *d = detail("fail");
+    ASSERT_STR_CONTAINS(d, "The SUT reported samples as failed. count: 3; first response ids: 6 "
+                           "7 8; first reason: endpoint http://10.0.0.2:8000: HTTP 500: boom");
+    ib_free(d);
+    char *j = ib_test_slurp("fail/result.json");
+    ASSERT_STR_CONTAINS(j, "\"failed_responses\": 3");
+    free(j);
+
+    fsut g = {.mode = FS_FAIL};
+    s.mode = IB_LG_MODE_ACCURACY;
+    ASSERT_OK_ERR(run(&s, &g, 5000, &res, &err, "fail_acc"), &err);
+    ASSERT_INT_EQ(res.failed_responses, 3);
+    ASSERT_FALSE(res.valid);
 }
 
 /* A response for an accuracy sample delivered again during the performance
