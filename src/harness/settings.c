@@ -200,6 +200,11 @@ int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                        (unsigned long long)ib_bench_performance_sample_count(o->bench, &o->cfg));
     if (!rc && o->cfg.precision != IB_PRECISION_FP32)
         rc = add_label(c, err, "precision: %s", ib_precision_name(o->cfg.precision));
+    if (!rc && o->n_endpoints)
+        rc = add_label(c, err,
+                       "network SUT: inference on %zu KServe v2 endpoint(s) (%s%s); latencies "
+                       "include the network, and the model is the one those servers run",
+                       o->n_endpoints, o->endpoints[0], o->n_endpoints > 1 ? ", ..." : "");
     return rc;
 }
 
