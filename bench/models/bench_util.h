@@ -161,8 +161,49 @@ static inline int bu_run_peer(const char *cmd, double *rates, double *per_cpu, i
     }
     int st = pclose(p);
     if (st != 0)
-        fprintf(stderr, "bench: the PyTorch peer exited with status %d (run: %s)\n", st, cmd);
+        fprintf(stderr, "bench: the peer exited with status %d (run: %s)\n", st, cmd);
     return i;
+}
+
+/* The ONNX Runtime peer (bench/models/ort_peer.js, onnxruntime-node installed by
+ * `sh tools/deps.sh bench`) on the same .onnx file: rates[i]/per_cpu[i] for batches[i]
+ * ("1,32"); extra adds ort_peer.js options (--dim, --int, --per-sample). 0 when node or
+ * the package is missing (said once on stderr). */
+static inline int bu_run_ort(const char *model, const char *batches, int threads, int reps,
+                             double seconds, const char *extra, double *rates, double *per_cpu,
+                             int n)
+{
+    char script[4200], cmd[9000];
+    snprintf(script, sizeof script, "%s/bench/models/ort_peer.js",
+             getenv("IB_SRC_DIR") ? getenv("IB_SRC_DIR") : ".");
+    if (access(script, R_OK) != 0) {
+        fprintf(stderr, "bench: %s not found (run from the repository root or set IB_SRC_DIR)\n",
+                script);
+        for (int i = 0; i < n; i++)
+            rates[i] = per_cpu[i] = 0;
+        return 0;
+    }
+    snprintf(cmd, sizeof cmd,
+             "node '%s' --model '%s' --batches %s --threads %d --reps %d --seconds %g %s",
+             script, model, batches, threads, reps, seconds, extra ? extra : "");
+    return bu_run_peer(cmd, rates, per_cpu, n);
+}
+
+/* Write a built model to path and load it, keeping the file (for the ONNX Runtime peer);
+ * destroys b. NULL (after a message naming `what`) on failure. */
+static inline ib_model *bu_load_built_keep(const char *what, ib_build *b, const char *path)
+{
+    ib_err err;
+    ib_model *m = NULL;
+    int rc = ib_build_error(b, &err);
+    if (!rc)
+        rc = ib_build_write_file(b, path, NULL, &err);
+    ib_build_destroy(b);
+    if (!rc)
+        rc = ib_model_load_file(path, NULL, &m, &err);
+    if (rc)
+        fprintf(stderr, "%s: model: %s\n", what, err.msg);
+    return rc ? NULL : m;
 }
 
 /* Write a built model to path, load it and remove the file; destroys b. NULL (after a
@@ -244,19 +285,23 @@ static inline ib_session *bu_session_images(const char *what, const ib_model *m,
  * decimals for the rates (flops per image for the GFLOP/s column). */
 static inline void bu_table_header(void)
 {
-    printf("%-5s %5s %12s %10s %8s %12s %10s %7s %s\n", "prec", "batch", "ours img/s",
-           "GFLOP/s", "img/cpus", "torch img/s", "torch/cpus", "ratio", "notes");
+    printf("%-5s %5s %12s %10s %8s %12s %10s %7s %11s %7s %s\n", "prec", "batch", "ours img/s",
+           "GFLOP/s", "img/cpus", "torch img/s", "torch/cpus", "ratio", "ort img/s", "vs ort",
+           "notes");
 }
 
+/* ort: the ONNX Runtime rate (0: not measured, e.g. bf16/int8 rows: the peer runs the fp32
+ * file as given). */
 static inline void bu_table_row(const char *prec, const char *batch, const bu_measure *m,
-                                double flops, double trate, double tcpu, int digits)
+                                double flops, double trate, double tcpu, double ort, int digits)
 {
     char notes[64] = "";
     if (m->other_load > 0.05)
         snprintf(notes, sizeof notes, "contended (others %.0f%%)", 100 * m->other_load);
-    printf("%-5s %5s %12.*f %10.1f %8.*f %12.*f %10.*f %7.2f %s\n", prec, batch, digits,
-           m->rate, m->rate * flops / 1e9, digits, m->per_cpu_s, digits, trate, digits, tcpu,
-           trate > 0 ? m->rate / trate : (double)NAN, notes);
+    printf("%-5s %5s %12.*f %10.1f %8.*f %12.*f %10.*f %7.2f %11.*f %7.2f %s\n", prec, batch,
+           digits, m->rate, m->rate * flops / 1e9, digits, m->per_cpu_s, digits, trate, digits,
+           tcpu, trate > 0 ? m->rate / trate : (double)NAN, digits, ort,
+           ort > 0 ? m->rate / ort : (double)NAN, notes);
     fflush(stdout);
 }
 

@@ -169,11 +169,11 @@ static double bert_flops(const ib_bert_config *c, double S)
     return (double)c->layers * layer + 2 * S * H * 2;
 }
 
-static ib_model *build_model(const ib_bert_config *c)
+/* The model, also left in `path` (mkstemp template) for the ONNX Runtime peer. */
+static ib_model *build_model(const ib_bert_config *c, char *path)
 {
     ib_err err;
     ib_build *b = NULL;
-    char path[] = "/tmp/ib-bench-bert-XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0) {
         fprintf(stderr, "bert: cannot create a temporary file\n");
@@ -188,8 +188,8 @@ static ib_model *build_model(const ib_bert_config *c)
     ib_build_destroy(b);
     ib_model *m = NULL;
     int rc = ib_model_load_file(path, NULL, &m, &err);
-    unlink(path);
     if (rc) {
+        unlink(path);
         fprintf(stderr, "bert: %s\n", err.msg);
         exit(1);
     }
@@ -366,7 +366,7 @@ static double real_pass(ib_session *s, const real_set *r, bool cut, float *start
 
 int main(int argc, char **argv)
 {
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, quick = 0;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, no_ort = 0, quick = 0;
     size_t real_q = 0;
     int64_t layers = 24, seq = IB_BERT_MAX_SEQ;
     double seconds = 3, quiet_wait = 10;
@@ -396,6 +396,8 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--no-ort"))
+            no_ort = 1;
         else if (!strcmp(a, "--peer-modes") && v)
             peer_modes = argv[++i];
         else if (!strcmp(a, "--real") && v)
@@ -403,7 +405,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: %s [--quick] [--layers 24] [--threads N] [--batches 1,8] "
                             "[--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] "
-                            "[--no-torch] [--peer-modes jit,cast,...] [--real N] [--quiet-wait S] "
+                            "[--no-torch] [--no-ort] [--peer-modes jit,cast,...] [--real N] [--quiet-wait S] "
                             "[--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
@@ -436,7 +438,8 @@ int main(int argc, char **argv)
     ib_bert_config cfg;
     ib_models_bert_config(false, &cfg);
     cfg.layers = layers;
-    ib_model *m = build_model(&cfg);
+    char model_file[] = "/tmp/ib-bench-bert-XXXXXX";
+    ib_model *m = build_model(&cfg, model_file);
     double fl = bert_flops(&cfg, (double)seq);
     printf("BERT-Large widths (hidden 1024, 16 heads, FFN 4096), %lld layer%s, seq %lld, random "
            "weights; %.1f GFLOP/sample; %d threads pinned; median of %d runs of ~%.0f s\n",
@@ -444,9 +447,9 @@ int main(int argc, char **argv)
            seconds);
     printf("measured peak on %d pinned threads: fp32 %.0f GFLOP/s, bf16 %.0f GFLOP/s, int8 %.0f "
            "GOP/s\n", threads, peak[0], peak[1], peak[2]);
-    printf("%-5s %5s %11s %9s %8s %7s %9s %11s %9s %7s %s\n", "prec", "batch", "ours smp/s",
-           "24L-equiv", "GFLOP/s", "% peak", "smp/CPU-s", "torch smp/s", "torch mode", "ratio",
-           "notes");
+    printf("%-5s %5s %11s %9s %8s %7s %9s %11s %9s %7s %9s %7s %s\n", "prec", "batch",
+           "ours smp/s", "24L-equiv", "GFLOP/s", "% peak", "smp/CPU-s", "torch smp/s",
+           "torch mode", "ratio", "ort smp/s", "vs ort", "notes");
     for (int pi = 0; pi < np; pi++) {
         enum ib_precision p = !strcmp(plist[pi], "fp32")   ? IB_PRECISION_FP32
                               : !strcmp(plist[pi], "bf16") ? IB_PRECISION_BF16
@@ -499,6 +502,14 @@ int main(int argc, char **argv)
                 peer_other = fmax(0, (jb1 - jb0 - child * (double)sysconf(_SC_CLK_TCK)) /
                                          (jt1 - jt0));
         }
+        double orate[8] = {0}, ocpu[8] = {0};
+        if (!no_ort && p == IB_PRECISION_FP32) { /* ORT runs the fp32 file as given */
+            char extra[128];
+            snprintf(extra, sizeof extra, "--dim seq_length=%lld --int input_ids=0,30521",
+                     (long long)seq);
+            bu_wait_quiet(quiet_wait);
+            bu_run_ort(model_file, batches, threads, reps, seconds, extra, orate, ocpu, nb);
+        }
         for (int bi = 0; bi < nb; bi++) {
             int64_t batch = atoll(blist[bi]);
             if (batch < 1) {
@@ -531,10 +542,15 @@ int main(int argc, char **argv)
                 snprintf(tr, sizeof tr, "%.3f", trate[bi]);
                 snprintf(ra, sizeof ra, "%.2fx", me.rate / trate[bi]);
             }
-            printf("%-5s %5lld %11.3f %9.3f %8.1f %6.1f%% %9.3f %11s %9s %7s %s\n", plist[pi],
-                   (long long)batch, me.rate, me.rate * (double)layers / 24.0, gf,
+            char orr[32] = "-", ora[32] = "-";
+            if (orate[bi] > 0) {
+                snprintf(orr, sizeof orr, "%.3f", orate[bi]);
+                snprintf(ora, sizeof ora, "%.2fx", me.rate / orate[bi]);
+            }
+            printf("%-5s %5lld %11.3f %9.3f %8.1f %6.1f%% %9.3f %11s %9s %7s %9s %7s %s\n",
+                   plist[pi], (long long)batch, me.rate, me.rate * (double)layers / 24.0, gf,
                    peak[kind] > 0 ? 100 * gf / peak[kind] : 0.0, me.per_cpu_s, tr,
-                   tmode[bi][0] ? tmode[bi] : "-", ra, notes);
+                   tmode[bi][0] ? tmode[bi] : "-", ra, orr, ora, notes);
             fflush(stdout);
             ib_session_destroy(s);
             bert_in_free(&x);
@@ -593,5 +609,6 @@ int main(int argc, char **argv)
         real_close(&r);
     }
     ib_model_destroy(m);
+    unlink(model_file);
     return 0;
 }

@@ -3,7 +3,8 @@
  * and the embedding traffic against the machine's DRAM triad bandwidth (issue 9's bench):
  *
  *   build/release/bench/models/dlrm [--cap 100000] [--batch 2048] [--threads N] [--reps 3]
- *                                   [--seconds 3] [--no-torch] [--python /usr/bin/python3]
+ *                                   [--seconds 3] [--no-torch] [--no-ort]
+ *                                   [--python /usr/bin/python3]
  *
  * Model: src/models/dlrm.c (MLPerf v1.1 DLRM, tables of min(official rows, cap) x 128, fp32,
  * random weights); inputs: random ids uniform over each table (the worst case for caches),
@@ -152,7 +153,7 @@ int main(int argc, char **argv)
 {
     uint64_t cap = 100000;
     int64_t batch = 2048;
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, no_ort = 0;
     double seconds = 3;
     const char *python = "/usr/bin/python3";
     for (int i = 1; i < argc; i++) {
@@ -171,9 +172,11 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--no-ort"))
+            no_ort = 1;
         else {
             fprintf(stderr, "usage: %s [--cap 100000] [--batch 2048] [--threads N] [--reps 3] "
-                            "[--seconds 3] [--no-torch] [--python PATH]\n", argv[0]);
+                            "[--seconds 3] [--no-torch] [--no-ort] [--python PATH]\n", argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
     }
@@ -189,7 +192,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "dlrm: building the model: %s\n", err.msg);
         return 1;
     }
-    ib_model *m = bu_load_built("dlrm", b, path);
+    ib_model *m = bu_load_built_keep("dlrm", b, path);
     bu_session_opts so = {.precision = IB_PRECISION_FP32, .threads = threads, .max_batch = batch};
     ib_session *s = m ? bu_session("dlrm", m, &so) : NULL;
     if (!s)
@@ -231,6 +234,27 @@ int main(int argc, char **argv)
     double emb_bytes = 26.0 * 128 * 4;
     double triad = triad_gbs(threads);
     double peer = no_torch ? 0 : torch_rate(python, cap, batch, threads, reps, seconds);
+    /* ONNX Runtime on the same file and the same inputs (ids matter: they decide the gathers) */
+    double ort = 0, ort_cpu = 0;
+    if (!no_ort) {
+        const char *fd = "/tmp/ib-bench-dlrm-dense.bin", *fi = "/tmp/ib-bench-dlrm-ids.bin";
+        FILE *f1 = fopen(fd, "wb"), *f2 = fopen(fi, "wb");
+        bool ok = f1 && f2 && fwrite(dense, sizeof *dense, (size_t)batch * 13, f1) ==
+                                  (size_t)batch * 13 &&
+                  fwrite(ids, sizeof *ids, (size_t)batch * 26, f2) == (size_t)batch * 26;
+        if (f1)
+            fclose(f1);
+        if (f2)
+            fclose(f2);
+        char bs[32], extra[512];
+        snprintf(bs, sizeof bs, "%lld", (long long)batch);
+        snprintf(extra, sizeof extra, "--raw %s=%s --raw %s=%s", IB_DLRM_DENSE_INPUT, fd,
+                 IB_DLRM_SPARSE_INPUT, fi);
+        if (ok)
+            bu_run_ort(path, bs, threads, reps, seconds, extra, &ort, &ort_cpu, 1);
+        unlink(fd);
+        unlink(fi);
+    }
     printf("DLRM (MLPerf v1.1 architecture, random weights), table row cap %llu, fp32, batch "
            "%lld pairs, %d threads\n", (unsigned long long)cap, (long long)batch, threads);
     printf("%-22s %14s %14s\n", "", "pairs/s", "embedding GB/s");
@@ -239,10 +263,16 @@ int main(int argc, char **argv)
         printf("%-22s %14.0f %14.2f\n", "PyTorch (eager)", peer, peer * emb_bytes / 1e9);
     else
         printf("%-22s %14s\n", "PyTorch (eager)", no_torch ? "skipped" : "unavailable");
+    if (ort > 0)
+        printf("%-22s %14.0f %14.2f\n", "ONNX Runtime (cpu)", ort, ort * emb_bytes / 1e9);
+    else
+        printf("%-22s %14s\n", "ONNX Runtime (cpu)", no_ort ? "skipped" : "unavailable");
     printf("DRAM triad: %.2f GB/s (%d threads); inferbench embedding traffic = %.1f %% of it\n",
            triad, threads, triad > 0 ? 100.0 * ours * emb_bytes / 1e9 / triad : 0.0);
     if (peer > 0)
         printf("ratio inferbench / PyTorch: %.2fx\n", ours / peer);
+    if (ort > 0)
+        printf("ratio inferbench / ONNX Runtime: %.2fx\n", ours / ort);
     /* the embedding stage alone (26 lookups + concat), same ids: fused (inferbench.GatherConcat,
      * one pass with prefetching) and unfused (Gather x 26 + Concat), run alternately and the
      * best time of each kept (the least disturbed run on a shared machine) */
@@ -279,6 +309,7 @@ int main(int argc, char **argv)
     free(eout);
     ib_session_destroy(s);
     ib_model_destroy(m);
+    unlink(path);
     free(dense);
     free(ids);
     free(out);

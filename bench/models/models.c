@@ -7,12 +7,15 @@
  * int8 top-1 agreement with fp32 on synthetic ImageNet images through the real
  * pre-processing.
  *
+ * fp32 rows also run the same .onnx file through ONNX Runtime (bench/models/ort_peer.js,
+ * onnxruntime-node; --no-ort skips it) with the same threads: its column and our ratio.
+ *
  * Noise: see bench_util.h (quiet-window wait up to --quiet-wait s, median of --reps runs,
  * images per CPU-second, "contended" when other load exceeded 5 %). SSD-ResNet34 has its own
  * program, bench/models/ssd.c. Figures are printed, never asserted.
  *
  *   build/release/bench/models/models [--threads N] [--batches 1,32] [--precisions
- *       fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--model FILE.onnx]
+ *       fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] [--model FILE.onnx]
  *       [--agree N] [--quiet-wait S] [--python /usr/bin/python3]
  */
 #include <math.h>
@@ -41,7 +44,7 @@ static ib_model *build_model(const char *path)
         fprintf(stderr, "models: building ResNet50: %s\n", err.msg);
         exit(1);
     }
-    ib_model *m = bu_load_built("models", b, path);
+    ib_model *m = bu_load_built_keep("models", b, path);
     if (!m)
         exit(1);
     return m;
@@ -130,7 +133,7 @@ static void measure_torch(const char *python, const char *script, const char *pr
 
 int main(int argc, char **argv)
 {
-    int threads = 0, reps = 3, agree_n = 64, no_torch = 0;
+    int threads = 0, reps = 3, agree_n = 64, no_torch = 0, no_ort = 0;
     double seconds = 3, quiet_wait = 20;
     const char *batches = "1,32", *precs = "fp32,bf16,int8", *model_path = NULL;
     const char *python = getenv("IB_PYTHON") ? getenv("IB_PYTHON") : "/usr/bin/python3";
@@ -156,6 +159,8 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--no-ort"))
+            no_ort = 1;
         else {
             fprintf(stderr, "usage: %s [--threads N] [--batches 1,32] [--precisions "
                             "fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--model "
@@ -232,8 +237,15 @@ int main(int argc, char **argv)
         if (!no_torch)
             measure_torch(python, script, plist[pi], batches, threads, reps, quiet_wait, trates,
                           tcpu, nb);
+        double orates[8] = {0}, ocpu[8] = {0};
+        if (!no_ort && p == IB_PRECISION_FP32) { /* ORT runs the fp32 file as given */
+            bu_wait_quiet(quiet_wait);
+            bu_run_ort(model_path ? model_path : path, batches, threads, reps, seconds, NULL,
+                       orates, ocpu, nb);
+        }
         for (int bi = 0; bi < nb; bi++)
-            bu_table_row(plist[pi], blist[bi], &ours[bi], st.flops, trates[bi], tcpu[bi], 2);
+            bu_table_row(plist[pi], blist[bi], &ours[bi], st.flops, trates[bi], tcpu[bi],
+                         orates[bi], 2);
     }
     /* int8 top-1 agreement with fp32 on the synthetic images */
     ib_session *f = session(m, IB_PRECISION_FP32, threads, 1, x, 32);

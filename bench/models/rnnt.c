@@ -7,7 +7,8 @@
  *
  *   build/<variant>/bench/models/rnnt [--threads N] [--seconds-audio 7.2] [--n 16]
  *                                     [--single 4] [--decoder-threads N] [--tiny]
- *                                     [--precision fp32|bf16] [--no-torch] [--python PATH]
+ *                                     [--precision fp32|bf16] [--no-torch] [--no-ort]
+ *                                     [--python PATH]
  *
  * --precision bf16 runs our three sessions in bf16 and the peer's LSTMs, joint and embedding
  * in torch.bfloat16 (PyTorch's oneDNN bf16 LSTM), so the ratio stays like for like. The
@@ -199,7 +200,7 @@ static size_t agree(const ctx *c, const char *json, size_t first, size_t n)
 
 int main(int argc, char **argv)
 {
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), no_torch = 0, tiny = 0, dec_threads = 0, pin = 1;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), no_torch = 0, no_ort = 0, tiny = 0, dec_threads = 0, pin = 1;
     double secs = 7.2;
     size_t n = 16, single = 4;
     const char *python = "/usr/bin/python3", *prec = "fp32";
@@ -225,10 +226,12 @@ int main(int argc, char **argv)
             pin = 0;
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--no-ort"))
+            no_ort = 1;
         else {
             fprintf(stderr, "usage: %s [--threads N] [--seconds-audio 7.2] [--n 16] [--single 4] "
                             "[--decoder-threads N] [--precision fp32|bf16] [--no-pin] [--tiny] "
-                            "[--no-torch] [--python PATH]\n",
+                            "[--no-torch] [--no-ort] [--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
@@ -259,7 +262,8 @@ int main(int argc, char **argv)
             return 1;
         }
         ib_build_destroy(b);
-        unlink(path);
+        if (k != IB_RNNT_ENCODER) /* the encoder's file stays for the ONNX Runtime peer */
+            unlink(path);
     }
     fclose(wf);
     const char *dir = "/tmp/ib-bench-rnnt-data";
@@ -330,5 +334,24 @@ int main(int argc, char **argv)
            pn.rate > 0 ? rn / pn.rate : 0, tokn, 100 * encn / tn, agree(&c, pn.tokens, 0, n), n);
     printf("(batch 1: %.3f s per %.1f s utterance; the machine is shared: compare ratios)\n",
            t1 / (double)single, secs);
+    /* The encoder alone (most of the time) through ONNX Runtime on the same file, same padded
+     * frame count: the greedy decoder is a loop of three model runs per symbol, which the
+     * peer would have to re-implement in JavaScript; the encoder is one graph. */
+    if (!no_ort) {
+        size_t T = (ib_mel_frames((size_t)c.smp[0].aux) + 31) / 32 * 32;
+        char bs[64], extra[64];
+        snprintf(bs, sizeof bs, "1,%zu", n);
+        snprintf(extra, sizeof extra, "--dim T=%zu", T);
+        double orate[2] = {0}, ocpu[2] = {0};
+        bu_run_ort("/tmp/ib-bench-rnnt-0.onnx", bs, threads, 1, 2, extra, orate, ocpu, 2);
+        printf("encoder alone (%zu frames, features excluded):\n%-6s %12s %12s %8s\n", T,
+               "batch", "ours utt/s", "ort utt/s", "vs ort");
+        double ours[2] = {enc1 > 0 ? 1 / enc1 : 0, encn > 0 ? (double)n / encn : 0};
+        size_t bb[2] = {1, n};
+        for (int i = 0; i < 2; i++)
+            printf("%-6zu %12.3f %12.3f %8.2f\n", bb[i], ours[i], orate[i],
+                   orate[i] > 0 ? ours[i] / orate[i] : 0);
+    }
+    unlink("/tmp/ib-bench-rnnt-0.onnx");
     return 0;
 }

@@ -46,7 +46,7 @@ static ib_model *build_model(const char *path)
     ib_models_opts o = {1, false};
     if (ib_models_ssd_resnet34(&o, &b, &err))
         die("building SSD-ResNet34", &err);
-    ib_model *m = bu_load_built("ssd", b, path);
+    ib_model *m = bu_load_built_keep("ssd", b, path);
     if (!m)
         exit(1);
     return m;
@@ -134,7 +134,7 @@ static double post_ms(const float *loc, const float *conf, size_t *n_det)
 
 int main(int argc, char **argv)
 {
-    int threads = 0, reps = 3, no_torch = 0, n_calib = 4;
+    int threads = 0, reps = 3, no_torch = 0, no_ort = 0, n_calib = 4;
     double seconds = 3, quiet_wait = 20;
     const char *batches = "1", *precs = "fp32,bf16,int8";
     const char *python = getenv("IB_PYTHON") ? getenv("IB_PYTHON") : "/usr/bin/python3";
@@ -159,9 +159,11 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--no-ort"))
+            no_ort = 1;
         else {
             fprintf(stderr, "usage: %s [--threads N] [--batches 1] [--precisions fp32,bf16,int8] "
-                            "[--reps 3] [--seconds 3] [--calib 4] [--no-torch] [--quiet-wait S] "
+                            "[--reps 3] [--seconds 3] [--calib 4] [--no-torch] [--no-ort] [--quiet-wait S] "
                             "[--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") ? 0 : 2;
@@ -233,8 +235,14 @@ int main(int argc, char **argv)
                      python, script, plist[pi], batches, threads, reps, seconds);
             bu_run_peer(cmd, trates, tcpu, nb);
         }
+        double orates[8] = {0}, ocpu[8] = {0};
+        if (!no_ort && p == IB_PRECISION_FP32) { /* ORT runs the fp32 file as given */
+            bu_wait_quiet(quiet_wait);
+            bu_run_ort(path, batches, threads, reps, seconds, NULL, orates, ocpu, nb);
+        }
         for (int bi = 0; bi < nb; bi++)
-            bu_table_row(plist[pi], blist[bi], &ours[bi], st.flops, trates[bi], tcpu[bi], 3);
+            bu_table_row(plist[pi], blist[bi], &ours[bi], st.flops, trates[bi], tcpu[bi],
+                         orates[bi], 3);
     }
     size_t n_det = 0;
     double pms = post_ms(loc, conf, &n_det);

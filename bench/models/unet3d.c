@@ -4,7 +4,7 @@
  *
  *   build/release/bench/models/unet3d [--dataset kits19|brats19] [--tiny] [--threads N]
  *                                     [--precisions fp32,bf16] [--reps 3] [--seconds 5]
- *                                     [--direct] [--no-torch] [--python PATH]
+ *                                     [--direct] [--no-torch] [--no-ort] [--python PATH]
  *
  * Model: src/models/unet3d.c with random weights, batch 1, each precision next to PyTorch at
  * the same precision (bf16: autocast): kits19 (default) is one
@@ -52,7 +52,7 @@ static int run_once(void *p)
 static int bench_precision(ib_model *m, const ib_unet3d_cfg *c, enum ib_precision prec,
                            const char *pname, const float *x, float *y, const char *dataset,
                            bool tiny, int threads, int reps, double seconds, bool no_torch,
-                           bool direct, const char *python)
+                           bool direct, const char *python, const char *ort_model)
 {
     bu_session_opts so = {.precision = prec, .threads = threads, .max_batch = 1,
                           .direct_conv = direct};
@@ -99,6 +99,14 @@ static int bench_precision(ib_model *m, const ib_unet3d_cfg *c, enum ib_precisio
                peer_cpu > 0 ? mm.per_cpu_s / peer_cpu : 0.0);
     else
         printf("%-5s %-10s %12s\n", pname, "PyTorch", no_torch ? "skipped" : "unavailable");
+    /* ONNX Runtime on the same .onnx file (fp32 rows: it runs the file as given) */
+    double ort = 0, ort_cpu = 0;
+    if (ort_model && prec == IB_PRECISION_FP32)
+        bu_run_ort(ort_model, "1", threads, reps, seconds, NULL, &ort, &ort_cpu, 1);
+    if (ort > 0)
+        printf("%-5s %-10s %12.4f %8.1f %10.4f   vs ort %.2fx (per CPU-second %.2fx)\n", pname,
+               "ORT", ort, ort * flop / 1e9, ort_cpu, mm.rate / ort,
+               ort_cpu > 0 ? mm.per_cpu_s / ort_cpu : 0.0);
     fflush(stdout);
     return 0;
 }
@@ -130,7 +138,7 @@ static void compare_outputs(const char *what, const float *a, const float *b, in
 
 int main(int argc, char **argv)
 {
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, tiny = 0,
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, no_ort = 0, tiny = 0,
         direct = 0;
     double seconds = 5;
     const char *python = "/usr/bin/python3", *dataset = "kits19", *precs = "fp32,bf16";
@@ -152,12 +160,14 @@ int main(int argc, char **argv)
             tiny = 1;
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--no-ort"))
+            no_ort = 1;
         else if (!strcmp(a, "--direct"))
             direct = 1;
         else {
             fprintf(stderr, "usage: %s [--dataset kits19|brats19] [--tiny] [--threads N] "
                             "[--precisions fp32,bf16] [--reps 3] [--seconds 5] [--direct] "
-                            "[--no-torch] [--python PATH]\n", argv[0]);
+                            "[--no-torch] [--no-ort] [--python PATH]\n", argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
     }
@@ -178,7 +188,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "unet3d: building the model: %s\n", err.msg);
         return 1;
     }
-    ib_model *m = bu_load_built("unet3d", b, path);
+    ib_model *m = bu_load_built_keep("unet3d", b, path);
     if (!m)
         return 1;
     size_t vox = (size_t)(c.patch[0] * c.patch[1] * c.patch[2]);
@@ -207,7 +217,7 @@ int main(int argc, char **argv)
         if (!strstr(precs, names[k]))
             continue;
         rc = bench_precision(m, &c, ps[k], names[k], x, y, dataset, tiny, threads, reps, seconds,
-                             no_torch, false, python);
+                             no_torch, false, python, no_ort ? NULL : path);
         if (rc)
             break;
         if (ps[k] == IB_PRECISION_FP32) {
@@ -219,7 +229,7 @@ int main(int argc, char **argv)
         if (!direct)
             continue;
         rc = bench_precision(m, &c, ps[k], names[k], x, yd, dataset, tiny, threads, reps,
-                             seconds, no_torch, true, python);
+                             seconds, no_torch, true, python, NULL);
         if (!rc && ps[k] == IB_PRECISION_FP32) {
             compare_outputs("fp32  inferbench vs direct", y, yd, c.classes, vox);
         } else if (!rc) {
@@ -229,6 +239,7 @@ int main(int argc, char **argv)
         }
     }
     ib_model_destroy(m);
+    unlink(path);
     free(x);
     free(y);
     free(yd);
