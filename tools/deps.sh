@@ -5,7 +5,9 @@
 # are present. Runs apt-get as root, or through sudo when not root.
 #   build  compilers and -dev libraries            (make)
 #   test   + conformance data, Chromium, pycocotools (make check; the default is build+test)
-#   bench  + PyTorch peers and hyperfine            (make bench)
+#   bench  + PyTorch and ONNX Runtime peers, hyperfine (make bench); ONNX Runtime comes
+#          from the npm registry (onnxruntime-node, pinned) into the user's cache, outside
+#          the repository: $XDG_CACHE_HOME/inferbench/peers (or ~/.cache/...)
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler libonnx-dev libdnnl-dev
@@ -16,11 +18,14 @@ TEST_PKGS="libonnx-testdata chromium python3-numpy"
 # libopenblas0-pthread: Debian's torch is built with BLAS_INFO=generic and takes libblas.so.3
 # from the alternatives; without OpenBLAS that is the reference BLAS (2.4 GFLOP/s for a
 # 2048x1024x1024 Linear on 2 threads), which would make the peer unfairly slow.
-BENCH_PKGS="python3-torch python3-torchvision libopenblas0-pthread hyperfine"
+BENCH_PKGS="python3-torch python3-torchvision libopenblas0-pthread hyperfine nodejs"
+ORT_VERSION=1.31.1
 
 groups=${*:-build test}
 want=""
+ort=0
 for g in $groups; do
+  case $g in bench|all) ort=1 ;; esac
   case $g in
     build) want="$want $BUILD_PKGS" ;;
     test) want="$want $BUILD_PKGS $TEST_PKGS" ;;
@@ -30,6 +35,11 @@ for g in $groups; do
   esac
 done
 
+# npm: Debian's package, unless the installed nodejs brings its own (NodeSource's does, and
+# conflicts with Debian's npm)
+if [ "$ort" -eq 1 ] && ! command -v npm >/dev/null 2>&1; then
+  want="$want npm"
+fi
 missing=""
 for p in $want; do
   case " $missing " in *" $p "*) continue ;; esac
@@ -37,8 +47,24 @@ for p in $want; do
     missing="$missing $p"
   fi
 done
+# The ONNX Runtime peer of bench/models (ort_peer.js): the CPU build inside the npm package;
+# the package's install script would fetch CUDA binaries, which the peer does not use.
+install_ort() {
+  dir="${XDG_CACHE_HOME:-$HOME/.cache}/inferbench/peers"
+  if [ -f "$dir/node_modules/onnxruntime-node/package.json" ] &&
+     grep -q "\"version\": \"$ORT_VERSION\"" "$dir/node_modules/onnxruntime-node/package.json"; then
+    return 0
+  fi
+  echo "deps: installing onnxruntime-node $ORT_VERSION into $dir"
+  mkdir -p "$dir"
+  ONNXRUNTIME_NODE_INSTALL_CUDA=skip ONNXRUNTIME_NODE_INSTALL=skip \
+    npm install --no-audit --no-fund --prefix "$dir" "onnxruntime-node@$ORT_VERSION" >/dev/null ||
+    echo "deps: npm could not install onnxruntime-node; the benches print no ONNX Runtime column" >&2
+}
+
 if [ -z "$missing" ]; then
   echo "deps: all packages present ($groups)"
+  [ "$ort" -eq 0 ] || install_ort
   exit 0
 fi
 
@@ -55,3 +81,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq || echo "deps: apt-get update failed; trying the cached package lists" >&2
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
+[ "$ort" -eq 0 ] || install_ort
