@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -139,6 +140,41 @@ IB_API size_t ib_session_peak_activation_bytes(const ib_session *s);
 /* Human-readable summary: backend, precision, fused nodes, fallbacks (borrowed). */
 IB_API const char *ib_session_describe(const ib_session *s);
 IB_API void ib_session_destroy(ib_session *s);
+
+/* ---- profiling -------------------------------------------------------------- */
+
+/* Where a model's time goes: on, the session records the wall time of each node (for
+ * backends that time their steps; others as one entry per subgraph), of the copies
+ * between backends and of the whole ib_session_run, from zero; off stops. Profiling waits
+ * for each subgraph to finish, so asynchronous backends lose their overlap meanwhile. */
+IB_API int ib_session_set_profiling(ib_session *s, bool on);
+
+typedef struct ib_profile_entry {
+    const char *node;    /* node name (NULL: not a node of the model) */
+    const char *op_type; /* its op type, or "reorder" (a layout conversion for the node),
+                          * "copy" (the backend's own copies, copies between backends),
+                          * "subgraph" (a backend without per-node timing) */
+    const char *backend; /* backend that ran it */
+    const char *kind;    /* how: "onednn", "kernel", "copy", "subgraph", ... */
+    int64_t ns;          /* summed over the runs */
+    uint64_t runs;
+} ib_profile_entry;
+
+typedef struct ib_profile {
+    ib_profile_entry *entries; /* in execution order (all compiled shapes) */
+    size_t n;
+    int64_t run_ns; /* ib_session_run wall time summed, inputs and outputs included */
+    uint64_t runs;
+} ib_profile;
+
+/* What was recorded since profiling was turned on (names borrowed from the session; free
+ * with ib_profile_free). */
+IB_API int ib_session_profile(const ib_session *s, ib_profile *out, ib_err *err);
+IB_API void ib_profile_free(ib_profile *p);
+/* The profile as text on f: time per run by op type (with the share of the run and what
+ * the entries do not account for: the session's work between them), then the `top`
+ * slowest nodes. */
+IB_API void ib_profile_write(const ib_profile *p, size_t top, FILE *f);
 
 /* ---- backends ------------------------------------------------------------- */
 

@@ -506,6 +506,21 @@ int ib_backend_graph_value_desc(ib_backend_graph *gr, ib_value_id v, ib_tensor_d
     return IB_OK;
 }
 
+bool ib_backend_graph_set_profiling(ib_backend_graph *gr, bool on)
+{
+    if (!gr || gr->b->ops->abi_version < 4 || !gr->b->ops->set_profiling ||
+        !gr->b->ops->profile_read || !gr->exec)
+        return false;
+    gr->b->ops->set_profiling(gr->b->ctx, gr->exec, on);
+    return true;
+}
+
+void ib_backend_graph_profile(const ib_backend_graph *gr, ib_backend_prof_fn fn, void *user)
+{
+    if (gr && gr->b->ops->abi_version >= 4 && gr->b->ops->profile_read && gr->exec)
+        gr->b->ops->profile_read(gr->b->ctx, gr->exec, fn, user);
+}
+
 int ib_backend_synchronize(ib_backend *b, ib_err *err)
 {
     if (!b)

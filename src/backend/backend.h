@@ -136,6 +136,12 @@ void ib_backend_graph_free(ib_backend_graph *gr); /* NULL allowed */
 ib_backend_exec *ib_backend_graph_exec(const ib_backend_graph *gr);
 /* The actual desc of a bound value after a run (data-dependent shapes). */
 int ib_backend_graph_value_desc(ib_backend_graph *gr, ib_value_id v, ib_tensor_desc *out);
+/* Per-step profiling of a compiled subgraph (ABI 4; see backend_impl.h): false when the
+ * backend cannot (its subgraphs are then timed whole by the caller). */
+typedef void (*ib_backend_prof_fn)(void *user, const ib_node *node, const char *kind, int64_t ns,
+                                   uint64_t runs);
+bool ib_backend_graph_set_profiling(ib_backend_graph *gr, bool on);
+void ib_backend_graph_profile(const ib_backend_graph *gr, ib_backend_prof_fn fn, void *user);
 /* Wait for outstanding work on this instance (no-op for synchronous backends). */
 int ib_backend_synchronize(ib_backend *b, ib_err *err);
 

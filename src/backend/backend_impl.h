@@ -55,7 +55,7 @@
 /* The table's version (SQLite's iVersion). Each field below says the version that added it;
  * the wrappers read a field only from tables of at least that version, so an older backend
  * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps. */
-#define IB_BACKEND_ABI_VERSION 3
+#define IB_BACKEND_ABI_VERSION 4
 
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
@@ -118,6 +118,16 @@ struct ib_backend_ops {
     /* ABI 3. IB_BACKEND_CAP_* bits (backend.h): what the runtime may plan for this backend
      * beyond supports_op, e.g. fusing attention into inferbench.MultiHeadAttention. */
     uint32_t caps;
+
+    /* ABI 4. Optional: per-step timing of a compiled subgraph (ib_session_set_profiling).
+     * set_profiling(on) zeroes and starts recording the wall time of each step graph_run
+     * takes (off stops); profile_read calls fn once per step in order, with the node it
+     * runs (NULL for the backend's own steps, e.g. layout conversions at the edges), a
+     * short kind ("onednn", "kernel", "reorder"...), the nanoseconds and the runs
+     * recorded. NULL = the session times the whole subgraph as one entry. */
+    void (*set_profiling)(void *ctx, ib_backend_exec *exec, bool on);
+    void (*profile_read)(void *ctx, const ib_backend_exec *exec, ib_backend_prof_fn fn,
+                         void *user);
 };
 
 #endif

@@ -40,6 +40,11 @@ typedef struct ib_seg_exec {
     ib_backend_graph *exec;
     ib_copy *copies; /* done before the segment runs */
     uint32_t n_copies;
+    /* profiling (session_profile.c): on for this segment, its backend times each step,
+     * and the segment's own time (whole run, and its copies) */
+    bool prof_on, prof_steps;
+    int64_t prof_ns, prof_copy_ns;
+    uint64_t prof_runs;
 } ib_seg_exec;
 
 typedef struct ib_feed {
@@ -117,7 +122,15 @@ struct ib_session {
     ib_arena names;
     ib_strmap range_index;
     IB_VEC(float) ranges; /* min, max pairs */
+    /* profiling: on, and the runs' wall time (ib_session_run, inputs and outputs included) */
+    bool profiling;
+    int64_t prof_run_ns;
+    uint64_t prof_runs;
 };
+
+/* session_profile.c: turn a segment's profiling on when the session's is (a variant
+ * compiled after ib_session_set_profiling starts here). */
+void ib_session_prof_seg(ib_session *s, ib_seg_exec *se);
 
 /* session.c: ib_session_create with the main backend given as a vtable
  * instead of a registered name (tests, out-of-tree backends). */

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "base/time.h"
 #include "runtime/session_impl.h"
 
 int ib_session_read_slot(ib_session *s, uint32_t backend, size_t offset, void *dst, size_t n,
@@ -53,6 +54,11 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
     bool dirty[IB_SESSION_MAX_BACKENDS] = {false};
     for (uint32_t k = 0; k < v->n_segs; k++) {
         ib_seg_exec *se = &v->segs[k];
+        int64_t t0 = 0;
+        if (s->profiling) {
+            ib_session_prof_seg(s, se);
+            t0 = ib_time_ns();
+        }
         for (uint32_t c = 0; c < se->n_copies; c++) {
             uint32_t sb = se->copies[c].src_b;
             /* the producer may still be running (asynchronous backends) */
@@ -62,8 +68,17 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
             }
             if ((rc = do_copy(s, &se->copies[c], err))) return rc;
         }
+        int64_t t1 = s->profiling ? ib_time_ns() : 0;
         if ((rc = ib_backend_graph_run(se->exec, err))) return rc;
         dirty[se->backend] = true;
+        if (s->profiling) { /* the segment's whole time: wait for it */
+            if ((rc = ib_backend_synchronize(s->backends[se->backend], err))) return rc;
+            dirty[se->backend] = false;
+            int64_t t2 = ib_time_ns();
+            se->prof_copy_ns += t1 - t0;
+            se->prof_ns += t2 - t1;
+            se->prof_runs++;
+        }
     }
     for (uint32_t b = 0; b < s->n_backends; b++)
         if (dirty[b] && (rc = ib_backend_synchronize(s->backends[b], err))) return rc;
@@ -178,8 +193,13 @@ int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
     if (rc) return rc;
     ib_variant *v;
     if ((rc = ib_session_variant_for(s, s->key, &v, err))) return rc;
+    int64_t t0 = s->profiling ? ib_time_ns() : 0;
     if ((rc = ib_session_run_variant(s, v, s->in_views, err))) return rc;
     for (size_t j = 0; j < n_outputs; j++)
         if ((rc = fetch_output(s, v, &outputs[j], err))) return rc;
+    if (s->profiling) {
+        s->prof_run_ns += ib_time_ns() - t0;
+        s->prof_runs++;
+    }
     return IB_OK;
 }

@@ -106,6 +106,36 @@ static void run_on(const char *backend, double tol)
     ib_graph_destroy(g);
 }
 
+/* --profile: more runs after the first, and where their time went */
+TEST(runtime_cli_model_run_profile)
+{
+    const char *why = NULL;
+    if (!ib_backend_available("cpu", &why))
+        TEST_SKIP(why);
+    ib_graph *g = write_model(th_build_tiny_resnet(7), "resnet.onnx");
+    ib_tensor_desc d =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16, (int64_t)16);
+    ib_tensor *in;
+    th_random_inputs(g, &d, 42, &in);
+    write_pb("img.pb", "image", in);
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench model run resnet.onnx --input image=img.pb "
+                                 "--profile=3 --output-dir out > run.txt",
+                                 ib_test_bin_dir()),
+                  0);
+    char *t = ib_test_slurp("run.txt");
+    ASSERT_STR_CONTAINS(t, "profile: 3 runs");
+    ASSERT_STR_CONTAINS(t, "% run");
+    ASSERT_STR_CONTAINS(t, "slowest ");
+    ASSERT_STR_CONTAINS(t, "FusedConv");
+    ib_free(t);
+    ASSERT_INT_EQ(ib_test_system("%s/inferbench model run resnet.onnx --input image=img.pb "
+                                 "--profile=0 --output-dir out 2> err.txt",
+                                 ib_test_bin_dir()),
+                  2);
+    ib_tensor_free(in);
+    ib_graph_destroy(g);
+}
+
 TEST(runtime_cli_model_run_reference)
 {
     run_on("reference", 1e-5);

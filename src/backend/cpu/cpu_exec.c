@@ -16,6 +16,7 @@
 
 #include "backend/cpu/cpu_internal.h"
 #include "backend/cpu/cpu_kernels.h"
+#include "base/time.h"
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -391,6 +392,7 @@ static void exec_free(ib_backend_exec *e)
         ib_free(e->steps.data[i].args);
         ib_free(e->steps.data[i].kctx);
     }
+    ib_free(e->prof_ns);
     for (size_t i = 0; i < e->mems.len; i++)
         dnnl_memory_destroy(e->mems.data[i]);
     for (size_t i = 0; i < e->pds.len; i++)
@@ -614,8 +616,14 @@ int cpu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, 
     cpu_pin pin;
     cpu_threads_enter(c, &pin);
     int rc = IB_OK;
+    int64_t *prof = e->prof_ns, t0 = prof ? ib_time_ns() : 0;
     for (size_t i = 0; i < e->steps.len && !rc; i++) {
         cpu_step *st = &e->steps.data[i];
+        if (prof && i) {
+            int64_t t = ib_time_ns();
+            prof[i - 1] += t - t0;
+            t0 = t;
+        }
         if (st->prim) {
             dnnl_status_t s = run_prim(e, st);
             if (s != dnnl_success) {
@@ -629,6 +637,36 @@ int cpu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, 
     }
     if (!rc && dnnl_stream_wait(e->stream) != dnnl_success)
         rc = ib_err_set(err, IB_EBACKEND, "cpu backend: stream_wait failed");
+    if (prof && e->steps.len) { /* the last step, stream wait included */
+        prof[e->steps.len - 1] += ib_time_ns() - t0;
+        e->prof_runs++;
+    }
     cpu_threads_leave(c, &pin);
     return rc;
+}
+
+void cpu_set_profiling(void *ctx, ib_backend_exec *e, bool on)
+{
+    IB_UNUSED(ctx);
+    ib_free(e->prof_ns);
+    e->prof_ns = NULL;
+    e->prof_runs = 0;
+    if (on && e->steps.len)
+        e->prof_ns = ib_calloc(e->steps.len, sizeof *e->prof_ns); /* NULL: stays off */
+}
+
+void cpu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user)
+{
+    IB_UNUSED(ctx);
+    for (size_t i = 0; e->prof_ns && i < e->steps.len; i++) {
+        const cpu_step *st = &e->steps.data[i];
+        const char *kind = !st->node ? "copy" : st->prim ? "onednn" : "kernel";
+        const_dnnl_primitive_desc_t pd = NULL;
+        dnnl_primitive_kind_t pk = dnnl_undefined_primitive;
+        if (st->prim && dnnl_primitive_get_primitive_desc(st->prim, &pd) == dnnl_success &&
+            dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &pk) == dnnl_success &&
+            pk == dnnl_reorder)
+            kind = "reorder"; /* a layout conversion for the node, not the node itself */
+        fn(user, st->node, kind, e->prof_ns[i], e->prof_runs);
+    }
 }

@@ -114,6 +114,9 @@ struct ib_backend_exec {
     void *scratch;                  /* shared oneDNN scratchpad */
     size_t scratch_bytes;
     const ib_node *cur;             /* node being compiled (errors) */
+    /* profiling (ib_session_set_profiling): ns per step, NULL when off */
+    int64_t *prof_ns;
+    uint64_t prof_runs;
 };
 
 /* ---- dtypes and descriptors (cpu_exec.c) ---------------------------------- */
@@ -273,6 +276,8 @@ int cpu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec 
                       ib_err *err);
 void cpu_graph_free(void *ctx, ib_backend_exec *e);
 int cpu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, ib_err *err);
+void cpu_set_profiling(void *ctx, ib_backend_exec *e, bool on);
+void cpu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user);
 
 /* Threads (cpu_threads.c). enter sets the OpenMP team size of the calling
  * thread and, when pinning, pins its pool (saving the caller's mask in p);
