@@ -15,7 +15,8 @@
  * program, bench/models/ssd.c. Figures are printed, never asserted.
  *
  *   build/release/bench/models/models [--threads N] [--batches 1,32] [--precisions
- *       fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] [--model FILE.onnx]
+ *       fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] [--profile]
+ *       [--model FILE.onnx]
  *       [--agree N] [--quiet-wait S] [--python /usr/bin/python3]
  */
 #include <math.h>
@@ -133,7 +134,7 @@ static void measure_torch(const char *python, const char *script, const char *pr
 
 int main(int argc, char **argv)
 {
-    int threads = 0, reps = 3, agree_n = 64, no_torch = 0, no_ort = 0;
+    int threads = 0, reps = 3, agree_n = 64, no_torch = 0, no_ort = 0, profile = 0;
     double seconds = 3, quiet_wait = 20;
     const char *batches = "1,32", *precs = "fp32,bf16,int8", *model_path = NULL;
     const char *python = getenv("IB_PYTHON") ? getenv("IB_PYTHON") : "/usr/bin/python3";
@@ -161,9 +162,12 @@ int main(int argc, char **argv)
             no_torch = 1;
         else if (!strcmp(a, "--no-ort"))
             no_ort = 1;
+        else if (!strcmp(a, "--profile"))
+            profile = 1;
         else {
             fprintf(stderr, "usage: %s [--threads N] [--batches 1,32] [--precisions "
-                            "fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--model "
+                            "fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] "
+                            "[--profile] [--model "
                             "FILE] [--agree N] [--quiet-wait S] [--python PATH]\n",
                     argv[0]);
             return 2;
@@ -231,6 +235,19 @@ int main(int argc, char **argv)
             memset(&ours[bi], 0, sizeof ours[bi]);
             if (s)
                 measure_ours(s, xb, b, reps, seconds, quiet_wait, &ours[bi]);
+            if (s && profile) { /* where the time of this row goes (after its measurement) */
+                int64_t *cls = malloc((size_t)b * sizeof *cls);
+                ib_session_set_profiling(s, true);
+                for (int r = 0; r < 5 && cls; r++)
+                    run_once(s, xb, b, cls, NULL);
+                ib_profile pr;
+                if (cls && ib_session_profile(s, &pr, NULL) == IB_OK) {
+                    printf("-- %s batch %lld:\n", plist[pi], (long long)b);
+                    ib_profile_write(&pr, 12, stdout);
+                    ib_profile_free(&pr);
+                }
+                free(cls);
+            }
             ib_session_destroy(s);
             free(xb);
         }

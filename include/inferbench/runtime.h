@@ -158,6 +158,7 @@ typedef struct ib_profile_entry {
     const char *kind;    /* how: "onednn", "kernel", "copy", "subgraph", ... */
     int64_t ns;          /* summed over the runs */
     uint64_t runs;
+    double flops;        /* of one run of the node (2 x multiply-adds; 0 when not counted) */
 } ib_profile_entry;
 
 typedef struct ib_profile {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "ir/op.h"
 #include "runtime/session_impl.h"
 
 void ib_session_prof_seg(ib_session *s, ib_seg_exec *se)
@@ -47,8 +48,29 @@ typedef struct gather {
     ib_profile *p;
     size_t cap;
     const char *backend;
+    const ib_graph *g; /* the variant's graph (concrete shapes) */
     int oom;
 } gather;
+
+/* FLOPs of one run of node n at the variant's shapes (0 when its op does not count). */
+static double node_flops(const ib_graph *g, const ib_node *n)
+{
+    const ib_op_def *def = ib_op_find(n->domain, n->op_type, n->opset);
+    if (!def || !def->flops || n->n_inputs > 64 || n->n_outputs > 16)
+        return 0;
+    const ib_tensor_desc *in[64];
+    ib_tensor_desc out[16];
+    for (uint32_t k = 0; k < n->n_inputs; k++)
+        in[k] = n->inputs[k] == IB_VALUE_NONE ? NULL : &g->values.data[n->inputs[k]].desc;
+    for (uint32_t k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k] == IB_VALUE_NONE)
+            memset(&out[k], 0, sizeof out[k]);
+        else
+            out[k] = g->values.data[n->outputs[k]].desc;
+    ib_op_ctx ctx = {.graph = g, .node = n};
+    double f = def->flops(&ctx, in, n->n_inputs, out, n->n_outputs);
+    return f > 0 ? f : 0;
+}
 
 static ib_profile_entry *add(gather *g)
 {
@@ -77,6 +99,7 @@ static void on_step(void *user, const ib_node *node, const char *kind, int64_t n
     e->node = node ? node->name : NULL;
     /* layout conversions count as what they are, whatever node they serve */
     e->op_type = !node ? "copy" : strcmp(kind, "reorder") == 0 ? "reorder" : node->op_type;
+    e->flops = node && strcmp(kind, "reorder") != 0 ? node_flops(g->g, node) : 0;
     e->kind = kind;
     e->ns = ns;
     e->runs = runs;
@@ -87,7 +110,7 @@ int ib_session_profile(const ib_session *s, ib_profile *out, ib_err *err)
     memset(out, 0, sizeof *out);
     if (!s)
         return ib_err_set(err, IB_EINVAL, "ib_session_profile: NULL session");
-    gather g = {out, 0, NULL, 0};
+    gather g = {out, 0, NULL, NULL, 0};
     for (size_t i = 0; i < s->variants.len; i++) {
         const ib_variant *v = s->variants.data[i];
         for (uint32_t k = 0; k < v->n_segs; k++) {
@@ -95,6 +118,7 @@ int ib_session_profile(const ib_session *s, ib_profile *out, ib_err *err)
             if (!se->prof_on || !se->prof_runs)
                 continue;
             g.backend = ib_backend_get_name(s->backends[se->backend]);
+            g.g = v->g;
             ib_profile_entry *e;
             if (se->n_copies && (e = add(&g))) {
                 e->op_type = "copy";
@@ -134,6 +158,7 @@ typedef struct op_sum {
     const char *op;
     int64_t ns;
     int nodes;
+    double flops; /* summed over the runs */
 } op_sum;
 
 static int by_ns(const void *a, const void *b)
@@ -176,16 +201,22 @@ void ib_profile_write(const ib_profile *p, size_t top, FILE *f)
         while (k < n_ops && strcmp(ops[k].op, e->op_type) != 0)
             k++;
         if (k == n_ops)
-            ops[n_ops++] = (op_sum){e->op_type, 0, 0};
+            ops[n_ops++] = (op_sum){e->op_type, 0, 0, 0};
         ops[k].ns += ns;
+        ops[k].flops += e->flops * (double)e->runs;
         ops[k].nodes += e->node != NULL;
         sorted[i] = e;
     }
     qsort(ops, n_ops, sizeof *ops, by_ns);
-    fprintf(f, "%-26s %10s %8s %6s\n", "op type", "ms/run", "% run", "nodes");
-    for (size_t k = 0; k < n_ops; k++)
-        fprintf(f, "%-26s %10.3f %7.1f%% %6d\n", ops[k].op, (double)ops[k].ns / 1e6 / runs,
-                p->run_ns ? 100.0 * (double)ops[k].ns / (double)p->run_ns : 0.0, ops[k].nodes);
+    fprintf(f, "%-26s %10s %8s %6s %9s\n", "op type", "ms/run", "% run", "nodes", "GFLOP/s");
+    for (size_t k = 0; k < n_ops; k++) {
+        char gf[32] = "-";
+        if (ops[k].flops > 0 && ops[k].ns > 0)
+            snprintf(gf, sizeof gf, "%.1f", ops[k].flops / (double)ops[k].ns);
+        fprintf(f, "%-26s %10.3f %7.1f%% %6d %9s\n", ops[k].op, (double)ops[k].ns / 1e6 / runs,
+                p->run_ns ? 100.0 * (double)ops[k].ns / (double)p->run_ns : 0.0, ops[k].nodes,
+                gf);
+    }
     int64_t rest = p->run_ns - total;
     fprintf(f, "%-26s %10.3f %7.1f%%\n", "(session, between steps)", (double)rest / 1e6 / runs,
             p->run_ns ? 100.0 * (double)rest / (double)p->run_ns : 0.0);
@@ -193,14 +224,17 @@ void ib_profile_write(const ib_profile *p, size_t top, FILE *f)
     if (top > p->n)
         top = p->n;
     if (top)
-        fprintf(f, "slowest %zu steps:\n%-40s %-22s %-10s %-8s %10s %8s\n", top, "node",
-                "op type", "backend", "kind", "ms/run", "% run");
+        fprintf(f, "slowest %zu steps:\n%-40s %-22s %-10s %-8s %10s %8s %9s\n", top, "node",
+                "op type", "backend", "kind", "ms/run", "% run", "GFLOP/s");
     for (size_t i = 0; i < top; i++) {
         const ib_profile_entry *e = sorted[i];
-        fprintf(f, "%-40.40s %-22.22s %-10s %-8s %10.3f %7.1f%%\n", e->node ? e->node : "-",
-                e->op_type, e->backend ? e->backend : "-", e->kind ? e->kind : "-",
-                (double)e->ns / 1e6 / runs,
-                p->run_ns ? 100.0 * (double)e->ns / (double)p->run_ns : 0.0);
+        char gf[32] = "-";
+        if (e->flops > 0 && e->ns > 0)
+            snprintf(gf, sizeof gf, "%.1f", e->flops * (double)e->runs / (double)e->ns);
+        fprintf(f, "%-40.40s %-22.22s %-10s %-8s %10.3f %7.1f%% %9s\n",
+                e->node ? e->node : "-", e->op_type, e->backend ? e->backend : "-",
+                e->kind ? e->kind : "-", (double)e->ns / 1e6 / runs,
+                p->run_ns ? 100.0 * (double)e->ns / (double)p->run_ns : 0.0, gf);
     }
     free(ops);
     free(sorted);
