@@ -38,9 +38,7 @@ void ib_harness_opts_defaults(ib_harness_opts *o)
     o->quick_s = 60;
 }
 
-static void stage(const ib_harness_opts *o, const char *fmt, ...) IB_PRINTF(2, 3);
-
-static void stage(const ib_harness_opts *o, const char *fmt, ...)
+void ib_harness_stage(const ib_harness_opts *o, const char *fmt, ...)
 {
     if (!o->stage)
         return;
@@ -115,7 +113,7 @@ static int cached(const ib_harness_opts *o, const char *path, bool dir,
                   size_t k, ib_err *err)
 {
     if (dir ? ib_path_is_dir(path) : ib_path_exists(path)) {
-        stage(o, "reusing %s (cache)", path);
+        ib_harness_stage(o, "reusing %s (cache)", path);
         return IB_OK;
     }
     char tmp[4200];
@@ -171,7 +169,7 @@ static int load_models(const ib_harness_opts *o, const char *work_dir, ib_model 
             if (n < 0 || (size_t)n >= sizeof path)
                 return ib_err_set(err, IB_EINVAL, "%s: path too long", work_dir);
             if (!ib_path_exists(path))
-                stage(o, "building the %s%s model with seeded random weights (seed %llu) -> %s",
+                ib_harness_stage(o, "building the %s%s model with seeded random weights (seed %llu) -> %s",
                       b->id, o->cfg.tiny ? " (tiny)" : "", (unsigned long long)o->cfg.seed,
                       path);
             int rc = cached(o, path, false, make_model, k, err);
@@ -219,7 +217,7 @@ static int prepare_data(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         if (n < 0 || (size_t)n >= sizeof dir)
             return ib_err_set(err, IB_EINVAL, "%s: path too long", c->work_dir);
         if (!ib_path_is_dir(dir))
-            stage(o, "writing a synthetic %s dataset (%zu samples, seed %llu) -> %s", b->id,
+            ib_harness_stage(o, "writing a synthetic %s dataset (%zu samples, seed %llu) -> %s", b->id,
                   n_synth, (unsigned long long)o->cfg.seed, dir);
         int rc = cached(o, dir, true, make_data, n_synth, err);
         if (rc)
@@ -232,7 +230,7 @@ static int prepare_data(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         return rc;
     if (c->total == 0)
         return ib_err_set(err, IB_EFORMAT, "%s: the dataset has no samples", dir);
-    stage(o, "dataset: %zu samples in %s", c->total, dir);
+    ib_harness_stage(o, "dataset: %zu samples in %s", c->total, dir);
     return IB_OK;
 }
 
@@ -350,7 +348,7 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     qsl.user = &guard;
     qsl.load_samples = guard_load;
     qsl.unload_samples = guard_unload;
-    stage(o, "%s test (%s) -> %s", ib_lg_mode_name(mode), ib_lg_scenario_name(o->scenario), dir);
+    ib_harness_stage(o, "%s test (%s) -> %s", ib_lg_mode_name(mode), ib_lg_scenario_name(o->scenario), dir);
     memset(res, 0, sizeof *res);
     rc = ib_lg_test_run(t, &sut, &qsl, res, err);
     ib_err werr;
@@ -480,7 +478,7 @@ static int run_tests(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         for (int t = 0; t < 3 && m == IB_LG_MODE_PERFORMANCE && !res->perf.interrupted &&
                         !stop_requested(o) && ib_run_retry_offline(o, c, &res->perf);
              t++) {
-            stage(o, "the query ran out before min_duration (the rate was under-estimated): "
+            ib_harness_stage(o, "the query ran out before min_duration (the rate was under-estimated): "
                      "again with expected QPS %.4g",
                   c->settings.offline_expected_qps);
             if ((rc = run_test(o, c, m, res->perf_dir, &res->perf, err)))
@@ -600,12 +598,12 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
     if ((rc = ib_run_sut_create(o, &c, err)))
         goto done;
     res->warmup_samples_per_sec = ib_run_sut_warmup_rate(&c);
-    stage(o, "warm-up: %.4g samples/s at batch %lld, %.2f ms at batch 1",
+    ib_harness_stage(o, "warm-up: %.4g samples/s at batch %lld, %.2f ms at batch 1",
           res->warmup_samples_per_sec, (long long)c.batch,
           (double)ib_run_sut_warmup_latency_ns(&c) / 1e6);
     int64_t b1 = ib_run_sut_warmup_latency_ns(&c), bound = (int64_t)o->settings.server_target_latency_ns;
     if (o->scenario == IB_LG_SCENARIO_SERVER && bound > 0 && b1 > bound)
-        stage(o, "warning: one sample alone takes %.3g ms here, over the %.3g ms latency bound: "
+        ib_harness_stage(o, "warning: one sample alone takes %.3g ms here, over the %.3g ms latency bound: "
                  "no target_qps makes this Server run VALID with this model, batch and machine",
               (double)b1 / 1e6, (double)bound / 1e6);
     /* The loadgen ends a test when the SUT answers nothing for sut_timeout_ms (60 s by

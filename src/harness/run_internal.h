@@ -36,6 +36,9 @@ typedef struct run_ctx {
     char adjustments[2048];  /* "field=value (reason)" lines for run.json */
 } run_ctx;
 
+/* A stage message through o->stage (run.c; nothing when o->stage is NULL). */
+void ib_harness_stage(const ib_harness_opts *o, const char *fmt, ...) IB_PRINTF(2, 3);
+
 /* The run's SUT, in-process or network (run_sut.c): create (warm-up included), and what
  * run.c, settings.c and run_files.c ask of it. */
 int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err);

@@ -3,29 +3,13 @@
  * sessions) or, with --endpoint, the network SUT (nsut.h: KServe v2 requests), behind the
  * few calls run.c, settings.c and run_files.c make.
  */
-#include <stdarg.h>
-#include <stdio.h>
 
 #include "harness/run_internal.h"
-
-static void stage(const ib_harness_opts *o, const char *fmt, ...) IB_PRINTF(2, 3);
-
-static void stage(const ib_harness_opts *o, const char *fmt, ...)
-{
-    if (!o->stage)
-        return;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    o->stage(o->stage_user, msg);
-}
 
 static int create_network(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
     int conc = o->concurrency > 0 ? o->concurrency : 2 * (int)o->n_endpoints;
-    stage(o, "checking %zu endpoint(s) and warming up: %d request(s) in flight, up to %lld "
+    ib_harness_stage(o, "checking %zu endpoint(s) and warming up: %d request(s) in flight, up to %lld "
              "samples each",
           o->n_endpoints, conc, (long long)c->batch);
     ib_nsut_opts no = {
@@ -52,7 +36,7 @@ int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
     if (o->n_endpoints)
         return create_network(o, c, err);
-    stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
+    ib_harness_stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
              "up",
           c->workers, c->tpw, (long long)c->batch, o->backend, ib_precision_name(o->cfg.precision),
           o->cfg.precision == IB_PRECISION_INT8 ? ", calibrating" : "");
