@@ -210,18 +210,9 @@ static inline ib_model *bu_load_built_keep(const char *what, ib_build *b, const 
  * message naming `what`) on failure. */
 static inline ib_model *bu_load_built(const char *what, ib_build *b, const char *path)
 {
-    ib_err err;
-    ib_model *m = NULL;
-    int rc = ib_build_error(b, &err);
-    if (!rc)
-        rc = ib_build_write_file(b, path, NULL, &err);
-    ib_build_destroy(b);
-    if (!rc)
-        rc = ib_model_load_file(path, NULL, &m, &err);
+    ib_model *m = bu_load_built_keep(what, b, path);
     unlink(path);
-    if (rc)
-        fprintf(stderr, "%s: model: %s\n", what, err.msg);
-    return rc ? NULL : m;
+    return m;
 }
 
 /* What a bench session differs in. calib: INT8 calibration batches of n_inputs views each. */

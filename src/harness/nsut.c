@@ -13,13 +13,9 @@
 #include "base/time.h"
 #include "harness/nsut.h"
 #include "harness/scratch.h"
+#include "harness/squeue.h"
 #include "net/http_client.h"
 #include "net/kserve.h"
-
-typedef struct pending {
-    ib_lg_sample s;
-    int64_t t_ns;
-} pending;
 
 typedef struct slot {
     struct ib_nsut *s;
@@ -37,7 +33,6 @@ typedef struct slot {
     ib_bench_scratch scratch;
     ib_strbuf body;
     void *out_mem[IB_BENCH_MAX_TENSORS];
-    size_t out_cap[IB_BENCH_MAX_TENSORS];
     ib_tensor_view outs[IB_BENCH_MAX_TENSORS];
 } slot;
 
@@ -51,8 +46,7 @@ struct ib_nsut {
     /* shared with issue_query and the caller's thread */
     ib_mutex mu;
     ib_cond idle_cv;
-    pending *ring;
-    size_t cap, head, count;
+    ib_squeue q; /* issued samples not yet in a request */
     ib_lg_test *test;
     bool stop, failed;
     int busy; /* slots in flight */
@@ -371,19 +365,16 @@ static void *drive(void *arg)
             break;
         }
         slot *sl;
-        while (s->count > 0 && (sl = free_slot(s)) != NULL) {
-            size_t n = IB_MIN(s->count, mb);
+        while (s->q.count > 0 && (sl = free_slot(s)) != NULL) {
+            size_t n = IB_MIN(s->q.count, mb);
             if (n < mb && s->o.max_wait_ns > 0 && !s->failed) {
-                int64_t wait = s->ring[s->head].t_ns + s->o.max_wait_ns - ib_time_ns();
+                int64_t wait = ib_squeue_oldest_ns(&s->q) + s->o.max_wait_ns - ib_time_ns();
                 if (wait > 0) {
                     timeout_ms = (int)IB_MIN((wait + 999999) / 1000000, 100);
                     break;
                 }
             }
-            for (size_t i = 0; i < n; i++)
-                sl->taken[i] = s->ring[(s->head + i) % s->cap].s;
-            s->head = (s->head + n) % s->cap;
-            s->count -= n;
+            ib_squeue_take(&s->q, sl->taken, n);
             sl->n = n;
             sl->busy = true;
             sl->test = s->test;
@@ -414,24 +405,11 @@ static void sut_issue(void *user, ib_lg_test *test, const ib_lg_sample *samples,
     int64_t now = ib_time_ns();
     ib_mutex_lock(&s->mu);
     s->test = test;
-    if (s->count + count > s->cap) {
-        size_t cap = IB_MAX(s->cap * 2, s->count + count);
-        pending *r = ib_malloc(sizeof *r * cap);
-        if (!r) {
-            ib_mutex_unlock(&s->mu);
-            set_error(s, IB_ENOMEM, "SUT: out of memory queueing %zu samples", count);
-            return;
-        }
-        for (size_t i = 0; i < s->count; i++)
-            r[i] = s->ring[(s->head + i) % s->cap];
-        ib_free(s->ring);
-        s->ring = r;
-        s->cap = cap;
-        s->head = 0;
+    if (ib_squeue_push(&s->q, samples, count, now)) {
+        ib_mutex_unlock(&s->mu);
+        set_error(s, IB_ENOMEM, "SUT: out of memory queueing %zu samples", count);
+        return;
     }
-    for (size_t i = 0; i < count; i++)
-        s->ring[(s->head + s->count + i) % s->cap] = (pending){samples[i], now};
-    s->count += count;
     ib_mutex_unlock(&s->mu);
     ib_hc_wakeup(s->hc);
 }
@@ -445,7 +423,7 @@ ib_lg_sut ib_nsut_table(ib_nsut *s)
 void ib_nsut_quiesce(ib_nsut *s)
 {
     ib_mutex_lock(&s->mu);
-    if (s->failed) s->count = 0;
+    if (s->failed) s->q.count = 0;
     while (s->busy > 0)
         ib_cond_wait(&s->idle_cv, &s->mu);
     ib_mutex_unlock(&s->mu);
@@ -466,6 +444,20 @@ int ib_nsut_take_error(ib_nsut *s, ib_err *err)
 
 /* ---- before the test ----------------------------------------------------------------------- */
 
+/* The entry of a metadata "inputs"/"outputs" array with this "name" (NULL when none). */
+static const json_t *named(const json_t *list, const char *name)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(list, i, v)
+    {
+        const json_t *nm = json_object_get(v, "name");
+        if (json_is_string(nm) && strcmp(json_string_value(nm), name) == 0)
+            return v;
+    }
+    return NULL;
+}
+
 /* The server's model metadata against the bound io: every input with its datatype and
  * per-sample shape, every output with its datatype. */
 static int check_metadata(const struct ib_nsut *s, size_t e, const char *body, size_t len,
@@ -484,13 +476,7 @@ static int check_metadata(const struct ib_nsut *s, size_t e, const char *body, s
         ib_tensor_desc want =
             s->o.bench ? s->o.io->inputs[k].desc : (ib_tensor_desc){IB_DTYPE_UINT32, 1, {-1}};
         bool batched = s->o.bench ? s->o.io->inputs[k].batched : true;
-        const json_t *t = NULL, *v;
-        size_t i;
-        json_array_foreach(ins, i, v)
-        {
-            const json_t *nm = json_object_get(v, "name");
-            if (json_is_string(nm) && strcmp(json_string_value(nm), name) == 0) t = v;
-        }
+        const json_t *t = named(ins, name);
         if (!t) {
             rc = ib_err_set(err, IB_EINVAL, "%s: model '%s' has no input '%s' (is it serving %s?)",
                             ep, s->name, name, s->o.bench ? s->o.bench->id : "the null model");
@@ -518,13 +504,7 @@ static int check_metadata(const struct ib_nsut *s, size_t e, const char *body, s
     for (size_t k = 0; k < n_out && !rc; k++) {
         const char *name = s->o.bench ? s->o.io->outputs[k].name : "INDEX";
         enum ib_dtype want = s->o.bench ? s->o.io->outputs[k].dtype : IB_DTYPE_UINT32;
-        const json_t *t = NULL, *v;
-        size_t i;
-        json_array_foreach(outs, i, v)
-        {
-            const json_t *nm = json_object_get(v, "name");
-            if (json_is_string(nm) && strcmp(json_string_value(nm), name) == 0) t = v;
-        }
+        const json_t *t = named(outs, name);
         const char *dt = t ? json_string_value(json_object_get(t, "datatype")) : NULL;
         if (!t)
             rc = ib_err_set(err, IB_EINVAL, "%s: model '%s' has no output '%s'", ep, s->name, name);
@@ -675,7 +655,6 @@ static int slots_alloc(struct ib_nsut *s)
         for (size_t k = 0; s->o.bench && k < s->o.io->n_outputs; k++) {
             size_t cap = s->o.io->outputs[k].max_bytes_per_sample * mb;
             sl->out_mem[k] = ib_malloc(cap ? cap : 1);
-            sl->out_cap[k] = cap;
             if (!sl->out_mem[k]) return IB_ENOMEM;
         }
     }
@@ -755,7 +734,7 @@ void ib_nsut_destroy(ib_nsut *s)
             ib_free(sl->out_mem[k]);
     }
     free(s->slots);
-    ib_free(s->ring);
+    ib_squeue_free(&s->q);
     ib_cond_destroy(&s->idle_cv);
     ib_mutex_destroy(&s->mu);
     free(s);

@@ -18,6 +18,8 @@
 #include "base/strbuf.h"
 #include "base/thread.h"
 #include "base/time.h"
+#include "base/json_writer.h"
+#include "harness/scratch.h"
 #include "harness/serve.h"
 #include "inferbench/version.h"
 #include "net/http_server.h"
@@ -50,10 +52,8 @@ typedef struct sv_worker {
     bool started;
     ib_session *session;
     job *batch[4096];
-    void *in_mem[IB_KS_MAX_TENSORS];
-    size_t in_cap[IB_KS_MAX_TENSORS];
-    void *out_mem[IB_KS_MAX_TENSORS];
-    size_t out_cap[IB_KS_MAX_TENSORS];
+    /* batched inputs in slots 0..7, outputs in 8..15, kept between batches */
+    ib_bench_scratch scratch;
 } sv_worker;
 
 struct ib_serve {
@@ -120,29 +120,32 @@ static int code_slot(int status)
 
 static void json_error(ib_http_response *r, int status, const char *fmt, ...) IB_PRINTF(3, 4);
 
+/* body := {"error": msg} (the protocol's error answer). */
+static void error_body(ib_strbuf *body, const char *msg)
+{
+    ib_strbuf_reset(body);
+    ib_strbuf_puts(body, "{\"error\":\"");
+    ib_json_escape(body, msg, strlen(msg));
+    ib_strbuf_puts(body, "\"}");
+}
+
 static void json_error(ib_http_response *r, int status, const char *fmt, ...)
 {
-    char msg[1024], esc[2100];
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    size_t k = 0;
-    for (const char *p = msg; *p && k + 7 < sizeof esc; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '"' || c == '\\') {
-            esc[k++] = '\\';
-            esc[k++] = (char)c;
-        } else if (c < 0x20) {
-            k += (size_t)snprintf(esc + k, sizeof esc - k, "\\u%04x", c);
-        } else {
-            esc[k++] = (char)c;
-        }
-    }
-    esc[k] = 0;
     r->status = status;
-    ib_strbuf_reset(&r->body);
-    ib_strbuf_printf(&r->body, "{\"error\":\"%s\"}", esc);
+    error_body(&r->body, msg);
+}
+
+/* A JSON string value: quoted and escaped. */
+static void put_str(ib_strbuf *b, const char *s)
+{
+    ib_strbuf_putc(b, '"');
+    ib_json_escape(b, s, strlen(s));
+    ib_strbuf_putc(b, '"');
 }
 
 /* ---- model metadata ------------------------------------------------------------------------ */
@@ -170,15 +173,19 @@ static void model_metadata(const ib_serve *s, ib_strbuf *b)
     ib_strbuf_puts(b, "\"inputs\":[");
     for (size_t i = 0; i < io->n_inputs; i++) {
         const ib_bench_input *in = &io->inputs[i];
-        ib_strbuf_printf(b, "%s{\"name\":\"%s\",\"datatype\":\"%s\",\"shape\":", i ? "," : "",
-                         in->name, ib_ks_datatype(in->desc.dtype));
+        ib_strbuf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        put_str(b, in->name); /* a model's names are its author's: escaped */
+        ib_strbuf_printf(b, ",\"datatype\":\"%s\",\"shape\":", ib_ks_datatype(in->desc.dtype));
         put_dims(b, &in->desc, in->batched);
         ib_strbuf_putc(b, '}');
     }
     ib_strbuf_puts(b, "],\"outputs\":[");
-    for (size_t i = 0; i < io->n_outputs; i++)
-        ib_strbuf_printf(b, "%s{\"name\":\"%s\",\"datatype\":\"%s\",\"shape\":[-1]}", i ? "," : "",
-                         io->outputs[i].name, ib_ks_datatype(io->outputs[i].dtype));
+    for (size_t i = 0; i < io->n_outputs; i++) {
+        ib_strbuf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        put_str(b, io->outputs[i].name);
+        ib_strbuf_printf(b, ",\"datatype\":\"%s\",\"shape\":[-1]}",
+                         ib_ks_datatype(io->outputs[i].dtype));
+    }
     ib_strbuf_printf(b, "],\"parameters\":{\"max_batch_rows\":%lld,\"random_weights\":%s}}",
                      (long long)s->max_rows, s->o.h.model_path ? "false" : "true");
 }
@@ -324,15 +331,6 @@ static bool same_shapes(const ib_ks_msg *a, const ib_ks_msg *b)
 
 /* ---- workers ------------------------------------------------------------------------------- */
 
-static void *grow(void **p, size_t *cap, size_t need)
-{
-    if (*cap >= need) return *p;
-    ib_free(*p);
-    *p = ib_malloc(need);
-    *cap = *p ? need : 0;
-    return *p;
-}
-
 /* Encode one job's outputs (rows [r0, r0+rows) of the batch outputs). */
 static void answer(const ib_serve *s, job *j, const ib_tensor_view *outs, size_t n_outs, int64_t r0,
                    int64_t total_rows)
@@ -348,11 +346,13 @@ static void answer(const ib_serve *s, job *j, const ib_tensor_view *outs, size_t
         if (!wanted) continue;
         const ib_tensor_desc *d = &outs[k].desc;
         if (d->ndim < 1 || d->dims[0] != total_rows) {
+            char msg[512];
+            snprintf(msg, sizeof msg,
+                     "output '%s' has no batch dimension of %lld rows; serve it with "
+                     "--max-batch 1",
+                     outs[k].name, (long long)total_rows);
             j->status = 500;
-            ib_strbuf_printf(j->out,
-                             "{\"error\":\"output '%s' has no batch dimension of %lld "
-                             "rows; serve it with --max-batch 1\"}",
-                             outs[k].name, (long long)total_rows);
+            error_body(j->out, msg);
             return;
         }
         ib_ks_tensor *t = &m.t[m.n_tensors++];
@@ -369,10 +369,11 @@ static void answer(const ib_serve *s, job *j, const ib_tensor_view *outs, size_t
     bool binary = j->req->binary_outputs;
     int rc = ib_ks_encode(&m, false, binary, j->out, &j->json_len, &err);
     if (rc) {
-        ib_strbuf_reset(j->out);
+        char msg[sizeof err.msg + 32];
+        snprintf(msg, sizeof msg, "encoding the response: %s", err.msg);
         j->json_len = 0;
         j->status = 500;
-        ib_strbuf_printf(j->out, "{\"error\":\"encoding the response: %s\"}", err.msg);
+        error_body(j->out, msg);
         return;
     }
     j->status = 200;
@@ -381,14 +382,9 @@ static void answer(const ib_serve *s, job *j, const ib_tensor_view *outs, size_t
 static void fail_all(job **jobs, size_t n, int status, const char *msg)
 {
     for (size_t i = 0; i < n; i++) {
-        ib_strbuf_reset(jobs[i]->out);
         jobs[i]->json_len = 0;
         jobs[i]->status = status;
-        ib_strbuf_printf(jobs[i]->out, "{\"error\":\"");
-        for (const char *p = msg; *p; p++)
-            ib_strbuf_printf(jobs[i]->out, *p == '"' || *p == '\\' ? "\\%c" : "%c",
-                             *p >= 0x20 ? *p : ' ');
-        ib_strbuf_puts(jobs[i]->out, "\"}");
+        error_body(jobs[i]->out, msg);
     }
 }
 
@@ -412,7 +408,7 @@ static void run_batch(sv_worker *w, job **jobs, size_t n, int64_t rows)
         size_t total = 0;
         for (size_t i = 0; i < n; i++)
             total += ib_ks_find(jobs[i]->req, io->inputs[k].name)->nbytes;
-        uint8_t *buf = grow(&w->in_mem[k], &w->in_cap[k], total);
+        uint8_t *buf = ib_bench_scratch_get(&w->scratch, (unsigned)k, total);
         if (!buf) {
             fail_all(jobs, n, 500, "out of memory batching the inputs");
             return;
@@ -428,7 +424,8 @@ static void run_batch(sv_worker *w, job **jobs, size_t n, int64_t rows)
     for (size_t k = 0; k < io->n_outputs; k++) {
         size_t cap = io->outputs[k].max_bytes_per_sample * (size_t)rows;
         out[k].name = io->outputs[k].name;
-        out[k].data = grow(&w->out_mem[k], &w->out_cap[k], cap ? cap : 1);
+        out[k].data = ib_bench_scratch_get(&w->scratch, IB_KS_MAX_TENSORS + (unsigned)k,
+                                           cap ? cap : 1);
         out[k].capacity = cap;
         if (!out[k].data) {
             fail_all(jobs, n, 500, "out of memory for the outputs");
@@ -828,9 +825,8 @@ void ib_serve_stop(ib_serve *s)
     ib_mutex_lock(&s->mu);
     /* jobs still queued (a drain that timed out) are answered 503 */
     for (job *j = s->head; j; j = j->next) {
-        ib_strbuf_reset(j->out);
         j->status = 503;
-        ib_strbuf_puts(j->out, "{\"error\":\"the server stopped before running this request\"}");
+        error_body(j->out, "the server stopped before running this request");
         j->done = true;
         ib_cond_signal(&j->cv);
     }
@@ -844,10 +840,7 @@ void ib_serve_stop(ib_serve *s)
     ib_http_server_stop(s->http); /* waits for the connection threads */
     for (int i = 0; s->w && i < s->n_workers; i++) {
         ib_session_destroy(s->w[i].session);
-        for (int k = 0; k < IB_KS_MAX_TENSORS; k++) {
-            ib_free(s->w[i].in_mem[k]);
-            ib_free(s->w[i].out_mem[k]);
-        }
+        ib_bench_scratch_free(&s->w[i].scratch);
     }
     free(s->w);
     ib_harness_models_free(&s->m);

@@ -3,8 +3,8 @@
  * threads (sessions, warm-up, batching, the timed pipeline collate -> run -> postprocess or
  * the entry's infer), and completion of responses from the workers.
  *
- * The queue is a ring of (sample, arrival time) under one mutex; issue_query only appends
- * and signals, so the loadgen's issue path never waits on inference. Per-worker memory
+ * The queue (squeue.h) is a ring of (sample, arrival time) under one mutex; issue_query
+ * only appends and signals, so the loadgen's issue path never waits on inference. Per-worker memory
  * (responses, payloads, output buffers, scratch) is allocated before the test, so the
  * steady state allocates nothing (the ring grows only when a larger query than any before
  * arrives).
@@ -17,14 +17,10 @@
 #include "base/thread.h"
 #include "base/time.h"
 #include "harness/scratch.h"
+#include "harness/squeue.h"
 #include "harness/sut.h"
 
 #define MAX_WORKERS 256
-
-typedef struct pending {
-    ib_lg_sample s;
-    int64_t t_ns;
-} pending;
 
 typedef struct worker {
     struct ib_hsut *sut;
@@ -53,8 +49,7 @@ struct ib_hsut {
     ib_mutex mu;
     ib_cond cv;      /* workers wait for samples */
     ib_cond ready_cv; /* create() waits for the workers' start-up */
-    pending *ring;
-    size_t cap, head, count;
+    ib_squeue q; /* issued samples not yet taken by a worker */
     ib_lg_test *test;
     bool stop;
     int ready, started_ok;
@@ -264,25 +259,22 @@ static void *worker_main(void *arg)
     }
     size_t mb = (size_t)s->o.max_batch;
     while (!s->stop) {
-        if (s->count == 0 || s->failed) {
+        if (s->q.count == 0 || s->failed) {
             ib_cond_wait(&s->cv, &s->mu);
             continue;
         }
-        size_t n = IB_MIN(s->count, mb);
+        size_t n = IB_MIN(s->q.count, mb);
         if (n < mb && s->o.max_wait_ns > 0) {
-            int64_t deadline = s->ring[s->head].t_ns + s->o.max_wait_ns;
+            int64_t deadline = ib_squeue_oldest_ns(&s->q) + s->o.max_wait_ns;
             if (ib_time_ns() < deadline) {
                 ib_cond_wait_until(&s->cv, &s->mu, deadline);
                 continue;
             }
         }
-        for (size_t i = 0; i < n; i++)
-            w->taken[i] = s->ring[(s->head + i) % s->cap].s;
-        s->head = (s->head + n) % s->cap;
-        s->count -= n;
+        ib_squeue_take(&s->q, w->taken, n);
         ib_lg_test *test = s->test;
         s->busy++;
-        if (s->count)
+        if (s->q.count)
             ib_cond_signal(&s->cv);
         ib_mutex_unlock(&s->mu);
         ib_err e;
@@ -317,30 +309,17 @@ static void sut_issue(void *user, ib_lg_test *test, const ib_lg_sample *samples,
     int64_t now = ib_time_ns();
     ib_mutex_lock(&s->mu);
     s->test = test;
-    if (s->count + count > s->cap) {
-        size_t cap = IB_MAX(s->cap * 2, s->count + count);
-        pending *r = ib_malloc(sizeof *r * cap);
-        if (!r) {
-            /* the samples stay incomplete; the test ends with a timeout naming it */
-            if (!s->failed) {
-                s->failed = true;
-                s->rc = IB_ENOMEM;
-                ib_err_set(&s->err, IB_ENOMEM, "SUT: out of memory queueing %zu samples", count);
-            }
-            ib_mutex_unlock(&s->mu);
-            ib_lg_test_abort(test);
-            return;
+    if (ib_squeue_push(&s->q, samples, count, now)) {
+        /* the samples stay incomplete; the test ends with a timeout naming it */
+        if (!s->failed) {
+            s->failed = true;
+            s->rc = IB_ENOMEM;
+            ib_err_set(&s->err, IB_ENOMEM, "SUT: out of memory queueing %zu samples", count);
         }
-        for (size_t i = 0; i < s->count; i++)
-            r[i] = s->ring[(s->head + i) % s->cap];
-        ib_free(s->ring);
-        s->ring = r;
-        s->cap = cap;
-        s->head = 0;
+        ib_mutex_unlock(&s->mu);
+        ib_lg_test_abort(test);
+        return;
     }
-    for (size_t i = 0; i < count; i++)
-        s->ring[(s->head + s->count + i) % s->cap] = (pending){samples[i], now};
-    s->count += count;
     if (count > 1)
         ib_cond_broadcast(&s->cv);
     else
@@ -358,7 +337,7 @@ void ib_hsut_quiesce(ib_hsut *s)
 {
     ib_mutex_lock(&s->mu);
     if (s->failed)
-        s->count = 0; /* an aborted test's samples are never processed */
+        s->q.count = 0; /* an aborted test's samples are never processed */
     while (s->busy > 0)
         ib_cond_wait(&s->idle_cv, &s->mu);
     ib_mutex_unlock(&s->mu);
@@ -367,7 +346,7 @@ void ib_hsut_quiesce(ib_hsut *s)
 int ib_hsut_take_error(ib_hsut *s, ib_err *err)
 {
     ib_mutex_lock(&s->mu);
-    s->count = 0; /* whatever an aborted test left queued is dropped ... */
+    s->q.count = 0; /* whatever an aborted test left queued is dropped ... */
     while (s->busy > 0) /* ... and nobody touches the test once this returns */
         ib_cond_wait(&s->idle_cv, &s->mu);
     int rc = s->rc;
@@ -536,7 +515,7 @@ void ib_hsut_destroy(ib_hsut *s)
             ib_thread_join(&s->w[i].th);
         worker_free(&s->w[i]);
     }
-    ib_free(s->ring);
+    ib_squeue_free(&s->q);
     ib_free(s->calib);
     ib_cond_destroy(&s->cv);
     ib_cond_destroy(&s->ready_cv);

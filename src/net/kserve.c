@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/json_writer.h"
 #include "net/kserve.h"
 
 /* The protocol's tensor data types (Open Inference Protocol, "Tensor Data Types"). */
@@ -53,15 +54,8 @@ const ib_ks_tensor *ib_ks_find(const ib_ks_msg *m, const char *name)
 static int put_json_string(ib_strbuf *sb, const char *s)
 {
     int rc = ib_strbuf_putc(sb, '"');
-    for (; !rc && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            rc = ib_strbuf_printf(sb, "\\%c", c);
-        else if (c < 0x20)
-            rc = ib_strbuf_printf(sb, "\\u%04x", c);
-        else
-            rc = ib_strbuf_putc(sb, (char)c);
-    }
+    if (!rc)
+        rc = ib_json_escape(sb, s, strlen(s));
     return rc ? rc : ib_strbuf_putc(sb, '"');
 }
 

@@ -130,7 +130,7 @@ struct ib_session {
 
 /* session_profile.c: turn a segment's profiling on when the session's is (a variant
  * compiled after ib_session_set_profiling starts here). */
-void ib_session_prof_seg(ib_session *s, ib_seg_exec *se);
+void ib_session_prof_seg(ib_seg_exec *se);
 
 /* session.c: ib_session_create with the main backend given as a vtable
  * instead of a registered name (tests, out-of-tree backends). */

@@ -12,7 +12,7 @@
 #include "ir/op.h"
 #include "runtime/session_impl.h"
 
-void ib_session_prof_seg(ib_session *s, ib_seg_exec *se)
+void ib_session_prof_seg(ib_seg_exec *se)
 {
     if (se->prof_on)
         return;
@@ -20,7 +20,6 @@ void ib_session_prof_seg(ib_session *s, ib_seg_exec *se)
     se->prof_ns = se->prof_copy_ns = 0;
     se->prof_runs = 0;
     se->prof_steps = ib_backend_graph_set_profiling(se->exec, true);
-    IB_UNUSED(s);
 }
 
 int ib_session_set_profiling(ib_session *s, bool on)
@@ -38,7 +37,7 @@ int ib_session_set_profiling(ib_session *s, bool on)
                 ib_backend_graph_set_profiling(se->exec, false);
             se->prof_on = false;
             if (on)
-                ib_session_prof_seg(s, se);
+                ib_session_prof_seg(se);
         }
     }
     return IB_OK;

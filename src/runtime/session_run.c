@@ -56,7 +56,7 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
         ib_seg_exec *se = &v->segs[k];
         int64_t t0 = 0;
         if (s->profiling) {
-            ib_session_prof_seg(s, se);
+            ib_session_prof_seg(se);
             t0 = ib_time_ns();
         }
         for (uint32_t c = 0; c < se->n_copies; c++) {
