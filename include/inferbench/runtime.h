@@ -139,6 +139,21 @@ IB_API int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_
 IB_API size_t ib_session_peak_activation_bytes(const ib_session *s);
 /* Human-readable summary: backend, precision, fused nodes, fallbacks (borrowed). */
 IB_API const char *ib_session_describe(const ib_session *s);
+
+/* Where the compiled nodes run: `nodes` in all, `fallback_nodes` of them on the reference
+ * kernels on the host (ops nobody else supports at these shapes), the rest on `backend`.
+ * Of the session's compiled shape variants, the one with the most fallback nodes, so a
+ * fallback is never hidden; nodes = 0 before anything is compiled (symbolic dims other than
+ * the batch compile on the first run). Strings are borrowed from the session. */
+typedef struct ib_session_placement {
+    const char *backend;      /* the session's backend ("cpu", "cuda", ...) */
+    const char *fallback;     /* the fallback backend ("reference"), "" when there is none */
+    uint32_t nodes;
+    uint32_t fallback_nodes;
+    const char *fallback_ops; /* "LSTM x2, TopK x1", "" when none */
+} ib_session_placement;
+IB_API void ib_session_placement_get(const ib_session *s, ib_session_placement *out);
+
 IB_API void ib_session_destroy(ib_session *s);
 
 /* ---- profiling -------------------------------------------------------------- */

@@ -476,6 +476,13 @@ bool ib_backend_has_cap(const ib_backend *b, unsigned cap)
     return b && b->ops->abi_version >= 3 && (b->ops->caps & cap) == cap;
 }
 
+bool ib_backend_device_info_get(const ib_backend *b, ib_backend_device_info *out)
+{
+    memset(out, 0, sizeof *out);
+    return b && b->ops->abi_version >= 5 && b->ops->device_info &&
+           b->ops->device_info(b->ctx, out) == IB_OK;
+}
+
 ib_backend_exec *ib_backend_graph_exec(const ib_backend_graph *gr)
 {
     return gr ? gr->exec : NULL;

@@ -71,6 +71,16 @@ enum ib_backend_cap {
 /* True when backend b declares the capability (tables before ABI version 3: none). */
 bool ib_backend_has_cap(const ib_backend *b, unsigned cap);
 
+/* The accelerator an instance runs on (ABI 5), for per-device defaults (batch sizes). */
+typedef struct ib_backend_device_info {
+    char name[256];       /* "NVIDIA H200" */
+    size_t memory_bytes;  /* device memory in all */
+    int compute_units;    /* streaming multiprocessors, ... */
+} ib_backend_device_info;
+
+/* False (and *out zeroed) for host backends and tables before ABI version 5. */
+bool ib_backend_device_info_get(const ib_backend *b, ib_backend_device_info *out);
+
 /* Registry (src/backend/backend.c): a compiled-in backend by name, or by index (NULL past
  * the end). */
 const struct ib_backend_ops *ib_backend_find(const char *name);

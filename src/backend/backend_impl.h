@@ -54,8 +54,9 @@
 
 /* The table's version (SQLite's iVersion). Each field below says the version that added it;
  * the wrappers read a field only from tables of at least that version, so an older backend
- * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps. */
-#define IB_BACKEND_ABI_VERSION 4
+ * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps;
+ * 4: set_profiling, profile_read; 5: device_info. */
+#define IB_BACKEND_ABI_VERSION 5
 
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
@@ -128,6 +129,10 @@ struct ib_backend_ops {
     void (*set_profiling)(void *ctx, ib_backend_exec *exec, bool on);
     void (*profile_read)(void *ctx, const ib_backend_exec *exec, ib_backend_prof_fn fn,
                          void *user);
+
+    /* ABI 5. Optional: the device this instance runs on (name, memory, compute units), which
+     * the harness sizes its default batches from. NULL = a host backend. */
+    int (*device_info)(void *ctx, ib_backend_device_info *out);
 };
 
 #endif

@@ -371,6 +371,7 @@ done:
         .accuracy_target_fraction = FRACTION,                                                  \
         .payload_dtypes = {IB_DTYPE_FLOAT32, IB_DTYPE_UNDEFINED}, .batch_offline = 8,          \
         .batch_server = 8, .server_max_wait_us = 5000, .calib_samples = 8,                     \
+        .device_batch_per_unit = {0.5, 0.25}, .device_sample_bytes = 32u << 20,                \
         .synth_default_samples = 8, .n_models = 1, .build_model = bt_build,                    \
         .bind_model = bt_bind, .synthesize = bt_synthesize, .open = bt_open,                   \
         .close = bt_close, .load_sample = bt_load, .collate = bt_collate,                      \

@@ -319,6 +319,7 @@ static int dl_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_a
         .accuracy_target_fraction = FRACTION,                                                  \
         .payload_dtypes = {IB_DTYPE_FLOAT32, IB_DTYPE_UNDEFINED}, .batch_offline = 8,          \
         .batch_server = 8, .server_max_wait_us = 2000, .calib_samples = 8,                     \
+        .device_batch_per_unit = {0.5, 0.125}, .device_sample_bytes = 48u << 20,               \
         .synth_default_samples = 64, .n_models = 1, .rows_per_sample_max = 2 * DL_MAX_PAIRS,   \
         .build_model = dl_build, .bind_model = dl_bind, .synthesize = dl_synthesize,           \
         .open = dl_open, .close = dl_close, .load_sample = dl_load, .collate = dl_collate,     \

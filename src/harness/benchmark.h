@@ -165,6 +165,7 @@ typedef struct ib_bench_acc_entry {
 /* ---- the entry ------------------------------------------------------------------------------ */
 
 struct ib_bench_targets;
+struct ib_backend_device_info;
 
 typedef struct ib_benchmark {
     const char *id;         /* results-tree folder and --benchmark value: "resnet50" */
@@ -183,6 +184,12 @@ typedef struct ib_benchmark {
     int64_t batch_offline;
     int64_t batch_server;
     int64_t server_max_wait_us;
+    /* Batching on a device backend (issue 25; ib_bench_device_batch): samples per compute
+     * unit (SM) for Offline and Server, 0 = the host batch above; and the device bytes one
+     * sample may take at that batch (activations at fp16, estimated from the model with
+     * margin), which caps the batch at a quarter of the device's memory. */
+    double device_batch_per_unit[2];
+    size_t device_sample_bytes;
     /* Calibration for --precision int8: how many samples (from the start of the dataset,
      * or the entry's calibration list through calib_index) feed ib_session_options. */
     size_t calib_samples;
@@ -249,6 +256,14 @@ typedef struct ib_bench_targets {
     uint64_t performance_sample_count; /* official minimum QSL size */
     enum ib_dtype payload_dtype;       /* the accuracy script's default payload dtype */
 } ib_bench_targets;
+
+/* The default batch of benchmark b in scenario sc (Offline or Server) on device d: the
+ * entry's samples per compute unit times d's units, rounded down to a power of two, capped
+ * so batch x device_sample_bytes fits in a quarter of d's memory; at least 1. 0 when the
+ * entry has no device default (the host batch applies). why (may be NULL) says how it was
+ * chosen, for run.json. */
+int64_t ib_bench_device_batch(const ib_benchmark *b, enum ib_lg_scenario sc,
+                              const struct ib_backend_device_info *d, char *why, size_t why_cap);
 
 /* The entry's (or its variant's) FP32 reference accuracy and official sample count. */
 double ib_bench_accuracy_reference(const ib_benchmark *b, const ib_bench_config *cfg);

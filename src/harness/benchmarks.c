@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "backend/backend.h"
 #include "harness/benchmark.h"
 #include "harness/scratch.h"
 #include "onnx/build.h"
@@ -49,6 +50,33 @@ double ib_bench_accuracy_reference(const ib_benchmark *b, const ib_bench_config 
 uint64_t ib_bench_performance_sample_count(const ib_benchmark *b, const ib_bench_config *cfg)
 {
     return bench_targets(b, cfg).performance_sample_count;
+}
+
+int64_t ib_bench_device_batch(const ib_benchmark *b, enum ib_lg_scenario sc,
+                              const ib_backend_device_info *d, char *why, size_t why_cap)
+{
+    double per = b->device_batch_per_unit[sc == IB_LG_SCENARIO_SERVER ? 1 : 0];
+    if (why && why_cap) why[0] = '\0';
+    if (per <= 0 || d->compute_units <= 0) return 0;
+    double want = per * d->compute_units;
+    int64_t batch = 1;
+    while ((double)(batch * 2) <= want && batch < ((int64_t)1 << 30))
+        batch *= 2;
+    int64_t cap = INT64_MAX;
+    if (b->device_sample_bytes && d->memory_bytes) {
+        cap = 1;
+        while ((size_t)(cap * 2) * b->device_sample_bytes <= d->memory_bytes / 4 &&
+               cap < ((int64_t)1 << 30))
+            cap *= 2;
+    }
+    bool capped = cap < batch;
+    if (capped) batch = cap;
+    if (why && why_cap)
+        snprintf(why, why_cap, "%s: %g per SM x %d SMs, down to a power of two%s (%.0f GiB)",
+                 d->name, per, d->compute_units,
+                 capped ? ", capped by a quarter of the device memory" : "",
+                 (double)d->memory_bytes / (1024.0 * 1024 * 1024));
+    return batch;
 }
 
 size_t ib_benchmark_count(void)

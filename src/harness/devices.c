@@ -48,8 +48,9 @@ int ib_devices_parse(const char *spec, ib_device_list *out, ib_err *err)
     }
 }
 
-/* Create `backend` on `device`; *host: its buffers are host-visible. */
-static int probe(const char *backend, int device, bool *host, ib_err *err)
+/* Create `backend` on `device`; *host: its buffers are host-visible; list (optional) gets
+ * the device's description. */
+static int probe(const char *backend, int device, bool *host, ib_device_list *list, ib_err *err)
 {
     ib_backend_config cfg;
     ib_backend_config_defaults(&cfg);
@@ -63,6 +64,8 @@ static int probe(const char *backend, int device, bool *host, ib_err *err)
     rc = ib_backend_buffer_alloc(b, IB_BACKEND_ALIGN, &buf, err);
     if (!rc && host)
         *host = ib_backend_buffer_host_ptr(buf) != NULL;
+    if (!rc && list)
+        list->have_info = ib_backend_device_info_get(b, &list->info);
     ib_backend_buffer_free(buf);
     ib_backend_destroy(b);
     return rc;
@@ -75,7 +78,7 @@ int ib_devices_resolve(const char *backend, const char *spec, ib_device_list *ou
     if (rc)
         return rc;
     *host = false;
-    if ((rc = probe(backend, out->all ? 0 : out->id[0], host, err)))
+    if ((rc = probe(backend, out->all ? 0 : out->id[0], host, out, err)))
         return rc;
     if (*host) { /* cpu, reference: the list does not apply */
         out->n = 0;
@@ -88,7 +91,7 @@ int ib_devices_resolve(const char *backend, const char *spec, ib_device_list *ou
     while (out->n < IB_DEVICES_MAX) {
         ib_err e;
         ib_err_clear(&e);
-        rc = probe(backend, out->n, NULL, &e);
+        rc = probe(backend, out->n, NULL, NULL, &e);
         if (rc == IB_ENOTFOUND)
             break;
         if (rc)

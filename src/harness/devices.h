@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "backend/backend.h"
 #include "base/common.h"
 
 #define IB_DEVICES_MAX 64
@@ -16,6 +17,10 @@ typedef struct ib_device_list {
     bool all;              /* "all" (or NULL): every device the backend has */
     int n;                 /* explicit or resolved entries */
     int id[IB_DEVICES_MAX];
+    /* after ib_devices_resolve on a device backend: the first listed device, when the
+     * backend describes its devices (ib_backend_device_info_get) */
+    bool have_info;
+    ib_backend_device_info info;
 } ib_device_list;
 
 /*

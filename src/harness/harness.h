@@ -101,6 +101,14 @@ typedef struct ib_harness_result {
     double warmup_samples_per_sec;
     int workers, threads_per_worker;
     int64_t batch;
+    /* where the defaults of batch and workers came from: "user" (a flag), or the backend's
+     * default for this benchmark ("cpu: ...", "cuda: <device>, <SMs>, <memory>") */
+    char batch_from[160], workers_from[160];
+    /* the in-process SUT's compiled nodes (worker 0, every model; ib_session_placement):
+     * nodes in all, and those left on the fallback backend's kernels on the host */
+    uint32_t nodes, fallback_nodes;
+    char fallback_backend[32];
+    char fallback_ops[256];
     /* What every output says about the run (synthetic model or data, --quick, reduced
      * counts, precision): in result.json, run.json and, through the CLI, the console;
      * never in the official log files. */

@@ -238,9 +238,12 @@ static int prepare_data(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 
 static int plan_workers(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
+    ib_harness_result *res = c->res;
     int cpus = ib_cpu_count();
     int threads = o->threads > 0 ? o->threads : cpus;
     int workers = o->workers > 0 ? o->workers : IB_MAX(1, threads / 4);
+    snprintf(res->workers_from, sizeof res->workers_from, "%s",
+             o->workers > 0 ? "user" : "host: one per 4 threads");
     /* --devices: a device backend runs its workers round-robin on the listed GPUs,
      * two per GPU by default (one copies while the other computes); host threads are
      * not the limit there. */
@@ -251,6 +254,10 @@ static int plan_workers(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     if (!host) {
         workers = o->workers > 0 ? o->workers : 2 * c->devices.n;
         threads = workers;
+        if (o->workers <= 0)
+            snprintf(res->workers_from, sizeof res->workers_from,
+                     "device: 2 per device x %d (one copies while the other computes)",
+                     c->devices.n);
     }
     if (workers > threads)
         return ib_err_set(err, IB_EINVAL, "--workers %d is more than --threads %d", workers,
@@ -263,21 +270,42 @@ static int plan_workers(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     c->workers = workers;
     c->tpw = threads / workers;
     int64_t batch;
+    snprintf(res->batch_from, sizeof res->batch_from, "%s", o->batch > 0 ? "user" : "");
     switch (o->scenario) {
-    case IB_LG_SCENARIO_SINGLE_STREAM: batch = 1; break;
+    case IB_LG_SCENARIO_SINGLE_STREAM:
+        batch = 1;
+        snprintf(res->batch_from, sizeof res->batch_from, "SingleStream: one sample a query");
+        break;
     case IB_LG_SCENARIO_MULTI_STREAM:
         batch = o->batch > 0 ? o->batch : (int64_t)o->settings.multi_stream_samples_per_query;
+        if (o->batch <= 0)
+            snprintf(res->batch_from, sizeof res->batch_from,
+                     "MultiStream: the samples of one query");
         break;
     case IB_LG_SCENARIO_SERVER: batch = o->batch > 0 ? o->batch : o->bench->batch_server; break;
     default: batch = o->batch > 0 ? o->batch : o->bench->batch_offline; break;
+    }
+    if (o->batch <= 0 && (o->scenario == IB_LG_SCENARIO_SERVER ||
+                          o->scenario == IB_LG_SCENARIO_OFFLINE)) {
+        /* issue 25: a device backend sizes the batch from the device (SMs, memory) */
+        int64_t db = !host && c->devices.have_info
+                         ? ib_bench_device_batch(o->bench, o->scenario, &c->devices.info,
+                                                 res->batch_from, sizeof res->batch_from)
+                         : 0;
+        if (db > 0)
+            batch = db;
+        else
+            snprintf(res->batch_from, sizeof res->batch_from, "%s: %s's default for %s",
+                     host ? "host" : "device", o->bench->id, ib_lg_scenario_name(o->scenario));
     }
     if (batch < 1)
         batch = 1;
     for (size_t k = 0; k < c->n_models; k++) {
         int64_t mb = c->io[k].max_batch;
-        if (mb == 1)
+        if (mb == 1) {
             batch = 1;
-        else if (mb > 1)
+            snprintf(res->batch_from, sizeof res->batch_from, "the model's fixed batch of 1");
+        } else if (mb > 1)
             return ib_err_set(err, IB_EUNSUPPORTED,
                               "%s: model %zu has a fixed batch dimension of %lld; the harness "
                               "runs batches of varying size (export it with a dynamic batch "
@@ -597,6 +625,17 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
     }
     if ((rc = ib_run_sut_create(o, &c, err)))
         goto done;
+    if (c.sut) { /* issue 25: say where the nodes run, so a fallback is never hidden */
+        ib_session_placement pl;
+        ib_hsut_placement(c.sut, &pl, res->fallback_ops, sizeof res->fallback_ops);
+        res->nodes = pl.nodes;
+        res->fallback_nodes = pl.fallback_nodes;
+        snprintf(res->fallback_backend, sizeof res->fallback_backend, "%s", pl.fallback);
+        ib_harness_stage(o, "nodes: %u on %s, %u on the %s kernels%s%s%s",
+                         pl.nodes - pl.fallback_nodes, pl.backend, pl.fallback_nodes,
+                         pl.fallback[0] ? pl.fallback : "reference", pl.fallback_nodes ? " (" : "",
+                         res->fallback_ops, pl.fallback_nodes ? ")" : "");
+    }
     res->warmup_samples_per_sec = ib_run_sut_warmup_rate(&c);
     ib_harness_stage(o, "warm-up: %.4g samples/s at batch %lld, %.2f ms at batch 1",
           res->warmup_samples_per_sec, (long long)c.batch,

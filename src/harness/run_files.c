@@ -146,6 +146,27 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_int(&jw, c->batch);
     ib_jw_key(&jw, "max_wait_us");
     ib_jw_int(&jw, c->max_wait_ns / 1000);
+    ib_jw_key(&jw, "max_batch_from"); /* "user", or whose default and why (issue 25) */
+    ib_jw_string(&jw, res->batch_from);
+    ib_jw_key(&jw, "workers_from");
+    ib_jw_string(&jw, res->workers_from);
+    ib_jw_key(&jw, "placement"); /* where the nodes ran (null: the network SUT's servers) */
+    if (o->n_endpoints) {
+        ib_jw_null(&jw);
+    } else {
+        ib_jw_object_begin(&jw);
+        ib_jw_key(&jw, "nodes");
+        ib_jw_uint(&jw, res->nodes);
+        ib_jw_key(&jw, "backend_nodes");
+        ib_jw_uint(&jw, res->nodes - res->fallback_nodes);
+        ib_jw_key(&jw, "fallback_backend");
+        ib_jw_string(&jw, res->fallback_backend);
+        ib_jw_key(&jw, "fallback_nodes");
+        ib_jw_uint(&jw, res->fallback_nodes);
+        ib_jw_key(&jw, "fallback_ops");
+        ib_jw_string(&jw, res->fallback_ops);
+        ib_jw_object_end(&jw);
+    }
     ib_jw_key(&jw, "warmup_samples_per_second");
     ib_jw_double(&jw, res->warmup_samples_per_sec);
     ib_jw_key(&jw, "sut_timeout_ms"); /* what the loadgen used; 0 = waited forever */

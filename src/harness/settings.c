@@ -200,6 +200,12 @@ int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                        (unsigned long long)ib_bench_performance_sample_count(o->bench, &o->cfg));
     if (!rc && o->cfg.precision != IB_PRECISION_FP32)
         rc = add_label(c, err, "precision: %s", ib_precision_name(o->cfg.precision));
+    if (!rc && c->res->fallback_nodes)
+        rc = add_label(c, err,
+                       "fallback: %u of %u nodes run on the %s kernels on the host, not on %s "
+                       "(%s); the figures include them",
+                       c->res->fallback_nodes, c->res->nodes, c->res->fallback_backend,
+                       o->backend, c->res->fallback_ops);
     if (!rc && o->n_endpoints)
         rc = add_label(c, err,
                        "network SUT: inference on %zu KServe v2 endpoint(s) (%s%s); latencies "

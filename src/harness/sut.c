@@ -545,3 +545,24 @@ const char *ib_hsut_describe(const ib_hsut *s)
 {
     return s->w[0].sessions[0] ? ib_session_describe(s->w[0].sessions[0]) : "";
 }
+
+void ib_hsut_placement(const ib_hsut *s, ib_session_placement *out, char *ops, size_t ops_cap)
+{
+    memset(out, 0, sizeof *out);
+    out->backend = out->fallback = "";
+    size_t used = 0;
+    if (ops_cap) ops[0] = '\0';
+    for (size_t m = 0; m < s->o.n_models && s->w[0].sessions[m]; m++) {
+        ib_session_placement p;
+        ib_session_placement_get(s->w[0].sessions[m], &p);
+        out->backend = p.backend;
+        if (p.fallback[0]) out->fallback = p.fallback;
+        out->nodes += p.nodes;
+        out->fallback_nodes += p.fallback_nodes;
+        if (p.fallback_ops[0] && used < ops_cap) {
+            int n = snprintf(ops + used, ops_cap - used, "%s%s", used ? ", " : "", p.fallback_ops);
+            used = n < 0 ? used : IB_MIN(ops_cap - 1, used + (size_t)n);
+        }
+    }
+    out->fallback_ops = ops_cap ? ops : "";
+}

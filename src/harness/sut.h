@@ -75,5 +75,9 @@ double ib_hsut_warmup_rate(const ib_hsut *s);
 int64_t ib_hsut_warmup_latency_ns(const ib_hsut *s);
 /* The session description of worker 0, model 0 (borrowed; for run.json). */
 const char *ib_hsut_describe(const ib_hsut *s);
+/* Where worker 0's compiled nodes run, summed over the benchmark's models
+ * (ib_session_placement_get); the models' fallback op lists are joined into ops
+ * (truncated to ops_cap) and out->fallback_ops points at it. */
+void ib_hsut_placement(const ib_hsut *s, ib_session_placement *out, char *ops, size_t ops_cap);
 
 #endif

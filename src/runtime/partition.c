@@ -56,6 +56,7 @@ void ib_partition_deinit(ib_partition *p)
     ib_free(p->backend_of);
     ib_free(p->segs);
     ib_strbuf_deinit(&p->fallbacks);
+    ib_strbuf_deinit(&p->fallback_ops);
     memset(p, 0, sizeof *p);
 }
 
@@ -113,6 +114,29 @@ static int assign_backends(const ib_graph *g, ib_backend *const *backends,
     IB_VEC_FREE(&in);
     if (!rc && p->fallbacks.oom) rc = ib_err_set(err, IB_ENOMEM, "out of memory partitioning");
     return rc;
+}
+
+/* "LSTM x2, TopK x1": each op type of a fallback node once, in order of first appearance,
+ * with its count (a quadratic scan: fallbacks are few). */
+static int summarize_fallback_ops(const ib_graph *g, ib_partition *p)
+{
+    for (size_t i = 0; i < g->nodes.len; i++) {
+        if (p->backend_of[i] == UINT8_MAX || p->backend_of[i] == 0) continue;
+        const ib_node *n = &g->nodes.data[i];
+        bool seen = false;
+        uint32_t count = 0;
+        for (size_t j = 0; j < g->nodes.len && !seen; j++) {
+            if (p->backend_of[j] == UINT8_MAX || p->backend_of[j] == 0) continue;
+            const ib_node *m = &g->nodes.data[j];
+            if (strcmp(m->op_type, n->op_type) != 0 || strcmp(m->domain, n->domain) != 0) continue;
+            if (j < i) seen = true;
+            else count++;
+        }
+        if (seen) continue;
+        ib_strbuf_printf(&p->fallback_ops, "%s%s%s%s x%u", p->fallback_ops.len ? ", " : "",
+                         n->domain, n->domain[0] ? "." : "", n->op_type, count);
+    }
+    return p->fallback_ops.oom ? IB_ENOMEM : IB_OK;
 }
 
 /* Consumers of every value as CSR over node ids (live nodes only). */
@@ -226,6 +250,7 @@ int ib_partition_graph(const ib_graph *g, ib_backend *const *backends,
 {
     memset(p, 0, sizeof *p);
     ib_strbuf_init(&p->fallbacks);
+    ib_strbuf_init(&p->fallback_ops);
     if (n < 1 || n > IB_PARTITION_MAX_BACKENDS)
         return ib_err_set(err, IB_EINVAL, "partition: %zu backends", n);
     size_t nn = g->nodes.len;
@@ -237,5 +262,6 @@ int ib_partition_graph(const ib_graph *g, ib_backend *const *backends,
         return ib_err_set(err, IB_ENOMEM, "out of memory partitioning %zu nodes", nn);
     int rc = assign_backends(g, backends, prec, n, p, err);
     if (rc) return rc;
+    if (summarize_fallback_ops(g, p)) return ib_err_set(err, IB_ENOMEM, "out of memory partitioning");
     return schedule(g, n, p, err);
 }

@@ -37,6 +37,7 @@ typedef struct ib_partition {
     uint32_t n_segs;
     uint32_t n_fallback; /* nodes not on backends[0] */
     ib_strbuf fallbacks; /* "node 'x' (Op) -> reference: reason\n" lines */
+    ib_strbuf fallback_ops; /* "LSTM x2, TopK x1": the fallback nodes' op types, first seen first */
 } ib_partition;
 
 /*

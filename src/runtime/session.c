@@ -120,7 +120,13 @@ int ib_session_update_describe(ib_session *s, const ib_variant *v)
                          v->n_nodes, c->folded, c->removed, c->fused_conv, c->fused_bn,
                          c->fused_matmul, c->layernorm, c->gelu, c->attention,
                          c->attention_heads, c->gather_concat, c->instance_norm);
-        ib_strbuf_printf(&sb, "segments: %u\nfallbacks: %u\n", v->n_segs, v->n_fallback);
+        ib_strbuf_printf(&sb, "segments: %u\nnodes per backend: %s %u", v->n_segs,
+                         s->backend_name, v->n_nodes - v->n_fallback);
+        if (s->n_backends > 1)
+            ib_strbuf_printf(&sb, ", %s %u%s%s%s", ib_backend_get_name(s->backends[1]),
+                             v->n_fallback, v->n_fallback ? " (" : "",
+                             ib_strbuf_cstr(&v->fallback_ops), v->n_fallback ? ")" : "");
+        ib_strbuf_printf(&sb, "\nfallbacks: %u\n", v->n_fallback);
         ib_strbuf_puts(&sb, ib_strbuf_cstr(&v->fallbacks));
         size_t total = 0;
         for (uint32_t b = 0; b < s->n_backends; b++) {
@@ -223,6 +229,23 @@ size_t ib_session_peak_activation_bytes(const ib_session *s)
 const char *ib_session_describe(const ib_session *s)
 {
     return s && s->describe ? s->describe : "";
+}
+
+void ib_session_placement_get(const ib_session *s, ib_session_placement *out)
+{
+    memset(out, 0, sizeof *out);
+    out->backend = out->fallback = out->fallback_ops = "";
+    if (!s) return;
+    out->backend = s->backend_name;
+    if (s->n_backends > 1) out->fallback = ib_backend_get_name(s->backends[1]);
+    const ib_variant *worst = s->primary;
+    for (size_t i = 0; i < s->variants.len; i++)
+        if (!worst || s->variants.data[i]->n_fallback > worst->n_fallback)
+            worst = s->variants.data[i];
+    if (!worst) return;
+    out->nodes = worst->n_nodes;
+    out->fallback_nodes = worst->n_fallback;
+    out->fallback_ops = ib_strbuf_cstr(&worst->fallback_ops);
 }
 
 void ib_session_destroy(ib_session *s)

@@ -478,6 +478,7 @@ void ib_variant_free(ib_session *s, ib_variant *v)
     ib_free(v->outs);
     ib_free(v->shapes);
     ib_strbuf_deinit(&v->fallbacks);
+    ib_strbuf_deinit(&v->fallback_ops);
     ib_graph_destroy(v->g);
     ib_free(v);
 }
@@ -491,7 +492,8 @@ static int partition_variant(ib_session *s, ib_variant *v, ib_partition *p, ib_e
     if (rc) return rc;
     v->n_nodes = p->n_order;
     v->n_fallback = p->n_fallback;
-    if (ib_strbuf_puts(&v->fallbacks, ib_strbuf_cstr(&p->fallbacks)))
+    if (ib_strbuf_puts(&v->fallbacks, ib_strbuf_cstr(&p->fallbacks)) ||
+        ib_strbuf_puts(&v->fallback_ops, ib_strbuf_cstr(&p->fallback_ops)))
         return ib_err_set(err, IB_ENOMEM, "out of memory");
     return IB_OK;
 }
@@ -507,6 +509,7 @@ int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib
     memset(&li, 0, sizeof li);
     if (!v) return ib_err_set(err, IB_ENOMEM, "out of memory");
     ib_strbuf_init(&v->fallbacks);
+    ib_strbuf_init(&v->fallback_ops);
     v->calib = calib;
     int rc = IB_ENOMEM;
     v->shapes = ib_calloc(src->inputs.len + 1, sizeof *v->shapes);

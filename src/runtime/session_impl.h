@@ -88,6 +88,7 @@ typedef struct ib_variant {
     ib_compile_stats cstats;
     uint32_t n_nodes, n_fallback;
     ib_strbuf fallbacks;
+    ib_strbuf fallback_ops; /* "LSTM x2, TopK x1" (partition.h) */
     ib_seg_exec *segs;
     uint32_t n_segs;
     ib_input_slot *ins;

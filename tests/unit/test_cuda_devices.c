@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "harness/benchmark.h"
 #include "harness/devices.h"
 #include "test.h"
 
@@ -105,6 +106,64 @@ TEST(cuda_devices_all_on_cuda)
     for (int i = 0; i < d.n; i++)
         ASSERT_INT_EQ(d.id[i], i);
     printf("# %d CUDA device(s)\n", d.n);
+    /* the first device describes itself, for the per-device batch defaults */
+    ASSERT_TRUE(d.have_info);
+    ASSERT_INT_GT(d.info.compute_units, 0);
+    ASSERT_TRUE(d.info.memory_bytes > ((size_t)1 << 30));
+    ASSERT_TRUE(d.info.name[0] != '\0');
+    printf("# device 0: %s, %d SMs, %zu MiB\n", d.info.name, d.info.compute_units,
+           d.info.memory_bytes >> 20);
+}
+
+/* Host backends describe no device: their batches stay the entries' host defaults. */
+TEST(cuda_devices_host_backends_have_no_device_info)
+{
+    ib_device_list d;
+    bool host = false;
+    ib_err err;
+    ASSERT_OK_ERR(ib_devices_resolve("cpu", NULL, &d, &host, &err), &err);
+    ASSERT_TRUE(host);
+    ASSERT_FALSE(d.have_info);
+    ib_backend *b = NULL;
+    ASSERT_OK_ERR(ib_backend_create("reference", NULL, &b, &err), &err);
+    ib_backend_device_info info;
+    info.compute_units = 7;
+    ASSERT_FALSE(ib_backend_device_info_get(b, &info));
+    ASSERT_INT_EQ(info.compute_units, 0); /* zeroed */
+    ib_backend_destroy(b);
+    ASSERT_FALSE(ib_backend_device_info_get(NULL, &info));
+}
+
+/* issue 25: device batch defaults from the SM count, capped by memory, per scenario. */
+TEST(cuda_devices_batch_defaults_follow_the_device)
+{
+    const ib_backend_device_info h200 = {"NVIDIA H200", (size_t)141 << 30, 132};
+    const ib_backend_device_info a30 = {"NVIDIA A30", (size_t)24 << 30, 56};
+    const ib_backend_device_info small = {"tiny", (size_t)512 << 20, 132};
+    const ib_benchmark *rn = ib_benchmark_find("resnet50");
+    const ib_benchmark *bert = ib_benchmark_find("bert-99");
+    const ib_benchmark *ssd = ib_benchmark_find("ssd-resnet34");
+    const ib_benchmark *unet = ib_benchmark_find("3d-unet-99");
+    char why[256];
+    /* 2 per SM: 264 -> 256 on the H200, 112 -> 64 on the A30 */
+    ASSERT_INT_EQ(ib_bench_device_batch(rn, IB_LG_SCENARIO_OFFLINE, &h200, why, sizeof why), 256);
+    ASSERT_STR_CONTAINS(why, "NVIDIA H200: 2 per SM x 132 SMs");
+    ASSERT_NULL(strstr(why, "capped"));
+    ASSERT_INT_EQ(ib_bench_device_batch(rn, IB_LG_SCENARIO_OFFLINE, &a30, NULL, 0), 64);
+    /* Server takes smaller batches than Offline */
+    int64_t srv = ib_bench_device_batch(rn, IB_LG_SCENARIO_SERVER, &h200, NULL, 0);
+    ASSERT_INT_GT(srv, 0);
+    ASSERT_INT_LT(srv, 256);
+    ASSERT_INT_GT(ib_bench_device_batch(bert, IB_LG_SCENARIO_OFFLINE, &h200, NULL, 0), 8);
+    /* memory caps it: 128 MiB for ResNet50 at 16 MiB a sample is 8 */
+    ASSERT_INT_EQ(ib_bench_device_batch(rn, IB_LG_SCENARIO_OFFLINE, &small, why, sizeof why), 8);
+    ASSERT_STR_CONTAINS(why, "capped by a quarter of the device memory");
+    ASSERT_INT_EQ(ib_bench_device_batch(ssd, IB_LG_SCENARIO_OFFLINE, &small, NULL, 0), 1);
+    /* no device default (3D U-Net), or no SM count: 0, the host default applies */
+    ASSERT_INT_EQ(ib_bench_device_batch(unet, IB_LG_SCENARIO_OFFLINE, &h200, why, sizeof why), 0);
+    ASSERT_STR_EQ(why, "");
+    const ib_backend_device_info none = {"x", (size_t)1 << 30, 0};
+    ASSERT_INT_EQ(ib_bench_device_batch(rn, IB_LG_SCENARIO_OFFLINE, &none, NULL, 0), 0);
 }
 
 TEST_TIMEOUT(cuda_devices_cli_bad_list_exits_2, 60)

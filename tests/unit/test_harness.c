@@ -40,7 +40,6 @@ typedef struct fake_state {
 
 static int fake_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
-    (void)cfg;
     (void)k;
     ib_build *b = NULL;
     int rc = ib_build_create(1, 13, &b);
@@ -49,6 +48,9 @@ static int fake_build(const ib_bench_config *cfg, size_t k, const char *path, ib
     ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "N,4");
     float two = 2.0f;
     ib_value_id y = IB_BUILD_OP(b, "Mul", "", x, ib_build_floats(b, "two", &two, 1, ""));
+    /* variant "fallback": the same values through an op the cpu backend lacks (Mean) */
+    if (cfg->variant && strcmp(cfg->variant, "fallback") == 0)
+        y = IB_BUILD_OP(b, "Mean", "", y, y);
     ib_build_output(b, y, "y", IB_DTYPE_FLOAT32, "N,4");
     rc = ib_build_write_file(b, path, NULL, err);
     ib_build_destroy(b);
@@ -296,6 +298,45 @@ TEST_TIMEOUT(harness_fake_offline_batches_and_payloads, 60)
     ASSERT_NULL(strstr(rj, "offline_expected_qps=")); /* set by "cli": kept */
     ib_free(rj);
     ib_lg_settings_origin_destroy(org);
+}
+
+/* issue 25: nodes left on the reference kernels are counted, said at the start, and become a
+ * label of the run in result.json and run.json; a run without them has no such label. */
+TEST_TIMEOUT(harness_fallback_nodes_become_a_label, 60)
+{
+    for (int with = 0; with < 2; with++) {
+        reset_counters();
+        ib_harness_opts o;
+        ib_lg_settings_origin *org;
+        base_opts(&o, &org, IB_LG_SCENARIO_OFFLINE, IB_LG_MODE_PERFORMANCE);
+        o.bench = &g_fake;
+        o.cfg.synth_samples = 16;
+        o.cfg.variant = with ? "fallback" : NULL;
+        o.system = with ? "withfb" : "nofb";
+        o.backend = "cpu";
+        ib_harness_result r;
+        ib_err err;
+        ASSERT_OK_ERR(ib_harness_run(&o, &r, &err), &err);
+        ASSERT_UINT_EQ(r.fallback_nodes, with ? 1u : 0u);
+        ASSERT_UINT_EQ(r.nodes, with ? 2u : 1u);
+        ASSERT_STR_EQ(r.fallback_ops, with ? "Mean x1" : "");
+        bool labelled = false;
+        for (size_t i = 0; i < r.n_labels; i++)
+            if (strstr(r.labels[i], "fallback: 1 of 2 nodes run on the reference kernels on the "
+                                    "host, not on cpu (Mean x1)"))
+                labelled = true;
+        ASSERT_TRUE(labelled == (with == 1));
+        char *rj = slurp(r.scenario_dir, "run.json");
+        ASSERT_STR_CONTAINS(rj, with ? "\"fallback_nodes\": 1" : "\"fallback_nodes\": 0");
+        ASSERT_STR_CONTAINS(rj, "\"max_batch_from\": \"host: fake's default for Offline\"");
+        ASSERT_STR_CONTAINS(rj, "\"workers_from\": \"host: one per 4 threads\"");
+        ASSERT_TRUE((strstr(rj, "Mean x1)") != NULL) == (with == 1)); /* the label */
+        ib_free(rj);
+        char *res = slurp(r.perf_dir, "result.json");
+        ASSERT_TRUE((strstr(res, "fallback: 1 of 2 nodes") != NULL) == (with == 1));
+        ib_free(res);
+        ib_lg_settings_origin_destroy(org);
+    }
 }
 
 /* A warm-up slowed by other load (here: its six postprocess calls sleep) under-estimates the

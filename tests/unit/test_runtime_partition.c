@@ -109,6 +109,18 @@ TEST(runtime_partition_fallbacks_are_listed_and_correct)
     ASSERT_STR_CONTAINS(d, "fallbacks: 2");
     ASSERT_STR_CONTAINS(d, "(MaxPool) -> reference");
     ASSERT_STR_CONTAINS(d, "(GlobalAveragePool) -> reference");
+    ib_session_placement pl;
+    ib_session_placement_get(s, &pl);
+    ASSERT_STR_EQ(pl.backend, "testdev");
+    ASSERT_STR_EQ(pl.fallback, "reference");
+    ASSERT_UINT_EQ(pl.fallback_nodes, 2);
+    ASSERT_UINT_EQ(pl.nodes, s->primary->n_nodes);
+    ASSERT_TRUE(pl.nodes > 2);
+    ASSERT_STR_EQ(pl.fallback_ops, "MaxPool x1, GlobalAveragePool x1");
+    char want[96];
+    snprintf(want, sizeof want, "nodes per backend: testdev %u, reference 2 (MaxPool x1, "
+                                "GlobalAveragePool x1)", pl.nodes - 2);
+    ASSERT_STR_CONTAINS(d, want);
     /* testdev | MaxPool | testdev | GAP | testdev */
     ASSERT_UINT_EQ(s->primary->n_segs, 5);
     ib_tensor_desc shape =
@@ -136,6 +148,10 @@ TEST(runtime_partition_device_memory_goes_through_staging)
     check(s, g, d, 3);
     ASSERT_NOT_NULL(s->primary);
     ASSERT_TRUE(s->primary->n_fallback >= 3); /* the three LayerNorms */
+    ib_session_placement pl;
+    ib_session_placement_get(s, &pl);
+    ASSERT_UINT_EQ(pl.fallback_nodes, s->primary->n_fallback);
+    ASSERT_STR_CONTAINS(pl.fallback_ops, "LayerNorm x3");
     ASSERT_TRUE(s->staging_cap > 0);
     ASSERT_NULL(ib_backend_buffer_host_ptr(s->arena[0]));
     verify_plans(s);

@@ -405,6 +405,15 @@ static bool cu_supports_op(void *ctx, const ib_graph *g, const ib_node *n,
     return op && op->supports(c, g, n, in, p);
 }
 
+static int cu_device_info(void *ctx, ib_backend_device_info *out)
+{
+    const cu_ctx *c = ctx;
+    snprintf(out->name, sizeof out->name, "%s", c->name);
+    out->memory_bytes = c->total_mem;
+    out->compute_units = c->sm_count;
+    return IB_OK;
+}
+
 const struct ib_backend_ops ib_backend_cuda_ops = {
     .abi_version = IB_BACKEND_ABI_VERSION,
     .name = "cuda",
@@ -422,4 +431,5 @@ const struct ib_backend_ops ib_backend_cuda_ops = {
     .graph_run = cu_graph_run,
     .synchronize = cu_synchronize,
     .value_desc = NULL,
+    .device_info = cu_device_info,
 };
