@@ -134,6 +134,26 @@ static inline int bu_measure_fn(bu_fn fn, void *ctx, double items, int reps, dou
     return 0;
 }
 
+/* --profile: run fn `runs` times with s's per-node profiling on and print where the time
+ * goes (the top `top` nodes), headed by `title`. After the measurement, so it costs none. */
+static inline void bu_profile(ib_session *s, bu_fn fn, void *ctx, int runs, int top,
+                              const char *title)
+{
+    ib_session_set_profiling(s, true);
+    for (int r = 0; r < runs; r++)
+        if (fn(ctx)) {
+            ib_session_set_profiling(s, false);
+            return;
+        }
+    ib_profile pr;
+    if (ib_session_profile(s, &pr, NULL) == IB_OK) {
+        printf("-- profile: %s\n", title);
+        ib_profile_write(&pr, top, stdout);
+        ib_profile_free(&pr);
+    }
+    ib_session_set_profiling(s, false);
+}
+
 /* Run a peer command that prints one JSON line per configuration with "images_per_sec",
  * "cpu_seconds" and "images"; rates[i]/per_cpu[i] for line i (0 when missing). Returns the
  * number of lines read; a non-zero exit of the peer is reported on stderr. */

@@ -5,7 +5,7 @@
  *   build/release/bench/models/bert [--quick] [--layers 24] [--threads N] [--batches 1,8]
  *       [--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] [--no-torch]
  *       [--peer-modes jit,fastpath,autocast,cast,fastpath-cast,dynamic] [--real N]
- *       [--quiet-wait S] [--python /usr/bin/python3]
+ *       [--quiet-wait S] [--python /usr/bin/python3] [--profile]
  *
  * Model: src/models/bert.c (the reference ONNX graph, seeded random weights; speed does not
  * depend on the values) at BERT-Large widths; --quick keeps every shape but builds 2 layers
@@ -366,7 +366,8 @@ static double real_pass(ib_session *s, const real_set *r, bool cut, float *start
 
 int main(int argc, char **argv)
 {
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, no_ort = 0, quick = 0;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, no_ort = 0, quick = 0,
+        profile = 0;
     size_t real_q = 0;
     int64_t layers = 24, seq = IB_BERT_MAX_SEQ;
     double seconds = 3, quiet_wait = 10;
@@ -396,6 +397,8 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--profile"))
+            profile = 1;
         else if (!strcmp(a, "--no-ort"))
             no_ort = 1;
         else if (!strcmp(a, "--peer-modes") && v)
@@ -405,7 +408,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: %s [--quick] [--layers 24] [--threads N] [--batches 1,8] "
                             "[--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] "
-                            "[--no-torch] [--no-ort] [--peer-modes jit,cast,...] [--real N] [--quiet-wait S] "
+                            "[--no-torch] [--no-ort] [--peer-modes jit,cast,...] [--real N] [--quiet-wait S] [--profile] "
                             "[--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
@@ -552,6 +555,11 @@ int main(int argc, char **argv)
                    peak[kind] > 0 ? 100 * gf / peak[kind] : 0.0, me.per_cpu_s, tr,
                    tmode[bi][0] ? tmode[bi] : "-", ra, orr, ora, notes);
             fflush(stdout);
+            if (profile) {
+                char title[64];
+                snprintf(title, sizeof title, "%s batch %lld", plist[pi], (long long)batch);
+                bu_profile(s, run_fn, &c, 3, 14, title);
+            }
             ib_session_destroy(s);
             bert_in_free(&x);
         }

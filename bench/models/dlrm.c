@@ -3,7 +3,7 @@
  * and the embedding traffic against the machine's DRAM triad bandwidth (issue 9's bench):
  *
  *   build/release/bench/models/dlrm [--cap 100000] [--batch 2048] [--threads N] [--reps 3]
- *                                   [--seconds 3] [--no-torch] [--no-ort]
+ *                                   [--seconds 3] [--no-torch] [--no-ort] [--profile]
  *                                   [--python /usr/bin/python3]
  *
  * Model: src/models/dlrm.c (MLPerf v1.1 DLRM, tables of min(official rows, cap) x 128, fp32,
@@ -149,11 +149,24 @@ static int emb_run(void *p)
     return ib_session_run(c->s, &c->in, 1, &c->out, 1, &err);
 }
 
+typedef struct dl_run_ctx {
+    ib_session *s;
+    ib_tensor_view *in, *out;
+} dl_run_ctx; /* one run of the whole model */
+
+static int dl_run(void *p)
+{
+    dl_run_ctx *c = p;
+    ib_err err;
+    return ib_session_run(c->s, c->in, 2, c->out, 1, &err);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t cap = 100000;
     int64_t batch = 2048;
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, no_ort = 0;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), reps = 3, no_torch = 0, no_ort = 0,
+        profile = 0;
     double seconds = 3;
     const char *python = "/usr/bin/python3";
     for (int i = 1; i < argc; i++) {
@@ -174,9 +187,12 @@ int main(int argc, char **argv)
             no_torch = 1;
         else if (!strcmp(a, "--no-ort"))
             no_ort = 1;
+        else if (!strcmp(a, "--profile"))
+            profile = 1;
         else {
             fprintf(stderr, "usage: %s [--cap 100000] [--batch 2048] [--threads N] [--reps 3] "
-                            "[--seconds 3] [--no-torch] [--no-ort] [--python PATH]\n", argv[0]);
+                            "[--seconds 3] [--no-torch] [--no-ort] [--profile] "
+                            "[--python PATH]\n", argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
     }
@@ -273,6 +289,10 @@ int main(int argc, char **argv)
         printf("ratio inferbench / PyTorch: %.2fx\n", ours / peer);
     if (ort > 0)
         printf("ratio inferbench / ONNX Runtime: %.2fx\n", ours / ort);
+    if (profile) {
+        dl_run_ctx rc = {s, in, &ov};
+        bu_profile(s, dl_run, &rc, 20, 12, "fp32");
+    }
     /* the embedding stage alone (26 lookups + concat), same ids: fused (inferbench.GatherConcat,
      * one pass with prefetching) and unfused (Gather x 26 + Concat), run alternately and the
      * best time of each kept (the least disturbed run on a shared machine) */

@@ -66,6 +66,9 @@ enum ib_backend_cap {
     /* Runs inferbench.MultiHeadAttention (the fused attention op): the compiler may then
      * fuse attention blocks for it. */
     IB_BACKEND_CAP_MHA = 1u << 0,
+    /* Runs inferbench.DotInteraction (DLRM's pairwise dot products): the compiler may then
+     * fuse the interaction's Reshape, Transpose, MatMul, Flatten and Gather for it. */
+    IB_BACKEND_CAP_DOT_INTERACTION = 1u << 1,
 };
 
 /* True when backend b declares the capability (tables before ABI version 3: none). */

@@ -19,7 +19,9 @@ static int run_fusions(ib_pass_ctx *c)
 {
     /* GELU and LayerNorm first: FusedMatMul absorbs a fused Gelu, and the
      * attention pattern must be matched before its MatMuls are rewritten. */
-    static const pass_fn passes[] = {ib_pass_fuse_gelu, ib_pass_fuse_layernorm,
+    /* the interaction before fuse_matmul, which would take its MatMul */
+    static const pass_fn passes[] = {ib_pass_fuse_dot_interaction, ib_pass_fuse_gelu,
+                                     ib_pass_fuse_layernorm,
                                      ib_pass_fuse_attention, ib_pass_fuse_mha,
                                      ib_pass_fuse_matmul,
                                      ib_pass_fuse_conv, ib_pass_fuse_gather_concat,

@@ -59,6 +59,8 @@ typedef struct ib_compile_options {
     bool no_fuse; /* ib_session_options.disable_fusion */
     bool fuse_mha; /* head split/merge + Attention -> inferbench.MultiHeadAttention (only for
                     * backends implementing it: cpu, reference) */
+    bool fuse_dot_interaction; /* DLRM's interaction -> inferbench.DotInteraction (backends
+                                * with IB_BACKEND_CAP_DOT_INTERACTION: cpu, reference) */
     bool no_dce;
     bool allow_dynamic;      /* leave unbound dims dynamic instead of failing (stats) */
     size_t fold_max_bytes;   /* do not fold outputs larger than this (0 = 256 MiB) */
@@ -78,6 +80,7 @@ typedef struct ib_compile_stats {
     uint32_t attention;
     uint32_t attention_heads; /* Attentions whose head split/merge became MultiHeadAttention */
     uint32_t gather_concat; /* GatherConcat created (embedding lookups + Concat) */
+    uint32_t dot_interaction; /* DotInteraction created (DLRM's T x T^T + Gather) */
     uint32_t instance_norm; /* InstanceNorm created (InstanceNormalization + Relu/LeakyRelu) */
     bool shapes_complete; /* every value has concrete dims */
 } ib_compile_stats;
@@ -158,6 +161,7 @@ int ib_pass_fuse_gelu(ib_pass_ctx *c);                         /* compile_fuse_g
 int ib_pass_fuse_attention(ib_pass_ctx *c);                    /* compile_fuse_attn.c */
 int ib_pass_fuse_mha(ib_pass_ctx *c);                          /* compile_fuse_attn.c */
 int ib_pass_fuse_gather_concat(ib_pass_ctx *c);                /* compile_fuse_embed.c */
+int ib_pass_fuse_dot_interaction(ib_pass_ctx *c);              /* compile_fuse_embed.c */
 int ib_pass_fuse_instance_norm(ib_pass_ctx *c);                /* compile_fuse_inorm.c */
 
 #endif

@@ -116,10 +116,10 @@ int ib_session_update_describe(ib_session *s, const ib_variant *v)
         ib_strbuf_printf(&sb,
                          "\nnodes: %u (folded %u, removed %u)\nfused: FusedConv %u (BatchNorm "
                          "folded %u), FusedMatMul %u, LayerNorm %u, Gelu %u, Attention %u "
-                         "(MultiHeadAttention %u), GatherConcat %u, InstanceNorm %u\n",
+                         "(MultiHeadAttention %u), GatherConcat %u, DotInteraction %u, InstanceNorm %u\n",
                          v->n_nodes, c->folded, c->removed, c->fused_conv, c->fused_bn,
                          c->fused_matmul, c->layernorm, c->gelu, c->attention,
-                         c->attention_heads, c->gather_concat, c->instance_norm);
+                         c->attention_heads, c->gather_concat, c->dot_interaction, c->instance_norm);
         ib_strbuf_printf(&sb, "segments: %u\nnodes per backend: %s %u", v->n_segs,
                          s->backend_name, v->n_nodes - v->n_fallback);
         if (s->n_backends > 1)

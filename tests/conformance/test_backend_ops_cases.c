@@ -611,6 +611,17 @@ void bo_cases_shape(bo *b)
         ib_attr at4[] = {INTS("parts", 1, 0, 1)};
         RUN1(b, "GatherConcat (2 lookups + a plain part)", BO_EXACT,
              NODE(b, "GatherConcat", "inferbench", in4, at4));
+        /* inferbench.DotInteraction: 5 features of 20 (a remainder past 16), 7 pairs (one
+         * group of 4 and 3 more), a negative index; then 3-D X with int32 indices */
+        ib_value_id in5[2] = {IN(b, 6, 100),
+                              bo_const_i64(b, 1, DIMS(7), DIMS(5, 10, 11, -1, 0, 23, 17))};
+        ib_attr at5[] = {bo_ai("features", 5)};
+        RUN1(b, "DotInteraction 5 features x 20, 7 pairs", 0,
+             NODE(b, "DotInteraction", "inferbench", in5, at5));
+        ib_value_id in6[2] = {IN(b, 4, 3, 16), bo_const(b, IB_DTYPE_INT32, 1, DIMS(9), 0, 8)};
+        ib_attr at6[] = {bo_ai("features", 3)};
+        RUN1(b, "DotInteraction 3-D X, int32 indices", 0,
+             NODE(b, "DotInteraction", "inferbench", in6, at6));
     }
     static const char *const red[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                                       "ReduceProd", "ReduceL1",  "ReduceL2", "ReduceSumSquare"};

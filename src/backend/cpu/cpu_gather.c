@@ -242,6 +242,71 @@ static int gc_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     return cpu_add_kernel(e, cpu_gather_concat_run, k, err);
 }
 
+/* ---- inferbench.DotInteraction (compile_fuse_embed.c) ---------------------------------- */
+
+/* The constant indices as feature pairs (a, b) = (p / F, p % F); false when one is out of
+ * [-F*F, F*F) or not constant. a, b may be NULL (check only). */
+static bool di_pairs(const ib_graph *g, const ib_node *n, int64_t F, int32_t *a, int32_t *b)
+{
+    const ib_tensor *t = cpu_const_of(g, n, 1);
+    if (!t || t->desc.ndim != 1 ||
+        (t->desc.dtype != IB_DTYPE_INT64 && t->desc.dtype != IB_DTYPE_INT32))
+        return false;
+    for (int64_t k = 0; k < t->desc.dims[0]; k++) {
+        int64_t p = t->desc.dtype == IB_DTYPE_INT64 ? ((const int64_t *)t->data)[k]
+                                                     : ((const int32_t *)t->data)[k];
+        if (p < 0)
+            p += F * F;
+        if (p < 0 || p >= F * F)
+            return false;
+        if (a) {
+            a[k] = (int32_t)(p / F);
+            b[k] = (int32_t)(p % F);
+        }
+    }
+    return true;
+}
+
+static bool di_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                        const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    int64_t F = ib_node_attr_int(n, "features", 0);
+    const ib_value *y = ib_node_output(g, n, 0);
+    if (n->n_inputs != 2 || !in[0] || !in[1] || in[0]->dtype != IB_DTYPE_FLOAT32 ||
+        in[0]->ndim < 2 || F < 1 || F > 65536 || !y || y->desc.dtype != IB_DTYPE_FLOAT32)
+        return false;
+    int64_t row = in[0]->dims[0] > 0 ? ib_tensor_desc_numel(in[0]) / in[0]->dims[0] : 0;
+    return row > 0 && row % F == 0 && di_pairs(g, n, F, NULL, NULL);
+}
+
+static int di_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *x = cpu_in(e, n, 0), *ix = cpu_in(e, n, 1), *y = cpu_out(e, n, 0);
+    int64_t K = ix->desc.dims[0];
+    cpu_dot_ctx *k = ib_calloc(1, sizeof *k + 2 * (size_t)(K + 1) * sizeof(int32_t));
+    if (!k)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    k->F = ib_node_attr_int(n, "features", 0);
+    k->N = x->desc.dims[0];
+    k->D = ib_tensor_desc_numel(&x->desc) / k->N / k->F;
+    k->K = K;
+    k->a = (int32_t *)(k + 1);
+    k->b = k->a + K + 1;
+    di_pairs(e->graph, n, k->F, k->a, k->b);
+    const void *xp;
+    void *yp;
+    int rc;
+    if ((rc = cpu_use_plain(e, x, dnnl_f32, &xp, err)) || (rc = cpu_def_plain(e, y, &yp, err))) {
+        ib_free(k);
+        return rc;
+    }
+    k->x = xp;
+    k->y = yp;
+    return cpu_add_kernel(e, cpu_dot_interaction_run, k, err);
+}
+
 /* ---- reductions ----------------------------------------------------------- */
 
 static const struct {
@@ -406,6 +471,7 @@ static int arg_compile(cpu_exec *e, const ib_node *n, ib_err *err)
 const cpu_op cpu_ops_gather[] = {
     {"", "Gather", gather_supports, gather_compile},
     {"inferbench", "GatherConcat", gc_supports, gc_compile},
+    {"inferbench", "DotInteraction", di_supports, di_compile},
     {"", "ArgMax", arg_supports, arg_compile},
     {"", "ArgMin", arg_supports, arg_compile},
     {NULL, NULL, NULL, NULL},

@@ -107,6 +107,16 @@ typedef struct cpu_gc_ctx {
 } cpu_gc_ctx;
 int cpu_gather_concat_run(void *kctx, int threads, ib_err *err);
 
+/* inferbench.DotInteraction (cpu_kernels_dot.c): per row n of x [N, F*D], y[n, k] = the dot
+ * of feature vectors a[k] and b[k] (D floats each) of that row. */
+typedef struct cpu_dot_ctx {
+    const float *x;
+    float *y;
+    int64_t N, F, D, K;
+    int32_t *a, *b; /* K each: feature indices, validated at compile */
+} cpu_dot_ctx;
+int cpu_dot_interaction_run(void *kctx, int threads, ib_err *err);
+
 /* ArgMax/ArgMin over the middle dim of [outer, len, inner] -> int64. */
 typedef struct cpu_arg_ctx {
     const float *x;

@@ -451,12 +451,89 @@ static int k_gc(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
     return IB_OK;
 }
 
+/* ---- inferbench.DotInteraction -----------------------------------------------------------
+ * DLRM's dot interaction (compile_fuse_embed.c): X [N, ...] holds per row F feature vectors
+ * of D = (row size) / F values; I [K] (int32/int64) are flat indices p = i * F + j into the
+ * F x F matrix of their dot products (negative ones count from F * F). Y [N, K]:
+ *   Y[n, k] = sum_d X[n, i_k * D + d] * X[n, j_k * D + d]
+ * which is Gather(Flatten(X' X'^T), I, axis 1) for X' = X viewed as [N, F, D]. */
+
+static int di_shape(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *x,
+                    const ib_tensor_desc *ix, int64_t *F, int64_t *D)
+{
+    *F = ib_op_attr_i(ctx, "features", 0);
+    if (*F < 1) return IB_OP_BAD(ctx, err, "attribute features must be >= 1");
+    if (x->ndim < 2) return IB_OP_BAD(ctx, err, "X must have rank >= 2");
+    int64_t row = 1;
+    for (int32_t d = 1; d < x->ndim; d++)
+        row *= x->dims[d];
+    if (row % *F) return IB_OP_BAD(ctx, err, "a row of %lld values is not %lld features", (long long)row, (long long)*F);
+    *D = row / *F;
+    int rc = check_indices_type(ctx, err, ix->dtype);
+    if (rc) return rc;
+    if (ix->ndim != 1) return IB_OP_BAD(ctx, err, "indices must be 1-D");
+    return IB_OK;
+}
+
+static int infer_di(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
+                    const ib_tensor *const *const_in, uint32_t n_in, ib_tensor_desc *out,
+                    uint32_t n_out, bool *dd, ib_err *err)
+{
+    IB_UNUSED(const_in);
+    IB_UNUSED(n_in);
+    IB_UNUSED(n_out);
+    IB_UNUSED(dd);
+    int64_t F, D;
+    int rc = di_shape(ctx, err, in[0], in[1], &F, &D);
+    if (rc) return rc;
+    out[0] = (ib_tensor_desc){in[0]->dtype, 2, {in[0]->dims[0], in[1]->dims[0]}};
+    return IB_OK;
+}
+
+static int k_di(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
+                ib_tensor *const *out, uint32_t n_out, ib_err *err)
+{
+    IB_UNUSED(n_in);
+    IB_UNUSED(n_out);
+    int64_t F, D;
+    int rc = di_shape(ctx, err, &in[0]->desc, &in[1]->desc, &F, &D);
+    if (rc) return rc;
+    int64_t N = in[0]->desc.dims[0], K = in[1]->desc.dims[0];
+    const float *x = in[0]->data;
+    float *y = out[0]->data;
+    for (int64_t k = 0; k < K; k++) {
+        int64_t p;
+        if ((rc = fetch_index(ctx, err, in[1], k, F * F, &p))) return rc;
+        const float *a = x + (p / F) * D, *b = x + (p % F) * D;
+        for (int64_t n = 0; n < N; n++) {
+            double s = 0;
+            for (int64_t d = 0; d < D; d++)
+                s += (double)a[n * F * D + d] * (double)b[n * F * D + d];
+            y[n * K + k] = (float)s;
+        }
+    }
+    return IB_OK;
+}
+
+static double flops_di(const ib_op_ctx *ctx, const ib_tensor_desc *const *in, uint32_t n_in,
+                       const ib_tensor_desc *out, uint32_t n_out)
+{
+    IB_UNUSED(n_in);
+    IB_UNUSED(out);
+    IB_UNUSED(n_out);
+    int64_t F, D;
+    if (di_shape(ctx, NULL, in[0], in[1], &F, &D)) return 0;
+    return 2.0 * (double)in[0]->dims[0] * (double)in[1]->dims[0] * (double)D;
+}
+
 static const ib_op_def defs[] = {
     {"", "Gather", 1, 0, infer_gather, k_gather, NULL, NULL, 0, 2, 2, 1, 1, 0, 0},
     {"", "GatherElements", 11, 0, infer_gather_el, k_gather_el, NULL, NULL, 0, 2, 2, 1, 1, 0, 0},
     {"", "GatherND", 11, 0, infer_gather_nd, k_gather_nd, NULL, NULL, 0, 2, 2, 1, 1, 0, 0},
     {"", "TopK", 1, 0, infer_topk, k_topk, scratch_topk, NULL, NUM, 1, 2, 2, 2, 0x2u, 0},
     {"inferbench", "GatherConcat", 1, 0, infer_gc, k_gc, NULL, NULL, 0, 1, IB_OP_VARIADIC, 1, 1,
+     0, 0},
+    {"inferbench", "DotInteraction", 1, 0, infer_di, k_di, NULL, flops_di, IB_DT_F32, 2, 2, 1, 1,
      0, 0},
 };
 
