@@ -134,6 +134,38 @@ static inline int bu_measure_fn(bu_fn fn, void *ctx, double items, int reps, dou
     return 0;
 }
 
+/* A/B of two configurations of the same work in one run: `rounds` alternations of ~seconds
+ * of fa then ~seconds of fb (after two warm-up calls each), so a slow spell of a shared
+ * machine hits both; *ra, *rb = the median items/s of each. Returns 0 on success. */
+static inline int bu_ab(bu_fn fa, void *ca, bu_fn fb, void *cb, double items, int rounds,
+                        double seconds, double *ra, double *rb)
+{
+    double a[BU_MAX_REPS], b[BU_MAX_REPS];
+    if (rounds > BU_MAX_REPS)
+        rounds = BU_MAX_REPS;
+    if (fa(ca) || fa(ca) || fb(cb) || fb(cb))
+        return -1;
+    double t0 = bu_now_s();
+    if (fa(ca))
+        return -1;
+    int iters = (int)fmax(1, seconds / fmax(bu_now_s() - t0, 1e-4));
+    for (int r = 0; r < rounds; r++)
+        for (int k = 0; k < 2; k++) {
+            bu_fn f = k ? fb : fa;
+            void *c = k ? cb : ca;
+            t0 = bu_now_s();
+            for (int i = 0; i < iters; i++)
+                if (f(c))
+                    return -1;
+            (k ? b : a)[r] = items * iters / (bu_now_s() - t0);
+        }
+    qsort(a, (size_t)rounds, sizeof a[0], bu_cmp_d);
+    qsort(b, (size_t)rounds, sizeof b[0], bu_cmp_d);
+    *ra = a[rounds / 2];
+    *rb = b[rounds / 2];
+    return 0;
+}
+
 /* --profile: run fn `runs` times with s's per-node profiling on and print where the time
  * goes (the top `top` nodes), headed by `title`. After the measurement, so it costs none. */
 static inline void bu_profile(ib_session *s, bu_fn fn, void *ctx, int runs, int top,

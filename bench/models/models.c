@@ -15,7 +15,7 @@
  * program, bench/models/ssd.c. Figures are printed, never asserted.
  *
  *   build/release/bench/models/models [--threads N] [--batches 1,32] [--precisions
- *       fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] [--profile]
+ *       fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] [--profile[=N]] [--ab-direct]
  *       [--model FILE.onnx]
  *       [--agree N] [--quiet-wait S] [--python /usr/bin/python3]
  */
@@ -134,7 +134,8 @@ static void measure_torch(const char *python, const char *script, const char *pr
 
 int main(int argc, char **argv)
 {
-    int threads = 0, reps = 3, agree_n = 64, no_torch = 0, no_ort = 0, profile = 0;
+    int threads = 0, reps = 3, agree_n = 64, no_torch = 0, no_ort = 0, profile = 0,
+        ab_direct = 0;
     double seconds = 3, quiet_wait = 20;
     const char *batches = "1,32", *precs = "fp32,bf16,int8", *model_path = NULL;
     const char *python = getenv("IB_PYTHON") ? getenv("IB_PYTHON") : "/usr/bin/python3";
@@ -162,12 +163,16 @@ int main(int argc, char **argv)
             no_torch = 1;
         else if (!strcmp(a, "--no-ort"))
             no_ort = 1;
+        else if (!strcmp(a, "--ab-direct"))
+            ab_direct = 1;
         else if (!strcmp(a, "--profile"))
-            profile = 1;
+            profile = 12;
+        else if (!strncmp(a, "--profile=", 10) && atoi(a + 10) > 0)
+            profile = atoi(a + 10); /* how many of the slowest steps to list */
         else {
             fprintf(stderr, "usage: %s [--threads N] [--batches 1,32] [--precisions "
                             "fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] "
-                            "[--profile] [--model "
+                            "[--profile[=N]] [--ab-direct] [--model "
                             "FILE] [--agree N] [--quiet-wait S] [--python PATH]\n",
                     argv[0]);
             return 2;
@@ -235,6 +240,29 @@ int main(int argc, char **argv)
             memset(&ours[bi], 0, sizeof ours[bi]);
             if (s)
                 measure_ours(s, xb, b, reps, seconds, quiet_wait, &ours[bi]);
+            if (s && ab_direct) { /* the same batch on oneDNN's direct kernels, alternating */
+                bu_session_opts bo = {.precision = p, .threads = threads, .max_batch = b,
+                                      .direct_conv = true};
+                ib_session *d = p == IB_PRECISION_FP32 ? bu_session("models", m, &bo) : NULL;
+                int64_t *cls = malloc((size_t)b * sizeof *cls);
+                run_ctx ca = {s, xb, b, cls}, cb = {d, xb, b, cls};
+                int64_t *cls2 = malloc((size_t)b * sizeof *cls2);
+                double ra = 0, rb = 0;
+                if (d && cls && cls2 && !bu_ab(run_ctx_fn, &ca, run_ctx_fn, &cb, (double)b,
+                                               reps * 2, seconds / 2, &ra, &rb) &&
+                    !run_once(s, xb, b, cls, NULL) && !run_once(d, xb, b, cls2, NULL)) {
+                    int same = 0;
+                    for (int64_t k = 0; k < b; k++)
+                        same += cls[k] == cls2[k];
+                    printf("-- A/B %s batch %lld: default %.2f img/s, direct convolutions %.2f "
+                           "img/s: %.3fx (%d alternating rounds); top-1 equal on %d of %lld\n",
+                           plist[pi], (long long)b, ra, rb, ra / rb, reps * 2, same,
+                           (long long)b);
+                }
+                free(cls);
+                free(cls2);
+                ib_session_destroy(d);
+            }
             if (s && profile) { /* where the time of this row goes (after its measurement) */
                 int64_t *cls = malloc((size_t)b * sizeof *cls);
                 ib_session_set_profiling(s, true);
@@ -243,7 +271,7 @@ int main(int argc, char **argv)
                 ib_profile pr;
                 if (cls && ib_session_profile(s, &pr, NULL) == IB_OK) {
                     printf("-- %s batch %lld:\n", plist[pi], (long long)b);
-                    ib_profile_write(&pr, 12, stdout);
+                    ib_profile_write(&pr, profile, stdout);
                     ib_profile_free(&pr);
                 }
                 free(cls);

@@ -11,6 +11,7 @@
  *
  *   build/release/bench/models/ssd [--threads N] [--batches 1] [--precisions fp32,bf16,int8]
  *       [--reps 3] [--seconds 3] [--calib 4] [--no-torch] [--quiet-wait S] [--python PATH]
+ *       [--profile]
  */
 #include <math.h>
 #include <stdbool.h>
@@ -134,7 +135,8 @@ static double post_ms(const float *loc, const float *conf, size_t *n_det)
 
 int main(int argc, char **argv)
 {
-    int threads = 0, reps = 3, no_torch = 0, no_ort = 0, n_calib = 4;
+    int threads = 0, reps = 3, no_torch = 0, no_ort = 0, n_calib = 4,
+        profile = 0;
     double seconds = 3, quiet_wait = 20;
     const char *batches = "1", *precs = "fp32,bf16,int8";
     const char *python = getenv("IB_PYTHON") ? getenv("IB_PYTHON") : "/usr/bin/python3";
@@ -159,12 +161,14 @@ int main(int argc, char **argv)
             python = argv[++i];
         else if (!strcmp(a, "--no-torch"))
             no_torch = 1;
+        else if (!strcmp(a, "--profile"))
+            profile = 1;
         else if (!strcmp(a, "--no-ort"))
             no_ort = 1;
         else {
             fprintf(stderr, "usage: %s [--threads N] [--batches 1] [--precisions fp32,bf16,int8] "
                             "[--reps 3] [--seconds 3] [--calib 4] [--no-torch] [--no-ort] [--quiet-wait S] "
-                            "[--python PATH]\n",
+                            "[--python PATH] [--profile]\n",
                     argv[0]);
             return !strcmp(a, "--help") ? 0 : 2;
         }
@@ -224,6 +228,11 @@ int main(int argc, char **argv)
             run_ctx c = {s, x, b, loc, conf};
             if (s)
                 bu_measure_fn(run_once, &c, (double)b, reps, seconds, quiet_wait, &ours[bi]);
+            if (s && profile) {
+                char title[64];
+                snprintf(title, sizeof title, "%s batch %lld", plist[pi], (long long)b);
+                bu_profile(s, run_once, &c, 2, 14, title);
+            }
             ib_session_destroy(s);
         }
         double trates[8] = {0}, tcpu[8] = {0};

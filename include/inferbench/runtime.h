@@ -170,7 +170,8 @@ typedef struct ib_profile_entry {
                           * "copy" (the backend's own copies, copies between backends),
                           * "subgraph" (a backend without per-node timing) */
     const char *backend; /* backend that ran it */
-    const char *kind;    /* how: "onednn", "kernel", "copy", "subgraph", ... */
+    const char *kind;    /* how: "onednn", "onednn-wino" (a Winograd convolution),
+                          * "kernel", "copy", "subgraph", ... */
     int64_t ns;          /* summed over the runs */
     uint64_t runs;
     double flops;        /* of one run of the node (2 x multiply-adds; 0 when not counted) */

@@ -663,10 +663,17 @@ void cpu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn
         const char *kind = !st->node ? "copy" : st->prim ? "onednn" : "kernel";
         const_dnnl_primitive_desc_t pd = NULL;
         dnnl_primitive_kind_t pk = dnnl_undefined_primitive;
+        const char *impl = NULL;
         if (st->prim && dnnl_primitive_get_primitive_desc(st->prim, &pd) == dnnl_success &&
-            dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &pk) == dnnl_success &&
-            pk == dnnl_reorder)
-            kind = "reorder"; /* a layout conversion for the node, not the node itself */
+            dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &pk) == dnnl_success) {
+            if (pk == dnnl_reorder)
+                kind = "reorder"; /* a layout conversion for the node, not the node itself */
+            else if (pk == dnnl_convolution &&
+                     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) ==
+                         dnnl_success &&
+                     impl && strstr(impl, "wino"))
+                kind = "onednn-wino"; /* oneDNN's Winograd convolution (dnnl_conv.c) */
+        }
         fn(user, st->node, kind, e->prof_ns[i], e->prof_runs);
     }
 }
