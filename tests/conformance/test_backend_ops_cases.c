@@ -642,6 +642,11 @@ void bo_cases_shape(bo *b)
             RUN1(b, label, 0, NODE(b, red[i], "", in, at));
         }
     }
+    { /* over the spatial axes: the cpu's global average pool kernel (plain input) */
+        ib_value_id in[1] = {IN(b, 2, 40, 5, 3)};
+        ib_attr at[] = {INTS("axes", 2, 3)};
+        RUN1(b, "ReduceMean spatial axes 2,3 keepdims 1", 0, NODE(b, "ReduceMean", "", in, at));
+    }
     {
         ib_value_id in[1] = {IN(b, 5, 7, 3)};
         ib_attr at[] = {bo_ai("axis", 1), bo_ai("keepdims", 0)};
@@ -731,6 +736,17 @@ void bo_cases_chains(bo *b)
         ib_value_id outs[2] = {y, c2}; /* c2 is also read inside: a boundary in blocked layout */
         b->check_q8 = true; /* Relu reads c1 and MaxPool pools f32: nothing is held int8 */
         bo_run(b, "chain ResNet block", BO_INT8 | BO_BF16 | BO_CHAIN, outs, 2);
+    }
+    /* Conv (16 -> 32: nChw16c on AVX-512) - ReduceMean over H, W: the average pool reads
+     * the blocked layout */
+    {
+        ib_value_id cin[3] = {IN(b, 2, 16, 9, 9), bo_const(b, F32, 4, DIMS(32, 16, 3, 3), -0.3, 0.3),
+                              CONST(b, 32)};
+        ib_attr ca[] = {INTS("kernel_shape", 3, 3), INTS("pads", 1, 1, 1, 1)};
+        ib_value_id r[1] = {NODE(b, "Conv", "", cin, ca)};
+        ib_attr ra[] = {INTS("axes", 2, 3), bo_ai("keepdims", 0)};
+        RUN1(b, "chain Conv-ReduceMean spatial", BO_INT8 | BO_BF16 | BO_CHAIN,
+             NODE(b, "ReduceMean", "", r, ra));
     }
     /* int8 held between convolutions (dnnl_conv.c): stem-MaxPool-bottleneck with a
      * projection (s8 residual under a u8 dst) and an identity block whose f32 output

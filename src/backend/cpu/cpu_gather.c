@@ -397,6 +397,14 @@ static int reduce_compile(cpu_exec *e, const ib_node *n, ib_err *err)
         yd[i] = red[i] ? 1 : x->desc.dims[i];
         any |= red[i] && x->desc.dims[i] != 1;
     }
+    bool spatial = nd >= 3 && !red[0] && !red[1];
+    for (int i = 2; i < nd; i++)
+        spatial &= red[i];
+    if (ri == 1 && spatial) { /* ReduceMean over the spatial axes: the global average pool */
+        int rc = cpu_gap_compile(e, x, y, err);
+        if (rc != IB_EUNSUPPORTED)
+            return rc;
+    }
     dnnl_data_type_t dt = cpu_keep_dt(x);
     dnnl_memory_desc_t smd, dmd, yplain;
     if (cpu_md_plain(&smd, nd, x->desc.dims, dt) || cpu_md_plain(&dmd, nd, yd, dt) ||

@@ -107,6 +107,20 @@ typedef struct cpu_gc_ctx {
 } cpu_gc_ctx;
 int cpu_gather_concat_run(void *kctx, int threads, ib_err *err);
 
+/* Global average pool (cpu_kernels_gap.c): y[n, c] = mean over the S positions of plane
+ * (n, c) of x, held plain [N, C, S] or (blocked) nChw16c [N, ceil(C/16), S, 16]. */
+typedef struct cpu_gap_ctx {
+    const float *x;
+    float *y;
+    int64_t N, C, S;
+    bool blocked;
+} cpu_gap_ctx;
+int cpu_gap_run(void *kctx, int threads, ib_err *err);
+/* The step for x -> y [N, C] (any shape of N x C elements) of float32 x [N, C, S...]:
+ * reads x as the convolution before it left it when that is nChw16c (4-D), else plain.
+ * IB_EUNSUPPORTED when x is not float32 of rank >= 3. */
+int cpu_gap_compile(cpu_exec *e, cpu_val *x, cpu_val *y, ib_err *err);
+
 /* inferbench.DotInteraction (cpu_kernels_dot.c): per row n of x [N, F*D], y[n, k] = the dot
  * of feature vectors a[k] and b[k] (D floats each) of that row. */
 typedef struct cpu_dot_ctx {

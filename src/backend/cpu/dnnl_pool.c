@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_kernels.h"
 
 typedef struct pool_geom {
     int nsp;
@@ -103,6 +103,11 @@ static int pool_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     pool_geom pg;
     if (!pool_geometry(n, &x->desc, &y->desc, &pg))
         return cpu_fail(e, err, IB_EFORMAT, "inconsistent kernel/strides/pads for the shapes");
+    if (!strcmp(n->op_type, "GlobalAveragePool")) { /* cpu_kernels_gap.c */
+        int rc = cpu_gap_compile(e, x, y, err);
+        if (rc != IB_EUNSUPPORTED)
+            return rc;
+    }
     /* keep the producer's layout, but compute in the session's activation type; an
      * int8 input to MaxPool stays int8 (only int8 convolutions read the output then:
      * cpu_exec.c count_uses) */
