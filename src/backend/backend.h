@@ -69,6 +69,9 @@ enum ib_backend_cap {
     /* Runs inferbench.DotInteraction (DLRM's pairwise dot products): the compiler may then
      * fuse the interaction's Reshape, Transpose, MatMul, Flatten and Gather for it. */
     IB_BACKEND_CAP_DOT_INTERACTION = 1u << 1,
+    /* Runs inferbench.GatherConcat (embedding lookups written straight into their Concat):
+     * the compiler may then fuse DLRM's 26 Gathers and their Concat for it. */
+    IB_BACKEND_CAP_GATHER_CONCAT = 1u << 2,
 };
 
 /* True when backend b declares the capability (tables before ABI version 3: none). */

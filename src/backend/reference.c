@@ -254,8 +254,8 @@ static int ref_value_desc(void *ctx, ib_backend_exec *e, ib_value_id v, ib_tenso
 
 const struct ib_backend_ops ib_backend_reference_ops = {
     .abi_version = IB_BACKEND_ABI_VERSION,
-    /* runs inferbench.MultiHeadAttention and inferbench.DotInteraction */
-    .caps = IB_BACKEND_CAP_MHA | IB_BACKEND_CAP_DOT_INTERACTION,
+    /* runs inferbench.MultiHeadAttention, DotInteraction and GatherConcat */
+    .caps = IB_BACKEND_CAP_MHA | IB_BACKEND_CAP_DOT_INTERACTION | IB_BACKEND_CAP_GATHER_CONCAT,
     .name = "reference",
     .available = NULL,
     .create = ref_create,

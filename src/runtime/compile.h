@@ -61,6 +61,8 @@ typedef struct ib_compile_options {
                     * backends implementing it: cpu, reference) */
     bool fuse_dot_interaction; /* DLRM's interaction -> inferbench.DotInteraction (backends
                                 * with IB_BACKEND_CAP_DOT_INTERACTION: cpu, reference) */
+    bool fuse_gather_concat;   /* lookups + Concat -> inferbench.GatherConcat (backends with
+                                * IB_BACKEND_CAP_GATHER_CONCAT: cpu, reference) */
     bool no_dce;
     bool allow_dynamic;      /* leave unbound dims dynamic instead of failing (stats) */
     size_t fold_max_bytes;   /* do not fold outputs larger than this (0 = 256 MiB) */

@@ -9,7 +9,8 @@
  * Gather writes its rows to a temporary and Concat copies them again; fused,
  * the rows go straight to y and the CPU kernel prefetches the next rows of
  * every table (random rows of large tables miss every cache). Taken when at
- * least two parts are Gathers whose output only this Concat reads.
+ * least two parts are Gathers whose output only this Concat reads, for backends
+ * with IB_BACKEND_CAP_GATHER_CONCAT (cpu, reference; cuda runs Gather and Concat).
  *
  * DLRM's dot interaction -> inferbench.DotInteraction (for backends with
  * IB_BACKEND_CAP_DOT_INTERACTION):
@@ -69,6 +70,7 @@ static bool concat_ok(const ib_graph *g, const ib_node *c)
 int ib_pass_fuse_gather_concat(ib_pass_ctx *c)
 {
     ib_graph *g = c->g;
+    if (!c->opts->fuse_gather_concat) return IB_OK;
     size_t n = g->nodes.len;
     for (size_t i = 0; i < n; i++) {
         ib_node *cat = &g->nodes.data[i];

@@ -525,6 +525,7 @@ int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib
     /* fused attention only for a backend that runs it (asked, not guessed from a name) */
     o.fuse_mha = ib_backend_has_cap(s->backends[0], IB_BACKEND_CAP_MHA);
     o.fuse_dot_interaction = ib_backend_has_cap(s->backends[0], IB_BACKEND_CAP_DOT_INTERACTION);
+    o.fuse_gather_concat = ib_backend_has_cap(s->backends[0], IB_BACKEND_CAP_GATHER_CONCAT);
     o.cache = s->cache;
     if ((rc = ib_compile(src, &o, &v->g, &v->cstats, err)) ||
         (rc = partition_variant(s, v, &p, err)))

@@ -184,8 +184,8 @@ static bool cpu_supports_op(void *ctx, const ib_graph *g, const ib_node *n,
 
 const struct ib_backend_ops ib_backend_cpu_ops = {
     .abi_version = IB_BACKEND_ABI_VERSION,
-    /* runs inferbench.MultiHeadAttention and inferbench.DotInteraction */
-    .caps = IB_BACKEND_CAP_MHA | IB_BACKEND_CAP_DOT_INTERACTION,
+    /* runs inferbench.MultiHeadAttention, DotInteraction and GatherConcat */
+    .caps = IB_BACKEND_CAP_MHA | IB_BACKEND_CAP_DOT_INTERACTION | IB_BACKEND_CAP_GATHER_CONCAT,
     .name = "cpu",
     .available = cpu_available,
     .create = cpu_create,
