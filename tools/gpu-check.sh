@@ -6,18 +6,24 @@
 #   3. runs the cuda_* tests (conformance of every op at fp32/fp16/bf16 against
 #      the reference kernels, device buffers, OOM, partition), which must not
 #      skip on a GPU,
-#   4. runs quick Offline performance runs of resnet50 and bert-99 on all GPUs
+#   4. runs quick Offline performance runs of every benchmark on all GPUs
 #      (--backend cuda --devices all; full-size models with random weights,
-#      synthetic data) at fp32 and fp16,
-#   5. prints one table: samples/s in all and per GPU, next to the published
-#      MLPerf v1.1 per-GPU figures of ../shared/reference/benchmarks.md
+#      synthetic data) at each precision, with the batch the entry picks for the
+#      device (run.json max_batch_from) unless BATCH_<id> is set,
+#   5. prints one table: samples/s in all and per GPU, the batch, the wall time of
+#      the run (model build and warm-up included; issue 25: <= 60 s), the nodes left
+#      on the reference kernels (run.json placement; issue 25: 0), next to the
+#      published MLPerf v1.1 per-GPU figures of ../shared/reference/benchmarks.md
 #      (Dell R7525 3x A100-PCIe-40GB and 3x A30, TensorRT, divided by 3).
 # Any failing step prints "GPU-CHECK FAILED: <step>" and the script exits 1;
 # it never reports a figure it did not measure.
 #
-# Usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--precisions "fp32 fp16"]
+# Usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--bundle]
+#                              [--precisions "fp32 fp16"] [--benchmarks "resnet50 bert-99"]
+# --bundle: on a machine without make's libraries, from `. .gpu/env.sh`
+# (../shared/tools/gpu-bundle.sh): no build, the test binary runs directly.
 # Environment: GPU_CHECK_BUILD (build dir, build/gpu), GPU_CHECK_OUT (logs and run
-# trees), RESNET_BATCH (128), BERT_BATCH (32).
+# trees), BATCH_resnet50, BATCH_bert_99, ... (a fixed batch for that benchmark).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -25,13 +31,17 @@ O=${GPU_CHECK_BUILD:-build/gpu}
 OUT=${GPU_CHECK_OUT:-$O/gpu-check}
 SKIP_BUILD=0
 ONLY_TESTS=0
-PRECISIONS="fp32 fp16"
+BUNDLE=0
+PRECISIONS="fp16"
+BENCHMARKS="resnet50 ssd-resnet34 bert-99 dlrm-99 rnnt 3d-unet-99"
 while [ $# -gt 0 ]; do
     case "$1" in
     --skip-build) SKIP_BUILD=1 ;;
     --only-tests) ONLY_TESTS=1 ;;
+    --bundle) BUNDLE=1; SKIP_BUILD=1 ;;
     --precisions) shift; PRECISIONS=$1 ;;
-    *) echo "usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--precisions LIST]" >&2; exit 2 ;;
+    --benchmarks) shift; BENCHMARKS=$1 ;;
+    *) echo "usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--bundle] [--precisions LIST] [--benchmarks LIST]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -66,8 +76,13 @@ CLI=$O/bin/inferbench
 [ -x "$CLI" ] || die "$CLI missing (build first, or drop --skip-build)"
 
 # ---- 3. tests --------------------------------------------------------------------------------
-echo "== make check T='cuda_*'"
-make CUDA=1 BUILD=release O=$O check T='cuda_*' > "$OUT/tests.log" 2>&1
+if [ "$BUNDLE" = 1 ]; then
+    echo "== $O/tests/ib-tests 'cuda_*'"
+    "$O/tests/ib-tests" -j4 -v 'cuda_*' > "$OUT/tests.log" 2>&1
+else
+    echo "== make check T='cuda_*'"
+    make CUDA=1 BUILD=release O=$O check T='cuda_*' > "$OUT/tests.log" 2>&1
+fi
 TRC=$?
 grep -E '^(ok|not ok)' "$OUT/tests.log" | sed 's/^/   /'
 grep -E '^#   # (FAIL|[a-z_]+: [0-9]+ cases)' "$OUT/tests.log" | sed 's/^/   /'
@@ -92,54 +107,77 @@ published() {
         { n = $2; s = $3; gsub(/ /, "", n); gsub(/ /, "", s) }
         n == b && s == "Offline" { v = $(col + 1); gsub(/[ ,]/, "", v); printf "%.0f\n", v / 3; exit }' "$f"
 }
+# "batch wall_s fallback_nodes fallback_ops" of a run.json
+placement_of() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d.get("placement") or {}; print("%s %s %s" % (d.get("max_batch","-"), p.get("fallback_nodes","-"), (p.get("fallback_ops") or "-").replace(" ","")))' "$1" 2>/dev/null || echo "- - -"
+}
 ROWS=""
-# GPU batches (the entries' defaults, 32 and 8, are sized for CPUs)
-RESNET_BATCH=${RESNET_BATCH:-128}
-BERT_BATCH=${BERT_BATCH:-32}
-for B in resnet50 bert-99; do
-    BATCH=$RESNET_BATCH
-    [ "$B" = bert-99 ] && BATCH=$BERT_BATCH
+for B in $BENCHMARKS; do
     for P in $PRECISIONS; do
         D="$OUT/$B-$P"
         rm -rf "$D"
-        echo "== run $B $P batch $BATCH on $NGPU GPU(s)"
-        timeout 900 "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
-            --devices all --precision "$P" --batch "$BATCH" --json --output-dir "$D" \
+        VAR=BATCH_$(echo "$B" | tr '.-' '__')
+        eval "FIXED=\${$VAR:-}"
+        BATCH_ARG=""
+        [ -n "$FIXED" ] && BATCH_ARG="--batch $FIXED"
+        echo "== run $B $P ${FIXED:+batch $FIXED }on $NGPU GPU(s)"
+        T0=$(date +%s)
+        timeout 300 "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
+            --devices all --precision "$P" $BATCH_ARG --json --output-dir "$D" \
             > "$D.json" 2> "$D.err"
         RC=$?
-        if [ "$RC" != 0 ]; then
+        WALL=$(( $(date +%s) - T0 ))
+        if [ "$RC" != 0 ] && [ "$RC" != 3 ]; then
             tail -5 "$D.err" >&2
-            fail "run $B $P exited $RC (stderr: $D.err)"
-            ROWS="$ROWS$B|$P|exit $RC|-|-\n"
+            fail "run $B $P exited $RC after $WALL s (stderr: $D.err)"
+            ROWS="$ROWS$B|$P|exit $RC|-|-|-|$WALL|-|-\n"
             continue
         fi
         set -- $(perf_of "$D.json")
         SPS=$1
         VAL=$2
+        RJ=$(find "$D" -name run.json | head -1)
+        set -- $( [ -n "$RJ" ] && placement_of "$RJ" || echo "- - -")
+        BATCH=$1
+        FB=$2
+        FBOPS=$3
         PER=$(awk -v s="$SPS" -v n="$NGPU" 'BEGIN { if (s == "-") print "-"; else printf "%.1f", s / n }')
         [ "$SPS" = "-" ] && fail "run $B $P: no samples_per_second in $D.json"
         [ "$VAL" = "VALID" ] || echo "   note: $B $P is $VAL (quick runs are short; the figure is still a measurement)"
-        ROWS="$ROWS$B|$P|$SPS|$PER|$VAL\n"
+        [ "$FB" = "0" ] || echo "   note: $B $P left $FB node(s) on the reference kernels: $FBOPS"
+        [ "$WALL" -le 60 ] || echo "   note: $B $P took $WALL s (issue 25 target: <= 60 s)"
+        ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$FBOPS\n"
     done
 done
 
+# ---- 4b. the PyTorch peer in the same call (issue 24: our figures beside PyTorch's) -------------
+if [ -n "${PEER:-}" ] && [ -f "$PEER" ]; then
+    echo "== PyTorch peer ($PEER: ResNet50 fp16/fp32 batch 128, BERT-Large fp16 batch 32)"
+    timeout 240 python3 "$PEER" resnet50_fp16_bs128_eager resnet50_fp16_bs128_cudagraph \
+        resnet50_fp32_bs128_eager bert_large_fp16_bs32_seq384 > "$OUT/torch_peer.txt" 2>&1 ||
+        fail "the PyTorch peer failed (log: $OUT/torch_peer.txt)"
+    grep -v '^{' "$OUT/torch_peer.txt" | sed 's/^/   /'
+else
+    echo "== PyTorch peer: skipped (set PEER to gpu-torch-peer.py; .gpu/env.sh does)"
+fi
+
 # ---- 5. the table ----------------------------------------------------------------------------
 echo
-echo "== Offline samples/s on $NGPU x $GPU_NAME (quick runs: 1 s, random weights, synthetic data)"
-printf '%-9s %-5s %12s %10s %8s %16s %8s %16s %8s\n' benchmark prec "all GPUs" "per GPU" status \
-    "A100 v1.1 /GPU" "ratio" "A30 v1.1 /GPU" "ratio"
-printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL; do
+echo "== Offline samples/s on $NGPU x $GPU_NAME (quick runs, random weights, synthetic data)"
+printf '%-13s %-5s %12s %10s %8s %6s %6s %9s %14s %7s %14s %7s\n' benchmark prec "all GPUs" \
+    "per GPU" status batch wall_s ref_nodes "A100 v1.1/GPU" ratio "A30 v1.1/GPU" ratio
+printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL BATCH WALL FB FBOPS; do
     [ -n "$B" ] || continue
     A100=$(published "$B" 3)
     A30=$(published "$B" 4)
     R1=$(awk -v a="$PER" -v b="$A100" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
     R2=$(awk -v a="$PER" -v b="$A30" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
-    printf '%-9s %-5s %12s %10s %8s %16s %8s %16s %8s\n' "$B" "$P" "$SPS" "$PER" "$VAL" "${A100:--}" "$R1" \
-        "${A30:--}" "$R2"
+    printf '%-13s %-5s %12s %10s %8s %6s %6s %9s %14s %7s %14s %7s\n' "$B" "$P" "$SPS" "$PER" "$VAL" \
+        "$BATCH" "$WALL" "$FB" "${A100:--}" "$R1" "${A30:--}" "$R2"
 done
 echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.2, INT8 for both"
 echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
-echo "Target (issue 8): >= 0.5 of the published figure of the same GPU class at the same precision;"
-echo "H100/H200 have no v1.1 figure there, and this backend has no int8 yet."
+echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the reference kernels"
+echo "on the host (run.json placement); H100/H200 have no v1.1 figure there; no int8 on cuda yet."
 [ "$FAILED" = 0 ] || { echo "GPU-CHECK FAILED (see messages above)" >&2; exit 1; }
 echo "== GPU-CHECK OK"

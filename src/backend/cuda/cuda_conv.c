@@ -3,7 +3,8 @@
  * dilations, symmetric pads or auto_pad) on cuDNN's convolution forward,
  * followed by one epilogue kernel (bias + residual Z + Relu/LeakyRelu/Clip),
  * and 1-D/2-D MaxPool/AveragePool on our pooling kernel (asymmetric pads as
- * in TF-exported ResNet50, dilations, ceil_mode). Tensors are float32 NCHW
+ * in TF-exported ResNet50, dilations, ceil_mode), and ConvTranspose on cuDNN's
+ * backward-data convolution (3D U-Net's upsampling). Tensors are float32 NCHW
  * (the plain ONNX layout); 1-D ops run as 2-D with H = 1.
  *
  * Precision: fp32 pins CUDNN_FMA_MATH (no TF32, so results match the
@@ -300,6 +301,165 @@ fail:
     return rc;
 }
 
+/* ---- ConvTranspose: cuDNN's backward-data convolution ------------------------------
+ * ConvTranspose(X [N, C, in...], W [C, M/g, k...]) = Y [N, M, out...] is the gradient of
+ * the forward convolution Y -> X with filter W (C outputs of M/g inputs each), so cuDNN's
+ * cudnnConvolutionBackwardData computes it with X as dy and Y as dx; bias as the conv
+ * epilogue. Taken when the pads are symmetric and that forward convolution maps out back
+ * to in exactly (output_padding < stride, no output_shape beyond the reachable size). */
+
+static bool convt_geom(const ib_graph *g, const ib_node *n, const ib_tensor_desc *x,
+                       const ib_tensor_desc *w, const ib_tensor_desc *y, cv_geom *cg)
+{
+    memset(cg, 0, sizeof *cg);
+    if (x->ndim < 3 || x->ndim > 5 || w->ndim != x->ndim || !y || y->ndim != x->ndim)
+        return false;
+    ib_op_ctx oc = {.graph = g, .node = n, .scratch = NULL, .scratch_size = 0};
+    ib_err err;
+    ib_err_clear(&err);
+    ib_window win;
+    if (ib_window_transpose(&oc, &err, x, w->dims + 2, &win) || !geom_from_window(&win, cg))
+        return false;
+    for (int i = 0; i < win.nsp; i++) {
+        int64_t span = win.out[i] + win.pad_b[i] + win.pad_e[i] - win.dil[i] * (win.k[i] - 1) - 1;
+        if (win.out[i] != y->dims[2 + i] || span < 0 || span / win.stride[i] + 1 != win.in[i])
+            return false;
+    }
+    int64_t grp = ib_node_attr_int(n, "group", 1);
+    if (grp < 1 || !fits_int(grp) || w->dims[0] != x->dims[1] ||
+        w->dims[1] * grp != y->dims[1])
+        return false;
+    cg->group = (int)grp;
+    /* cuDNN's terms: the forward conv's x is our Y, its y our X, its filter W as it is */
+    return dims_of(y, cg->nd, cg->x) && dims_of(w, cg->nd, cg->w) && dims_of(x, cg->nd, cg->y);
+}
+
+static bool sup_convt(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                      const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    if (p == IB_PRECISION_BF16 || !in[0] || !in[1] || !cu_all_f32(n, in))
+        return false;
+    const ib_tensor_desc *y = cu_out_desc(g, n, 0);
+    cv_geom cg;
+    if (!y || !convt_geom(g, n, in[0], in[1], y, &cg))
+        return false;
+    return n->n_inputs < 3 || !in[2] || ib_tensor_desc_numel(in[2]) == y->dims[1];
+}
+
+typedef struct convt_k {
+    cudnnTensorDescriptor_t dyd, dxd; /* our X, our Y */
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+    cudnnConvolutionBwdDataAlgo_t algo;
+    size_t ws;
+    const void *x, *w;
+    void *y;
+    const float *bias;
+    int64_t N, M, inner;
+} convt_k;
+
+static void convt_free(void *p)
+{
+    convt_k *k = p;
+    if (!k)
+        return;
+    if (k->dyd)
+        (void)cudnnDestroyTensorDescriptor(k->dyd);
+    if (k->dxd)
+        (void)cudnnDestroyTensorDescriptor(k->dxd);
+    if (k->wd)
+        (void)cudnnDestroyFilterDescriptor(k->wd);
+    if (k->cd)
+        (void)cudnnDestroyConvolutionDescriptor(k->cd);
+    ib_free(k);
+}
+
+static int run_convt(cu_exec *e, void *p, ib_err *err)
+{
+    convt_k *k = p;
+    const float one = 1.f, zero = 0.f;
+    int rc = cu_check_dnn(e, err,
+                          cudnnConvolutionBackwardData(e->ctx->dnn, &one, k->wd, k->w, k->dyd,
+                                                       k->x, k->cd, k->algo, e->ws, k->ws, &zero,
+                                                       k->dxd, k->y),
+                          "transposed convolution (backward data)");
+    if (rc || !k->bias)
+        return rc;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_bias_act(e->ctx->stream, k->y, k->bias, NULL, k->N, k->M,
+                                                 k->inner, IBK_COPY, 0.f, 0.f),
+                       "transposed convolution bias kernel");
+}
+
+static int comp_convt(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *y = cu_out(e, n, 0);
+    cv_geom cg;
+    if (!convt_geom(e->graph, n, &x->desc, &w->desc, &y->desc, &cg))
+        return cu_fail(e, err, IB_EUNSUPPORTED, "geometry not expressible in cuDNN");
+    convt_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    cudnnHandle_t h = e->ctx->dnn;
+    int rc, nsp = cg.nd - 2;
+    if ((rc = tensor_desc(e, &k->dxd, cg.nd, cg.x, err)) ||
+        (rc = tensor_desc(e, &k->dyd, cg.nd, cg.y, err)) ||
+        (rc = cu_check_dnn(e, err, cudnnCreateFilterDescriptor(&k->wd), "filter descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetFilterNdDescriptor(k->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                                      cg.nd, cg.w),
+                           "filter descriptor")) ||
+        (rc = cu_check_dnn(e, err, cudnnCreateConvolutionDescriptor(&k->cd),
+                           "convolution descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetConvolutionNdDescriptor(k->cd, nsp, cg.pad, cg.stride, cg.dil,
+                                                           CUDNN_CROSS_CORRELATION,
+                                                           CUDNN_DATA_FLOAT),
+                           "convolution descriptor")) ||
+        (rc = cu_check_dnn(e, err, cudnnSetConvolutionGroupCount(k->cd, cg.group), "group count")))
+        goto fail;
+    cudnnMathType_t math = e->precision == IB_PRECISION_FP16 ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
+                                                             : CUDNN_FMA_MATH;
+    if ((rc = cu_check_dnn(e, err, cudnnSetConvolutionMathType(k->cd, math), "math type")))
+        goto fail;
+    cudnnConvolutionBwdDataAlgoPerf_t perf[8];
+    int got = 0;
+    if ((rc = cu_check_dnn(e, err,
+                           cudnnGetConvolutionBackwardDataAlgorithm_v7(h, k->wd, k->dyd, k->cd,
+                                                                       k->dxd, 8, &got, perf),
+                           "algorithm heuristic")))
+        goto fail;
+    int pick = -1;
+    for (int i = 0; i < got && pick < 0; i++)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= CU_CONV_WS_MAX &&
+            (e->precision == IB_PRECISION_FP16 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
+            pick = i;
+    if (pick < 0) {
+        rc = cu_fail(e, err, IB_EUNSUPPORTED, "cuDNN offers no backward-data algorithm (%d tried)",
+                     got);
+        goto fail;
+    }
+    k->algo = perf[pick].algo;
+    if ((rc = cu_check_dnn(e, err,
+                           cudnnGetConvolutionBackwardDataWorkspaceSize(h, k->wd, k->dyd, k->cd,
+                                                                        k->dxd, k->algo, &k->ws),
+                           "workspace size")))
+        goto fail;
+    cu_need_ws(e, k->ws);
+    k->x = x->dev;
+    k->w = w->dev;
+    k->y = y->dev;
+    k->bias = bias ? bias->dev : NULL;
+    k->N = y->desc.dims[0];
+    k->M = y->desc.dims[1];
+    k->inner = k->N > 0 && k->M > 0 ? ib_tensor_desc_numel(&y->desc) / (k->N * k->M) : 0;
+    return cu_add_step(e, run_convt, k, convt_free, err);
+fail:
+    convt_free(k);
+    return rc;
+}
+
 /* ---- pooling (our kernel: any pads, dilations, ceil_mode) ------------------------ */
 
 typedef struct pool_k {
@@ -388,6 +548,7 @@ static int comp_pool(cu_exec *e, const ib_node *n, ib_err *err)
 const cu_op cu_ops_conv[] = {
     {"", "Conv", sup_conv, comp_conv},
     {"inferbench", "FusedConv", sup_conv, comp_conv},
+    {"", "ConvTranspose", sup_convt, comp_convt},
     {"", "MaxPool", sup_pool, comp_pool},
     {"", "AveragePool", sup_pool, comp_pool},
     {NULL, NULL, NULL, NULL},

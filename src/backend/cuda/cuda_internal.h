@@ -112,6 +112,30 @@ void cu_need_ws(cu_exec *e, size_t bytes);
 /* Row-major strides (elements) of d, into st[0..ndim). */
 void cu_strides(const ib_tensor_desc *d, int64_t *st);
 
+/* ---- matmuls (cuda_matmul.c) ----------------------------------------------- */
+
+/* Row-major Y = alpha op(A) op(B) [+ beta Y] [+ bias] [relu], batched. */
+typedef struct cu_mm_geom {
+    int64_t M, N, K, batch;
+    bool ta, tb;
+    int64_t sa, sb, sy; /* batch strides in elements (0 = broadcast) */
+    const float *a, *b, *bias;
+    float *y;
+    float alpha, beta; /* beta != 0: Y already holds the C term */
+    bool relu;
+} cu_mm_geom;
+
+/* Append g as steps: cuBLASLt at the session precision's compute type, the bias/Relu in
+ * its epilogue when it has one, else a bias + Relu kernel after. */
+int cu_add_gemm(cu_exec *e, const cu_mm_geom *g, ib_err *err);
+
+/* One cuBLASLt call planned for g's shapes (no epilogue; alignment as g's pointers) and
+ * run later on other pointers of the same alignment: the recurrence of an LSTM. */
+typedef struct cu_lt cu_lt;
+int cu_lt_plan(cu_exec *e, const cu_mm_geom *g, cu_lt **out, ib_err *err);
+int cu_lt_run(cu_exec *e, cu_lt *k, const float *a, const float *b, float *y, ib_err *err);
+void cu_lt_free(void *k);
+
 /* ---- op table (cuda_backend.c) -------------------------------------------- */
 
 typedef bool (*cu_supports_fn)(const cu_ctx *c, const ib_graph *g, const ib_node *n,
@@ -138,6 +162,7 @@ const ib_tensor_desc *cu_out_desc(const ib_graph *g, const ib_node *n, uint32_t 
 extern const cu_op cu_ops_ew[];     /* cuda_ops_ew.c: unary, binary, softmax, LayerNorm */
 extern const cu_op cu_ops_shape[];  /* cuda_ops_shape.c: reshape family, Transpose, Concat, Gather, reductions */
 extern const cu_op cu_ops_matmul[]; /* cuda_matmul.c: MatMul, Gemm, FusedMatMul, Attention */
+extern const cu_op cu_ops_rnn[];    /* cuda_rnn.c: LSTM */
 extern const cu_op cu_ops_conv[];   /* cuda_conv.c: Conv, FusedConv, pooling */
 
 /* The vtable entries of cuda_exec.c. */

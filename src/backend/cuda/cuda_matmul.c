@@ -22,7 +22,7 @@ void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_te
                    ibk_view *v); /* cuda_ops_ew.c */
 
 /* One planned Lt call. */
-typedef struct lt_k {
+typedef struct cu_lt {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t la, lb, lc;
     cublasLtMatmulAlgo_t algo;
@@ -58,16 +58,7 @@ static int run_lt(cu_exec *e, void *p, ib_err *err)
                        "matmul");
 }
 
-/* Row-major problem description. */
-typedef struct mm_geom {
-    int64_t M, N, K, batch;
-    bool ta, tb;
-    int64_t sa, sb, sy; /* batch strides in elements (0 = broadcast) */
-    const float *a, *b, *bias;
-    float *y;
-    float alpha, beta; /* beta != 0: Y already holds the C term */
-    bool relu;
-} mm_geom;
+typedef cu_mm_geom mm_geom;
 
 static uint32_t align_of(const void *p, int64_t stride_bytes)
 {
@@ -175,6 +166,33 @@ fail:
     return rc;
 }
 
+int cu_lt_plan(cu_exec *e, const cu_mm_geom *g, cu_lt **out, ib_err *err)
+{
+    if (g->M > INT32_MAX || g->N > INT32_MAX || g->K > INT32_MAX || g->batch > INT32_MAX)
+        return cu_fail(e, err, IB_EUNSUPPORTED, "matmul dims exceed cuBLASLt's 32-bit range");
+    int rc = plan_lt(e, g, false, compute_type(e->precision), out, err);
+    if (rc == IB_EUNSUPPORTED)
+        rc = plan_lt(e, g, false, CUBLAS_COMPUTE_32F, out, err);
+    if (rc == IB_EUNSUPPORTED)
+        return cu_fail(e, err, IB_EUNSUPPORTED,
+                       "cuBLASLt has no algorithm for M=%lld N=%lld K=%lld",
+                       (long long)g->M, (long long)g->N, (long long)g->K);
+    return rc;
+}
+
+int cu_lt_run(cu_exec *e, cu_lt *k, const float *a, const float *b, float *y, ib_err *err)
+{
+    k->A = b;
+    k->B = a;
+    k->D = y;
+    return run_lt(e, k, err);
+}
+
+void cu_lt_free(void *k)
+{
+    lt_free(k);
+}
+
 typedef struct ep_k {
     float *y;
     const float *bias;
@@ -196,7 +214,7 @@ static int run_ep(cu_exec *e, void *p, ib_err *err)
  * has an algorithm for that, else without the epilogue (then a bias + Relu
  * kernel follows), else in plain CUBLAS_COMPUTE_32F (a precision fallback:
  * the result is then fp32-exact, which the conformance test reports). */
-static int add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
+int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
 {
     if (g->M > INT32_MAX || g->N > INT32_MAX || g->K > INT32_MAX || g->batch > INT32_MAX)
         return cu_fail(e, err, IB_EUNSUPPORTED, "matmul dims exceed cuBLASLt's 32-bit range");
@@ -371,7 +389,7 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
             g.beta = 1.0f;
         }
     }
-    if ((rc = add_gemm(e, &g, err)))
+    if ((rc = cu_add_gemm(e, &g, err)))
         return rc;
     if (!gelu)
         return IB_OK;
@@ -423,7 +441,7 @@ static int comp_gemm(cu_exec *e, const ib_node *n, ib_err *err)
             g.beta = beta;
         }
     }
-    return add_gemm(e, &g, err);
+    return cu_add_gemm(e, &g, err);
 }
 
 /* ---- Attention: Y = softmax(scale Q Kt + mask) V ------------------------------------- */
@@ -485,7 +503,7 @@ static int comp_attn(cu_exec *e, const ib_node *n, ib_err *err)
     void *s = e->att;
     mm_geom g1 = {.M = sq, .N = sk, .K = dd, .batch = batch, .sa = sq * dd, .sb = dd * sk,
                   .sy = sq * sk, .a = q->dev, .b = kt->dev, .y = s, .alpha = 1.0f};
-    if ((rc = add_gemm(e, &g1, err)))
+    if ((rc = cu_add_gemm(e, &g1, err)))
         return rc;
     att_k *k = ib_calloc(1, sizeof *k);
     if (!k)
@@ -508,7 +526,7 @@ static int comp_attn(cu_exec *e, const ib_node *n, ib_err *err)
         return rc;
     mm_geom g2 = {.M = sq, .N = dv, .K = sk, .batch = batch, .sa = sq * sk, .sb = sk * dv,
                   .sy = sq * dv, .a = s, .b = v->dev, .y = y->dev, .alpha = 1.0f};
-    return add_gemm(e, &g2, err);
+    return cu_add_gemm(e, &g2, err);
 }
 
 const cu_op cu_ops_matmul[] = {

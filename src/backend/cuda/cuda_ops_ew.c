@@ -368,6 +368,75 @@ static int comp_ln(cu_exec *e, const ib_node *n, ib_err *err)
     return cu_add_step(e, run_ln, k, NULL, err);
 }
 
+/* ---- InstanceNormalization, inferbench.InstanceNorm (+ Relu / LeakyRelu) ----------- */
+
+typedef struct in_k {
+    const float *x, *scale, *bias;
+    float *y;
+    double *stats; /* 2 x planes, private block */
+    int64_t planes, C, S;
+    float eps, alpha;
+    int act;
+} in_k;
+
+static int run_inorm(cu_exec *e, void *k, ib_err *err)
+{
+    in_k *q = k;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_instance_norm(e->ctx->stream, q->x, q->scale, q->bias, q->y,
+                                                      q->stats, q->planes, q->C, q->S, q->eps,
+                                                      q->act, q->alpha),
+                       "instance norm kernel");
+}
+
+/* The fused op's activation as an ibk_unary_op; -1 for one the kernel lacks. */
+static int inorm_act(const ib_node *n)
+{
+    const char *a = ib_node_attr_string(n, "activation", "");
+    return !a[0] ? IBK_COPY : !strcmp(a, "Relu") ? IBK_RELU
+                            : !strcmp(a, "LeakyRelu") ? IBK_LEAKY_RELU : -1;
+}
+
+static bool sup_inorm(const cu_ctx *c, const ib_graph *g, const ib_node *n,
+                      const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(g);
+    IB_UNUSED(p);
+    if (n->n_inputs != 3 || !in[0] || !in[1] || !in[2] || !cu_all_f32(n, in) || in[0]->ndim < 3 ||
+        inorm_act(n) < 0)
+        return false;
+    int64_t C = in[0]->dims[1];
+    return ib_tensor_desc_numel(in[1]) == C && ib_tensor_desc_numel(in[2]) == C &&
+           in[0]->dims[0] * C <= 0x7fffffffLL;
+}
+
+static int comp_inorm(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *sc = cu_in(e, n, 1), *b = cu_in(e, n, 2), *y = cu_out(e, n, 0);
+    in_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    k->C = x->desc.dims[1];
+    k->planes = x->desc.dims[0] * k->C;
+    k->S = k->planes ? ib_tensor_desc_numel(&x->desc) / k->planes : 0;
+    k->x = x->dev;
+    k->scale = sc->dev;
+    k->bias = b->dev;
+    k->y = y->dev;
+    k->eps = ib_node_attr_float(n, "epsilon", 1e-5f);
+    k->act = inorm_act(n);
+    k->alpha = ib_node_attr_float(n, "activation_alpha", 0.01f);
+    void *stats = NULL;
+    int rc = cu_alloc(e, (size_t)(k->planes > 0 ? k->planes : 1) * 2 * sizeof(double), &stats, err);
+    if (rc) {
+        ib_free(k);
+        return rc;
+    }
+    k->stats = stats;
+    return cu_add_step(e, run_inorm, k, NULL, err);
+}
+
 const cu_op cu_ops_ew[] = {
     {"", "Relu", sup_unary, comp_unary},
     {"", "LeakyRelu", sup_unary, comp_unary},
@@ -401,5 +470,7 @@ const cu_op cu_ops_ew[] = {
     {"", "LogSoftmax", sup_softmax, comp_softmax},
     {"", "LayerNormalization", sup_ln, comp_ln},
     {"inferbench", "LayerNorm", sup_ln, comp_ln},
+    {"", "InstanceNormalization", sup_inorm, comp_inorm},
+    {"inferbench", "InstanceNorm", sup_inorm, comp_inorm},
     {NULL, NULL, NULL, NULL},
 };

@@ -85,6 +85,21 @@ typedef struct ibk_pool {
 } ibk_pool;
 int ibk_pool2d(ibk_stream s, const float *x, float *y, const ibk_pool *p);
 
+/* InstanceNormalization over planes = N x C planes of S elements of x (plain [N, C, S]):
+ * y = act((x - mean) / sqrt(var + eps) * scale[c] + bias[c]) with the plane's mean and
+ * (biased) variance accumulated in double; act is IBK_COPY, IBK_RELU or IBK_LEAKY_RELU
+ * (alpha). stats: a device block of 2 x planes doubles (zeroed here). In place allowed. */
+int ibk_instance_norm(ibk_stream s, const float *x, const float *scale, const float *bias,
+                      float *y, double *stats, int64_t planes, int64_t C, int64_t S, float eps,
+                      int act, float alpha);
+
+/* One LSTM step over B rows of H units: gates = g + r ([B, 4H] each, ONNX gate order i, o,
+ * f, c: the input projection with both biases, and h_prev R^T), c_next = sigmoid(f) *
+ * c_prev + sigmoid(i) * tanh(c~), h_next = sigmoid(o) * tanh(c_next), also into y when
+ * not NULL. c_prev NULL = zeros; c_prev == c_next allowed. */
+int ibk_lstm_cell(ibk_stream s, const float *g, const float *r, const float *c_prev,
+                  float *c_next, float *h_next, float *y, int64_t B, int64_t H);
+
 /* Element types of ibk_cast. */
 enum ibk_dtype { IBK_F32, IBK_F64, IBK_I64, IBK_I32, IBK_I8, IBK_U8, IBK_BOOL };
 /* y = (ydt) x for n elements, by the reference's rules (ops/cast.c): int ->

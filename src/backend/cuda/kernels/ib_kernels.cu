@@ -569,3 +569,119 @@ extern "C" int ibk_cast(ibk_stream s, const void *x, int xdt, void *y, int ydt, 
     k_cast<<<grid_for(n), IBK_THREADS, 0, s>>>(x, xdt, y, ydt, n);
     return launch_status();
 }
+
+/* ---- InstanceNormalization (+ Relu / LeakyRelu) ----------------------------- */
+
+/* Sum of v over the block, in thread 0 (sh: 32 doubles). */
+__device__ static double block_sum_d(double v, double *sh)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    if (lane == 0)
+        sh[w] = v;
+    __syncthreads();
+    v = threadIdx.x < (blockDim.x >> 5) ? sh[lane] : 0.0;
+    if (w == 0)
+        for (int o = 16; o > 0; o >>= 1)
+            v += __shfl_down_sync(0xffffffffu, v, o);
+    __syncthreads(); /* sh is reused by the next call */
+    return v;
+}
+
+/* stats[2p], stats[2p + 1] += the sum and the sum of squares (double) of the part
+ * [blockIdx.y * per, +per) of plane p = blockIdx.x; several blocks share a plane, so a
+ * 128^3 plane keeps every SM busy. */
+__global__ static void k_inorm_stats(const float *x, double *stats, int64_t S, int64_t per)
+{
+    __shared__ double sh[32];
+    int64_t p = blockIdx.x, lo = (int64_t)blockIdx.y * per, hi = lo + per < S ? lo + per : S;
+    const float *xp = x + p * S;
+    double s = 0.0, q = 0.0;
+    for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+        double v = (double)xp[i];
+        s += v;
+        q += v * v;
+    }
+    s = block_sum_d(s, sh);
+    q = block_sum_d(q, sh);
+    if (threadIdx.x == 0) {
+        atomicAdd(&stats[2 * p], s);
+        atomicAdd(&stats[2 * p + 1], q);
+    }
+}
+
+__global__ static void k_inorm_apply(const float *x, const double *stats, const float *scale,
+                                     const float *bias, float *y, int64_t C, int64_t S, int64_t n,
+                                     float eps, int act, float alpha)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t p = i / S, c = p % C;
+        double mean = stats[2 * p] / (double)S;
+        double var = stats[2 * p + 1] / (double)S - mean * mean;
+        float r = (float)(1.0 / sqrt((var > 0.0 ? var : 0.0) + (double)eps));
+        float v = (x[i] - (float)mean) * r * scale[c] + bias[c];
+        y[i] = unary_op(act, v, alpha, 0.f);
+    }
+}
+
+extern "C" int ibk_instance_norm(ibk_stream s, const float *x, const float *scale,
+                                 const float *bias, float *y, double *stats, int64_t planes,
+                                 int64_t C, int64_t S, float eps, int act, float alpha)
+{
+    if (planes <= 0 || S <= 0)
+        return 0;
+    if (planes > 0x7fffffffLL || C <= 0)
+        return (int)cudaErrorInvalidValue;
+    cudaError_t st = cudaMemsetAsync(stats, 0, (size_t)planes * 2 * sizeof(double), s);
+    if (st != cudaSuccess)
+        return (int)st;
+    int64_t per = (S + 1023) / 1024;
+    if (per < 8 * IBK_THREADS)
+        per = 8 * IBK_THREADS;
+    int64_t chunks = (S + per - 1) / per;
+    dim3 grid((unsigned)planes, (unsigned)chunks);
+    k_inorm_stats<<<grid, IBK_THREADS, 0, s>>>(x, stats, S, per);
+    if ((st = cudaGetLastError()) != cudaSuccess)
+        return (int)st;
+    k_inorm_apply<<<grid_for(planes * S), IBK_THREADS, 0, s>>>(x, stats, scale, bias, y, C, S,
+                                                                planes * S, eps, act, alpha);
+    return launch_status();
+}
+
+/* ---- LSTM cell ------------------------------------------------------------------ */
+
+__device__ static float sigmoidf_(float x)
+{
+    return 1.f / (1.f + expf(-x));
+}
+
+/* One step of B rows: gates = g + r (ONNX order i, o, f, c; 4H per row), then
+ * c = f * c_prev + i * tanh(gc), h = o * tanh(c). c_prev == c_next allowed. */
+__global__ static void k_lstm_cell(const float *g, const float *r, const float *c_prev,
+                                   float *c_next, float *h_next, float *y, int64_t B, int64_t H)
+{
+    int64_t n = B * H;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t b = i / H, j = i % H, o = b * 4 * H + j;
+        float gi = g[o] + r[o], go = g[o + H] + r[o + H], gf = g[o + 2 * H] + r[o + 2 * H],
+              gc = g[o + 3 * H] + r[o + 3 * H];
+        float c = sigmoidf_(gf) * (c_prev ? c_prev[i] : 0.f) + sigmoidf_(gi) * tanhf(gc);
+        float h = sigmoidf_(go) * tanhf(c);
+        c_next[i] = c;
+        h_next[i] = h;
+        if (y)
+            y[i] = h;
+    }
+}
+
+extern "C" int ibk_lstm_cell(ibk_stream s, const float *g, const float *r, const float *c_prev,
+                             float *c_next, float *h_next, float *y, int64_t B, int64_t H)
+{
+    if (B <= 0 || H <= 0)
+        return 0;
+    k_lstm_cell<<<grid_for(B * H), IBK_THREADS, 0, s>>>(g, r, c_prev, c_next, h_next, y, B, H);
+    return launch_status();
+}
