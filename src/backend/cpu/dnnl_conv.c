@@ -339,9 +339,10 @@ static bool wino_shape(const cpu_exec *e, const conv_geom *cg, const ib_tensor_d
  * stride 1, undilated, ungrouped convolution, and every 2-D convolution with channels in
  * and out multiples of 16 held as nChw16c, the layout those kernels read and write; the
  * direct ones (brgconv) would otherwise choose nhwc and every Winograd convolution would
- * sit between two reorders. Same run, ResNet50 fp32, 2 threads (docs/cpu_backend.md §5b):
- * Winograd alone +13 % at batch 32 with 2 reorders per 3x3 convolution, with nChw16c
- * everywhere +15-25 %; SSD-ResNet34 (its backbone is 3x3 basic blocks) 1.7x. */
+ * sit between two reorders. ResNet50 fp32, 2 threads, alternating with direct_conv in one
+ * run (bench/models/models --ab-direct; docs/cpu_backend.md §5b): Winograd with nhwc
+ * elsewhere +13 % at batch 32; with nChw16c everywhere +9.7 % at batch 1, +14.7 % at 8,
+ * +21.2 % at 32; SSD-ResNet34 (its backbone is 3x3 basic blocks) 1.6-1.8x ONNX Runtime. */
 static bool conv2d_blocked(const cpu_exec *e, const conv_geom *cg, bool transpose, bool q8,
                            dnnl_data_type_t sdt, int64_t C, int64_t M)
 {
