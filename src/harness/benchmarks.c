@@ -52,23 +52,25 @@ uint64_t ib_bench_performance_sample_count(const ib_benchmark *b, const ib_bench
     return bench_targets(b, cfg).performance_sample_count;
 }
 
+/* The largest power of two <= x, at least 1, at most 2^30. */
+static int64_t pow2_floor(double x)
+{
+    int64_t p = 1;
+    while ((double)(p * 2) <= x && p < ((int64_t)1 << 30))
+        p *= 2;
+    return p;
+}
+
 int64_t ib_bench_device_batch(const ib_benchmark *b, enum ib_lg_scenario sc,
                               const ib_backend_device_info *d, char *why, size_t why_cap)
 {
     double per = b->device_batch_per_unit[sc == IB_LG_SCENARIO_SERVER ? 1 : 0];
     if (why && why_cap) why[0] = '\0';
     if (per <= 0 || d->compute_units <= 0) return 0;
-    double want = per * d->compute_units;
-    int64_t batch = 1;
-    while ((double)(batch * 2) <= want && batch < ((int64_t)1 << 30))
-        batch *= 2;
-    int64_t cap = INT64_MAX;
-    if (b->device_sample_bytes && d->memory_bytes) {
-        cap = 1;
-        while ((size_t)(cap * 2) * b->device_sample_bytes <= d->memory_bytes / 4 &&
-               cap < ((int64_t)1 << 30))
-            cap *= 2;
-    }
+    int64_t batch = pow2_floor(per * d->compute_units);
+    int64_t cap = b->device_sample_bytes && d->memory_bytes
+                      ? pow2_floor((double)(d->memory_bytes / 4) / (double)b->device_sample_bytes)
+                      : INT64_MAX;
     bool capped = cap < batch;
     if (capped) batch = cap;
     if (why && why_cap)

@@ -166,18 +166,38 @@ fail:
     return rc;
 }
 
-int cu_lt_plan(cu_exec *e, const cu_mm_geom *g, cu_lt **out, ib_err *err)
+/* Plan g in the first form Lt has an algorithm for: with the bias/Relu in Lt's epilogue at
+ * the session precision's compute type (when epi), without the epilogue at that type, then
+ * without it in plain CUBLAS_COMPUTE_32F. Any refusal but OOM moves on to the next, simpler
+ * form (an unsupported compute type may also come back as an invalid value). *fused: the
+ * epilogue runs inside Lt. */
+static int plan_first(cu_exec *e, const mm_geom *g, bool epi, lt_k **out, bool *fused,
+                      ib_err *err)
 {
+    *fused = false;
     if (g->M > INT32_MAX || g->N > INT32_MAX || g->K > INT32_MAX || g->batch > INT32_MAX)
         return cu_fail(e, err, IB_EUNSUPPORTED, "matmul dims exceed cuBLASLt's 32-bit range");
-    int rc = plan_lt(e, g, false, compute_type(e->precision), out, err);
-    if (rc == IB_EUNSUPPORTED)
-        rc = plan_lt(e, g, false, CUBLAS_COMPUTE_32F, out, err);
+    cublasComputeType_t want = compute_type(e->precision);
+    const struct {
+        bool epi;
+        cublasComputeType_t ct;
+    } tries[] = {{true, want}, {false, want}, {false, CUBLAS_COMPUTE_32F}};
+    int rc = IB_EUNSUPPORTED;
+    for (size_t t = epi ? 0 : 1; t < IB_ARRAY_LEN(tries) && rc != IB_OK && rc != IB_ENOMEM; t++) {
+        rc = plan_lt(e, g, tries[t].epi, tries[t].ct, out, err);
+        *fused = rc == IB_OK && tries[t].epi;
+    }
     if (rc == IB_EUNSUPPORTED)
         return cu_fail(e, err, IB_EUNSUPPORTED,
-                       "cuBLASLt has no algorithm for M=%lld N=%lld K=%lld",
-                       (long long)g->M, (long long)g->N, (long long)g->K);
+                       "cuBLASLt has no algorithm for M=%lld N=%lld K=%lld batch=%lld",
+                       (long long)g->M, (long long)g->N, (long long)g->K, (long long)g->batch);
     return rc;
+}
+
+int cu_lt_plan(cu_exec *e, const cu_mm_geom *g, cu_lt **out, ib_err *err)
+{
+    bool fused;
+    return plan_first(e, g, false, out, &fused, err);
 }
 
 int cu_lt_run(cu_exec *e, cu_lt *k, const float *a, const float *b, float *y, ib_err *err)
@@ -209,36 +229,16 @@ static int run_ep(cu_exec *e, void *p, ib_err *err)
                        "matmul epilogue kernel");
 }
 
-/* Plan Y = alpha op(A) op(B) [+ beta Y] [+ bias] [relu] and append it: with the
- * bias/Relu in Lt's epilogue at the session precision's compute type when Lt
- * has an algorithm for that, else without the epilogue (then a bias + Relu
- * kernel follows), else in plain CUBLAS_COMPUTE_32F (a precision fallback:
- * the result is then fp32-exact, which the conformance test reports). */
+/* Plan Y = alpha op(A) op(B) [+ beta Y] [+ bias] [relu] (plan_first) and append it; when
+ * the epilogue did not fit in Lt a bias + Relu kernel follows. The CUBLAS_COMPUTE_32F form
+ * is a precision fallback: the result is then fp32-exact, which the conformance test
+ * reports. */
 int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
 {
-    if (g->M > INT32_MAX || g->N > INT32_MAX || g->K > INT32_MAX || g->batch > INT32_MAX)
-        return cu_fail(e, err, IB_EUNSUPPORTED, "matmul dims exceed cuBLASLt's 32-bit range");
-    cublasComputeType_t want = compute_type(e->precision);
-    const struct {
-        bool epi;
-        cublasComputeType_t ct;
-    } tries[] = {{true, want}, {false, want}, {false, CUBLAS_COMPUTE_32F}};
-    bool has_epi = g->bias || g->relu;
+    bool has_epi = g->bias || g->relu, fused = false;
     lt_k *k = NULL;
-    int rc = IB_EUNSUPPORTED;
-    bool fused = false; /* the epilogue runs inside Lt */
-    /* any refusal but OOM moves on to the next, simpler form (an unsupported
-     * compute type may also come back as an invalid value) */
-    for (size_t t = 0; t < IB_ARRAY_LEN(tries) && rc != IB_OK && rc != IB_ENOMEM; t++) {
-        if (t == 1 && !has_epi)
-            continue; /* same as try 0 */
-        rc = plan_lt(e, g, tries[t].epi, tries[t].ct, &k, err);
-        fused = rc == IB_OK && tries[t].epi;
-    }
-    if (rc == IB_EUNSUPPORTED)
-        return cu_fail(e, err, IB_EUNSUPPORTED,
-                       "cuBLASLt has no algorithm for M=%lld N=%lld K=%lld batch=%lld",
-                       (long long)g->M, (long long)g->N, (long long)g->K, (long long)g->batch);
+    /* without bias or Relu the epilogue form is the plain one: start there */
+    int rc = plan_first(e, g, has_epi, &k, &fused, err);
     if (rc)
         return rc;
     if ((rc = cu_add_step(e, run_lt, k, lt_free, err)))
