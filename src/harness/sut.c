@@ -36,7 +36,8 @@ typedef struct worker {
     ib_bench_payload *payloads;     /* max_batch */
     uint8_t *payload_mem;
     void *out_mem[IB_BENCH_MAX_TENSORS];
-    double warm_rate;
+    int64_t warm_t0, warm_t1;       /* span of the timed max_batch runs (ib_time_ns) */
+    size_t warm_n;                  /* samples those runs took */
     int64_t warm_lat_ns;
     int rc;
     ib_err err;
@@ -49,6 +50,10 @@ struct ib_hsut {
     ib_mutex mu;
     ib_cond cv;      /* workers wait for samples */
     ib_cond ready_cv; /* create() waits for the workers' start-up */
+    /* warm-up barrier: the timed max_batch runs start together on every worker */
+    int warm_arrived;
+    bool warm_together; /* false: over half the --quick budget, the first runs stand */
+    int64_t warm_release, t_create;
     ib_squeue q; /* issued samples not yet taken by a worker */
     ib_lg_test *test;
     bool stop;
@@ -186,15 +191,27 @@ static int worker_sessions(worker *w, ib_err *err)
     return IB_OK;
 }
 
-/* Run every chunk size once on the samples the QSL holds for warm-up (indices 0..k-1),
- * timing max_batch and batch 1: their first run pays one-time costs and is not timed, then
- * the best of up to three more runs counts (runs stop once one takes over a second). The
- * best run, not a typical one: Offline sizes its query from this rate (twice it), and a
- * warm-up slowed by other load would leave the test short of min_duration (INVALID). */
+/* One run of chunk size n on the samples the QSL holds for warm-up (indices 0..k-1). */
+static int warm_run(worker *w, size_t n, ib_err *err)
+{
+    struct ib_hsut *s = w->sut;
+    size_t avail = IB_MIN(s->o.total, (size_t)s->o.max_batch);
+    for (size_t i = 0; i < n; i++) {
+        w->indices[i] = i % avail;
+        w->samples[i] = ib_hqsl_sample(s->o.qsl, i % avail);
+    }
+    return run_chunk(w, n, err);
+}
+
+/* Warm-up, alone: run every chunk size once (max_batch first; its run's span is the rate's
+ * fallback), then time batch 1: its first run pays one-time costs and is not timed, then the
+ * best of up to three more runs is the latency (runs stop once one takes over a second). The
+ * best run, not a typical one: a warm-up slowed by other load would size the test short.
+ * --quick keeps to its budget by timing fewer repetitions. */
 static int worker_warmup(worker *w, ib_err *err)
 {
     struct ib_hsut *s = w->sut;
-    size_t mb = (size_t)s->o.max_batch, avail = IB_MIN(s->o.total, mb);
+    size_t mb = (size_t)s->o.max_batch;
     size_t sizes[72], ns = 0;
     sizes[ns++] = mb;
     for (size_t c = 1; c < mb && ns < 70; c *= 2)
@@ -202,23 +219,24 @@ static int worker_warmup(worker *w, ib_err *err)
     int64_t budget = s->o.warmup_budget_ns, t_start = ib_time_ns();
     for (size_t k = 0; k < ns; k++) {
         size_t n = sizes[k];
-        bool timed = k == 0 || n == 1;
-        if (budget && !timed && ib_time_ns() - t_start > budget)
+        bool timed = n == 1;
+        if (budget && k > 0 && !timed && ib_time_ns() - t_start > budget)
             continue; /* over budget: the untimed sizes only warm caches */
         int64_t best = INT64_MAX;
         for (int r = 0; r < (timed ? 4 : 1); r++) {
-            for (size_t i = 0; i < n; i++) {
-                w->indices[i] = i % avail;
-                w->samples[i] = ib_hqsl_sample(s->o.qsl, i % avail);
-            }
             int64_t t0 = ib_time_ns();
-            int rc = run_chunk(w, n, err);
+            int rc = warm_run(w, n, err);
             if (rc)
                 return rc;
-            int64_t dt = ib_time_ns() - t0;
-            if (r == 0 && budget && ib_time_ns() - t_start > budget / 2) {
+            int64_t t1 = ib_time_ns(), dt = t1 - t0;
+            if (k == 0) {
+                w->warm_t0 = t0;
+                w->warm_t1 = t1;
+                w->warm_n = n;
+            }
+            if (r == 0 && budget && t1 - t_start > budget / 2) {
                 best = dt; /* no time for a second run: the first one (a slight over-estimate
-                            * of the latency, so an under-estimate of the rate) stands */
+                            * of the latency) stands */
                 break;
             }
             if (r == 0)
@@ -227,12 +245,55 @@ static int worker_warmup(worker *w, ib_err *err)
             if (dt > 1000000000 || (budget && ib_time_ns() - t_start > budget))
                 break;
         }
-        if (k == 0 && timed)
-            w->warm_rate = best > 0 && best < INT64_MAX ? (double)n * 1e9 / (double)best : 0;
-        if (n == 1 && timed)
+        if (timed)
             w->warm_lat_ns = best < INT64_MAX ? best : 0;
     }
     return IB_OK;
+}
+
+/* The rate at max_batch, timed on every worker at once from one common start: workers
+ * sharing a device (two per GPU) or memory bandwidth then share it as in the test. Timed
+ * alone and summed, two workers of one GPU each measured the whole device: a rate up to
+ * twice what the device gives (issue 24's "50-60 % of the warm-up rate"). Up to three runs,
+ * fewer once one takes over a second or the --quick budget is spent. */
+static int worker_rate(worker *w, int64_t t_release, ib_err *err)
+{
+    struct ib_hsut *s = w->sut;
+    size_t mb = (size_t)s->o.max_batch, done = 0;
+    int64_t budget = s->o.warmup_budget_ns, t1 = t_release;
+    for (int r = 0; r < 3; r++) {
+        int64_t t0 = ib_time_ns();
+        int rc = warm_run(w, mb, err);
+        if (rc)
+            return rc;
+        t1 = ib_time_ns();
+        done += mb;
+        if (t1 - t0 > 1000000000 || (budget && t1 - s->t_create > budget))
+            break;
+    }
+    w->warm_t0 = t_release;
+    w->warm_t1 = t1;
+    w->warm_n = done;
+    return IB_OK;
+}
+
+/* Every worker waits here after its warm-up (failed ones too) until all have arrived; the
+ * last one decides whether the timed runs happen together and releases the others. */
+static bool warm_barrier(struct ib_hsut *s, int64_t *t_release)
+{
+    ib_mutex_lock(&s->mu);
+    if (++s->warm_arrived >= s->o.workers) {
+        int64_t now = ib_time_ns();
+        s->warm_together = !(s->o.warmup_budget_ns && now - s->t_create > s->o.warmup_budget_ns / 2);
+        s->warm_release = now;
+        ib_cond_broadcast(&s->ready_cv);
+    }
+    while (s->warm_arrived < s->o.workers)
+        ib_cond_wait(&s->ready_cv, &s->mu);
+    bool together = s->warm_together;
+    *t_release = s->warm_release;
+    ib_mutex_unlock(&s->mu);
+    return together;
 }
 
 static void *worker_main(void *arg)
@@ -245,6 +306,14 @@ static void *worker_main(void *arg)
         ib_err e;
         ib_err_clear(&e);
         w->rc = worker_warmup(w, &e);
+        if (w->rc)
+            ib_err_set(&w->err, w->rc, "worker %d: warm-up: %s", w->id, e.msg);
+    }
+    int64_t t_release;
+    if (warm_barrier(s, &t_release) && !w->rc) {
+        ib_err e;
+        ib_err_clear(&e);
+        w->rc = worker_rate(w, t_release, &e);
         if (w->rc)
             ib_err_set(&w->err, w->rc, "worker %d: warm-up: %s", w->id, e.msg);
     }
@@ -433,6 +502,7 @@ int ib_hsut_create(const ib_hsut_opts *o, ib_hsut **out, ib_err *err)
     if (!s)
         return ib_err_set(err, IB_ENOMEM, "SUT: out of memory");
     s->o = *o;
+    s->t_create = ib_time_ns();
     s->payload_cap = o->bench->payload_max_bytes(o->state, o->cfg);
     int rc = ib_mutex_init(&s->mu);
     if (rc) {
@@ -480,6 +550,8 @@ int ib_hsut_create(const ib_hsut_opts *o, ib_hsut **out, ib_err *err)
         started++;
     }
     ib_mutex_lock(&s->mu);
+    s->warm_arrived += o->workers - started; /* workers that never started: past the barrier */
+    ib_cond_broadcast(&s->ready_cv);
     while (s->ready < started)
         ib_cond_wait(&s->ready_cv, &s->mu);
     ib_mutex_unlock(&s->mu);
@@ -526,10 +598,20 @@ void ib_hsut_destroy(ib_hsut *s)
 
 double ib_hsut_warmup_rate(const ib_hsut *s)
 {
-    double r = 0;
-    for (int i = 0; i < s->o.workers; i++)
-        r += s->w[i].warm_rate;
-    return r;
+    /* all workers' timed samples over the span from the first start to the last end: the
+     * common start when they ran together, else their first max_batch runs (which overlap
+     * when the workers started together; a span that does not overlap understates it) */
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    size_t n = 0;
+    for (int i = 0; i < s->o.workers; i++) {
+        const worker *w = &s->w[i];
+        if (!w->warm_n)
+            continue;
+        n += w->warm_n;
+        t0 = IB_MIN(t0, w->warm_t0);
+        t1 = IB_MAX(t1, w->warm_t1);
+    }
+    return n && t1 > t0 ? (double)n * 1e9 / (double)(t1 - t0) : 0;
 }
 
 int64_t ib_hsut_warmup_latency_ns(const ib_hsut *s)

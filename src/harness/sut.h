@@ -69,8 +69,9 @@ void ib_hsut_quiesce(ib_hsut *s);
  * test (IB_OK when none) and clear it. */
 int ib_hsut_take_error(ib_hsut *s, ib_err *err);
 
-/* Warm-up figures: samples/s of all workers at max_batch (sum of the workers' rates) and
- * the latency of one batch-1 run (the slowest worker's); each from a second run. */
+/* Warm-up figures: samples/s of all workers at max_batch, timed on every worker at once
+ * from one common start (workers sharing a device share it as in the test), and the
+ * latency of one batch-1 run (the slowest worker's best, each timed after an untimed run). */
 double ib_hsut_warmup_rate(const ib_hsut *s);
 int64_t ib_hsut_warmup_latency_ns(const ib_hsut *s);
 /* The session description of worker 0, model 0 (borrowed; for run.json). */
