@@ -135,6 +135,13 @@ IB_API int ib_session_create(const ib_model *m, const ib_session_options *opts,
 IB_API int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
                           ib_tensor_view *outputs, size_t n_outputs, ib_err *err);
 
+/* Host memory the session's backend copies inputs from and outputs to fastest: page-locked
+ * on cuda (one DMA per tensor instead of a copy through a staging buffer), ordinary memory
+ * on host backends; 64-byte aligned. For the caller's batch buffers. NULL with err set when
+ * it cannot be had. Free it with ib_session_host_free before destroying the session. */
+IB_API void *ib_session_host_alloc(ib_session *s, size_t nbytes, ib_err *err);
+IB_API void ib_session_host_free(ib_session *s, void *p); /* NULL allowed */
+
 /* Peak bytes of the planned activation arena at max_batch. */
 IB_API size_t ib_session_peak_activation_bytes(const ib_session *s);
 /* Human-readable summary: backend, precision, fused nodes, fallbacks (borrowed). */

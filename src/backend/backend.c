@@ -122,7 +122,9 @@ static int check_ops(const struct ib_backend_ops *ops, ib_err *err)
                           : !ops->buffer_free         ? "buffer_free"
                           : !ops->graph_run           ? "graph_run"
                           : ops->graph_compile && !ops->graph_free ? "graph_free"
-                                                                   : NULL;
+                          : ops->abi_version >= 6 && !ops->host_alloc != !ops->host_free
+                              ? (ops->host_alloc ? "host_free" : "host_alloc")
+                              : NULL;
     if (missing)
         return ib_err_set(err, IB_EINVAL, "backend '%s': required entry '%s' is NULL", name,
                           missing);
@@ -474,6 +476,51 @@ bool ib_backend_residual_in_place(const ib_backend *b)
 bool ib_backend_has_cap(const ib_backend *b, unsigned cap)
 {
     return b && b->ops->abi_version >= 3 && (b->ops->caps & cap) == cap;
+}
+
+static bool has_host_alloc(const ib_backend *b)
+{
+    return b->ops->abi_version >= 6 && b->ops->host_alloc && b->ops->host_free;
+}
+
+int ib_backend_host_alloc(ib_backend *b, size_t nbytes, void **out, ib_err *err)
+{
+    *out = NULL;
+    if (!b || nbytes == 0 || nbytes > SIZE_MAX - 64 - sizeof(void *))
+        return ib_err_set(err, IB_EINVAL, "host_alloc: a backend and 1 or more bytes needed");
+    if (has_host_alloc(b)) {
+        int rc = b->ops->host_alloc(b->ctx, nbytes, out, err);
+        if (!rc && (!*out || ((uintptr_t)*out & 63))) {
+            const char *what = *out ? "memory not 64-byte aligned" : "NULL";
+            if (*out)
+                b->ops->host_free(b->ctx, *out);
+            *out = NULL;
+            return ib_err_set(err, IB_EBACKEND, "host_alloc: backend '%s' returned %s",
+                              b->ops->name, what);
+        }
+        return rc;
+    }
+    /* ordinary memory, 64-byte aligned; the raw pointer sits just below the block */
+    unsigned char *raw = ib_malloc(nbytes + 64 + sizeof(void *));
+    if (!raw)
+        return ib_err_set(err, IB_ENOMEM, "out of memory for %zu bytes of host memory", nbytes);
+    uintptr_t a = ((uintptr_t)raw + sizeof(void *) + 63) & ~(uintptr_t)63;
+    memcpy((void *)(a - sizeof(void *)), &raw, sizeof raw);
+    *out = (void *)a;
+    return IB_OK;
+}
+
+void ib_backend_host_free(ib_backend *b, void *p)
+{
+    if (!b || !p)
+        return;
+    if (has_host_alloc(b)) {
+        b->ops->host_free(b->ctx, p);
+        return;
+    }
+    void *raw;
+    memcpy(&raw, (unsigned char *)p - sizeof(void *), sizeof raw);
+    ib_free(raw);
 }
 
 bool ib_backend_device_info_get(const ib_backend *b, ib_backend_device_info *out)

@@ -127,6 +127,11 @@ int ib_backend_buffer_alloc(ib_backend *b, size_t nbytes, ib_backend_buffer **ou
 void ib_backend_buffer_free(ib_backend_buffer *buf); /* NULL allowed */
 void *ib_backend_buffer_host_ptr(const ib_backend_buffer *buf);
 size_t ib_backend_buffer_size(const ib_backend_buffer *buf);
+/* Host memory the backend copies to and from fastest (ABI 6: page-locked on cuda), 64-byte
+ * aligned, nbytes > 0; ordinary aligned memory for backends without host_alloc. Free it with
+ * ib_backend_host_free (NULL allowed) on the same instance, before destroying it. */
+int ib_backend_host_alloc(ib_backend *b, size_t nbytes, void **out, ib_err *err);
+void ib_backend_host_free(ib_backend *b, void *p);
 /* Plain-layout copies; IB_EINVAL when [offset, offset+nbytes) exceeds the buffer. */
 int ib_backend_tensor_set(ib_backend_buffer *buf, size_t offset, const void *src, size_t nbytes,
                           ib_err *err);

@@ -55,8 +55,8 @@
 /* The table's version (SQLite's iVersion). Each field below says the version that added it;
  * the wrappers read a field only from tables of at least that version, so an older backend
  * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps;
- * 4: set_profiling, profile_read; 5: device_info. */
-#define IB_BACKEND_ABI_VERSION 5
+ * 4: set_profiling, profile_read; 5: device_info; 6: host_alloc, host_free. */
+#define IB_BACKEND_ABI_VERSION 6
 
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
@@ -133,6 +133,13 @@ struct ib_backend_ops {
     /* ABI 5. Optional: the device this instance runs on (name, memory, compute units), which
      * the harness sizes its default batches from. NULL = a host backend. */
     int (*device_info)(void *ctx, ib_backend_device_info *out);
+
+    /* ABI 6. Optional (both or neither): host memory that tensor_set/tensor_get move fastest,
+     * for the caller's batch buffers (page-locked on cuda: one DMA, no staging copy). *ptr is
+     * 64-byte aligned. The caller frees it with host_free before destroying the instance.
+     * NULL = ordinary memory (the wrappers' 64-byte aligned allocation). */
+    int (*host_alloc)(void *ctx, size_t nbytes, void **ptr, ib_err *err);
+    void (*host_free)(void *ctx, void *ptr);
 };
 
 #endif

@@ -183,6 +183,17 @@ int ib_bench_bind_output(ib_bench_io *io, size_t slot, const char *name, enum ib
 
 /* ---- scratch --------------------------------------------------------------------------------- */
 
+static void scratch_drop(ib_bench_scratch *s, unsigned slot)
+{
+    if (s->raw[slot] && s->hooked[slot])
+        s->release(s->user, s->raw[slot]);
+    else
+        ib_free(s->raw[slot]);
+    s->raw[slot] = s->aligned[slot] = NULL;
+    s->size[slot] = 0;
+    s->hooked[slot] = false;
+}
+
 void *ib_bench_scratch_get(ib_bench_scratch *s, unsigned slot, size_t bytes)
 {
     if (!s || slot >= IB_SCRATCH_SLOTS)
@@ -191,11 +202,16 @@ void *ib_bench_scratch_get(ib_bench_scratch *s, unsigned slot, size_t bytes)
         bytes = 1;
     if (s->size[slot] >= bytes)
         return s->aligned[slot];
-    ib_free(s->raw[slot]);
-    s->raw[slot] = s->aligned[slot] = NULL;
-    s->size[slot] = 0;
+    scratch_drop(s, slot);
     if (bytes > SIZE_MAX - 64)
         return NULL;
+    /* the hook's memory when it has some, else ordinary memory (slower copies, same bytes) */
+    if (s->alloc && (s->raw[slot] = s->alloc(s->user, bytes))) {
+        s->aligned[slot] = s->raw[slot];
+        s->hooked[slot] = true;
+        s->size[slot] = bytes;
+        return s->aligned[slot];
+    }
     uint8_t *raw = ib_malloc(bytes + 64);
     if (!raw)
         return NULL;
@@ -210,7 +226,7 @@ void ib_bench_scratch_free(ib_bench_scratch *s)
     if (!s)
         return;
     for (unsigned i = 0; i < IB_SCRATCH_SLOTS; i++)
-        ib_free(s->raw[i]);
+        scratch_drop(s, i);
     memset(s, 0, sizeof *s);
 }
 

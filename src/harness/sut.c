@@ -191,6 +191,40 @@ static int worker_sessions(worker *w, ib_err *err)
     return IB_OK;
 }
 
+static void *scratch_alloc(void *user, size_t n)
+{
+    ib_err e;
+    return ib_session_host_alloc(user, n, &e);
+}
+
+static void scratch_release(void *user, void *p)
+{
+    ib_session_host_free(user, p);
+}
+
+/* The worker's batch buffers (collated inputs, outputs) in session 0's host memory: on cuda
+ * page-locked, so each tensor goes to or from the device in one DMA. */
+static int worker_buffers(worker *w, ib_err *err)
+{
+    struct ib_hsut *s = w->sut;
+    w->scratch.alloc = scratch_alloc;
+    w->scratch.release = scratch_release;
+    w->scratch.user = w->sessions[0];
+    size_t mb = (size_t)s->o.max_batch;
+    const ib_bench_io *io = &s->o.io[0];
+    for (size_t k = 0; k < io->n_outputs; k++) {
+        size_t per = io->outputs[k].max_bytes_per_sample;
+        if (per == 0 || per > SIZE_MAX / mb)
+            return ib_err_set(err, IB_EINVAL, "worker %d: output '%s' of %zu bytes per sample",
+                              w->id, io->outputs[k].name, per);
+        ib_err e;
+        if (!(w->out_mem[k] = ib_session_host_alloc(w->sessions[0], per * mb, &e)))
+            return ib_err_set(err, e.code, "worker %d: output '%s': %s", w->id,
+                              io->outputs[k].name, e.msg);
+    }
+    return IB_OK;
+}
+
 /* One run of chunk size n on the samples the QSL holds for warm-up (indices 0..k-1). */
 static int warm_run(worker *w, size_t n, ib_err *err)
 {
@@ -302,6 +336,8 @@ static void *worker_main(void *arg)
     struct ib_hsut *s = w->sut;
     ib_err_clear(&w->err);
     w->rc = worker_sessions(w, &w->err);
+    if (!w->rc)
+        w->rc = worker_buffers(w, &w->err);
     if (!w->rc) {
         ib_err e;
         ib_err_clear(&e);
@@ -464,24 +500,17 @@ static int worker_alloc(struct ib_hsut *s, worker *w)
         return IB_ENOMEM;
     for (size_t i = 0; i < mb; i++)
         w->payloads[i].data = w->payload_mem + i * s->payload_cap;
-    const ib_bench_io *io = &s->o.io[0];
-    for (size_t k = 0; k < io->n_outputs; k++) {
-        size_t per = io->outputs[k].max_bytes_per_sample;
-        if (per == 0 || per > SIZE_MAX / mb)
-            return IB_EINVAL;
-        if (!(w->out_mem[k] = ib_malloc(per * mb)))
-            return IB_ENOMEM;
-    }
     return IB_OK;
 }
 
 static void worker_free(worker *w)
 {
+    /* host memory of session 0 first: it must go before the session */
+    for (size_t k = 0; k < IB_BENCH_MAX_TENSORS; k++)
+        ib_session_host_free(w->sessions[0], w->out_mem[k]);
+    ib_bench_scratch_free(&w->scratch);
     for (size_t m = 0; m < IB_BENCH_MAX_MODELS; m++)
         ib_session_destroy(w->sessions[m]);
-    for (size_t k = 0; k < IB_BENCH_MAX_TENSORS; k++)
-        ib_free(w->out_mem[k]);
-    ib_bench_scratch_free(&w->scratch);
     ib_free(w->taken);
     ib_free(w->samples);
     ib_free(w->indices);

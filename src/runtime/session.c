@@ -221,6 +221,20 @@ int ib_session_create(const ib_model *m, const ib_session_options *opts, ib_sess
     return ib_session_create_with_ops(m, opts, NULL, out, err);
 }
 
+void *ib_session_host_alloc(ib_session *s, size_t nbytes, ib_err *err)
+{
+    if (!s)
+        return ib_err_set(err, IB_EINVAL, "ib_session_host_alloc: NULL session"), NULL;
+    void *p = NULL;
+    return ib_backend_host_alloc(s->backends[0], nbytes, &p, err) ? NULL : p;
+}
+
+void ib_session_host_free(ib_session *s, void *p)
+{
+    if (s)
+        ib_backend_host_free(s->backends[0], p);
+}
+
 size_t ib_session_peak_activation_bytes(const ib_session *s)
 {
     return s ? s->peak : 0;

@@ -227,6 +227,83 @@ TEST(cpu_wrappers_reject_bad_tables)
     ASSERT_NULL(b);
 }
 
+/* ABI 6 host memory: a table with host_alloc gets every allocation and free through it
+ * (and a NULL or unaligned answer is refused); a table without it, and the cpu and reference
+ * backends, get ordinary 64-byte aligned memory from the wrappers. */
+static int g_host_allocs, g_host_frees;
+static uintptr_t g_host_misalign;
+
+static int fk_host_alloc(void *ctx, size_t n, void **p, ib_err *err)
+{
+    IB_UNUSED(ctx);
+    IB_UNUSED(err);
+    g_host_allocs++;
+    unsigned char *a = aligned_alloc(64, (n + 64 + 63) / 64 * 64);
+    *p = a ? a + g_host_misalign : NULL;
+    return a ? IB_OK : IB_ENOMEM;
+}
+
+static void fk_host_free(void *ctx, void *p)
+{
+    IB_UNUSED(ctx);
+    g_host_frees++;
+    free((unsigned char *)p - g_host_misalign);
+}
+
+TEST(cpu_wrappers_host_memory)
+{
+    ib_err err;
+    struct ib_backend_ops ops = fake_ops;
+    ops.host_alloc = fk_host_alloc;
+    ops.host_free = fk_host_free;
+    ib_backend *b = NULL;
+    ASSERT_OK_ERR(ib_backend_create_from_ops(&ops, NULL, &b, &err), &err);
+    g_host_allocs = g_host_frees = 0;
+    g_host_misalign = 0;
+    void *p = NULL;
+    ASSERT_OK_ERR(ib_backend_host_alloc(b, 1000, &p, &err), &err);
+    ASSERT_INT_EQ(g_host_allocs, 1);
+    memset(p, 7, 1000);
+    ib_backend_host_free(b, p);
+    ASSERT_INT_EQ(g_host_frees, 1);
+    g_host_misalign = 8; /* the wrapper checks the 64-byte promise and frees the block */
+    ASSERT_STATUS(ib_backend_host_alloc(b, 100, &p, &err), IB_EBACKEND);
+    ASSERT_STR_CONTAINS(err.msg, "not 64-byte aligned");
+    ASSERT_NULL(p);
+    ASSERT_INT_EQ(g_host_frees, 2);
+    g_host_misalign = 0;
+    ASSERT_STATUS(ib_backend_host_alloc(b, 0, &p, &err), IB_EINVAL);
+    ASSERT_STATUS(ib_backend_host_alloc(b, SIZE_MAX, &p, &err), IB_EINVAL);
+    ib_backend_host_free(b, NULL);
+    ASSERT_INT_EQ(g_host_frees, 2);
+    ib_backend_destroy(b);
+    /* one without the other is a bad table */
+    ops.host_free = NULL;
+    ASSERT_STATUS(ib_backend_create_from_ops(&ops, NULL, &b, &err), IB_EINVAL);
+    ASSERT_STR_CONTAINS(err.msg, "'host_free'");
+    /* an ABI 5 table's trailing fields are not read */
+    ops.abi_version = 5;
+    ASSERT_OK_ERR(ib_backend_create_from_ops(&ops, NULL, &b, &err), &err);
+    ASSERT_OK_ERR(ib_backend_host_alloc(b, 10, &p, &err), &err);
+    ASSERT_INT_EQ(g_host_allocs, 2); /* the one refused above; not this one */
+    ASSERT_UINT_EQ((uintptr_t)p & 63, 0);
+    ib_backend_host_free(b, p);
+    ib_backend_destroy(b);
+    static const char *const names[] = {"cpu", "reference"};
+    for (int k = 0; k < 2; k++) {
+        ASSERT_OK_ERR(ib_backend_create(names[k], NULL, &b, &err), &err);
+        for (size_t n = 1; n < (1u << 22); n = n * 7 + 3) {
+            unsigned char *q = NULL;
+            ASSERT_OK_ERR(ib_backend_host_alloc(b, n, (void **)&q, &err), &err);
+            ASSERT_UINT_EQ((uintptr_t)q & 63, 0);
+            memset(q, 0xa5, n);
+            ib_backend_host_free(b, q);
+        }
+        ib_backend_destroy(b);
+    }
+    LEAK_CHECK();
+}
+
 TEST(cpu_wrappers_bad_arguments)
 {
     ib_backend *b = NULL, *other = NULL;

@@ -20,6 +20,7 @@
 #include "compliance/sha256.h"
 #include "harness/benchmark.h"
 #include "harness/harness.h"
+#include "harness/scratch.h"
 #include "inferbench/dataset.h"
 #include "models/models.h"
 #include "onnx/build.h"
@@ -516,6 +517,71 @@ TEST_TIMEOUT(harness_fake_shared_device_warmup_rate, 60)
     ASSERT_TRUE(r.warmup_samples_per_sec > 50);
     ASSERT_TRUE(r.warmup_samples_per_sec < 560);
     ib_lg_settings_origin_destroy(org);
+}
+
+/* issue 24: a worker's batch buffers come from its session's host memory (page-locked on
+ * cuda). The scratch slots take the hook's memory, give it back through it when they grow
+ * and at the end, and fall back to ordinary memory when the hook has none. */
+static int g_hook_allocs, g_hook_frees, g_hook_fail;
+
+static void *hook_alloc(void *user, size_t n)
+{
+    if (g_hook_fail)
+        return NULL;
+    g_hook_allocs++;
+    return ib_session_host_alloc(user, n, NULL);
+}
+
+static void hook_free(void *user, void *p)
+{
+    g_hook_frees++;
+    ib_session_host_free(user, p);
+}
+
+TEST(harness_scratch_uses_the_session_host_memory)
+{
+    ib_model *m = NULL;
+    ib_session *ss = NULL;
+    ib_err err;
+    char path[] = "scratch_fake.onnx";
+    ib_bench_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    ASSERT_OK_ERR(fake_build(&cfg, 0, path, &err), &err);
+    ASSERT_OK_ERR(ib_model_load_file(path, NULL, &m, &err), &err);
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.backend = "reference";
+    ASSERT_OK_ERR(ib_session_create(m, &so, &ss, &err), &err);
+    ASSERT_NULL(ib_session_host_alloc(NULL, 10, &err));
+    ASSERT_NULL(ib_session_host_alloc(ss, 0, &err));
+    ib_bench_scratch sc;
+    memset(&sc, 0, sizeof sc);
+    sc.alloc = hook_alloc;
+    sc.release = hook_free;
+    sc.user = ss;
+    g_hook_allocs = g_hook_frees = g_hook_fail = 0;
+    unsigned char *a = ib_bench_scratch_get(&sc, 0, 100);
+    ASSERT_NOT_NULL(a);
+    ASSERT_UINT_EQ((uintptr_t)a & 63, 0);
+    memset(a, 1, 100);
+    ASSERT_TRUE(ib_bench_scratch_get(&sc, 0, 50) == a); /* kept */
+    ASSERT_INT_EQ(g_hook_allocs, 1);
+    unsigned char *b = ib_bench_scratch_get(&sc, 0, 5000); /* grown: old block back */
+    ASSERT_NOT_NULL(b);
+    memset(b, 2, 5000);
+    ASSERT_INT_EQ(g_hook_allocs, 2);
+    ASSERT_INT_EQ(g_hook_frees, 1);
+    g_hook_fail = 1;
+    unsigned char *c = ib_bench_scratch_get(&sc, 1, 300); /* ordinary memory instead */
+    ASSERT_NOT_NULL(c);
+    ASSERT_UINT_EQ((uintptr_t)c & 63, 0);
+    memset(c, 3, 300);
+    ib_bench_scratch_free(&sc);
+    ASSERT_INT_EQ(g_hook_frees, 2); /* slot 0 through the hook, slot 1 not */
+    ASSERT_NULL(sc.alloc);
+    ib_session_destroy(ss);
+    ib_model_destroy(m);
+    remove(path);
 }
 
 TEST_TIMEOUT(harness_fake_failures_end_the_run, 60)

@@ -132,6 +132,9 @@ static void cu_destroy(void *ctx)
     IB_VEC_FREE(&c->weights);
     if (c->staging)
         (void)cudaFreeHost(c->staging);
+    for (int i = 0; i < 2; i++)
+        if (c->staged[i])
+            (void)cudaEventDestroy(c->staged[i]);
     if (c->lt_ws)
         (void)cudaFree(c->lt_ws);
     if (c->dnn)
@@ -197,9 +200,14 @@ static int cu_create(const ib_backend_config *cfg, void **out, ib_err *err)
     if ((rc = cu_check_rt(NULL, err, cudaMalloc(&c->lt_ws, CU_LT_WORKSPACE),
                           "cudaMalloc (cuBLASLt workspace)")))
         goto fail;
-    /* Pinned staging is an optimisation: without it copies are pageable. */
-    if (cudaMallocHost(&c->staging, CU_STAGING_BYTES) != cudaSuccess) {
+    /* Pinned staging (two halves, an event each) is an optimisation: without it copies
+     * from pageable memory are the driver's. */
+    if (cudaMallocHost(&c->staging, CU_STAGING_BYTES) != cudaSuccess ||
+        cudaEventCreateWithFlags(&c->staged[0], cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&c->staged[1], cudaEventDisableTiming) != cudaSuccess) {
         (void)cudaGetLastError();
+        if (c->staging)
+            (void)cudaFreeHost(c->staging);
         c->staging = NULL;
     }
     *out = c;
@@ -245,9 +253,23 @@ static void cu_buffer_free(void *ctx, void *impl)
     (void)cudaGetLastError();
 }
 
-/* Host <-> device through the pinned staging buffer in chunks (pageable
- * memory when staging is absent). Ordered after earlier work on the stream;
- * returns when the copy is complete. */
+/* Whether host address p is page-locked (ours from host_alloc, or registered by anyone):
+ * the DMA engine then reads or writes it directly. */
+static bool cu_is_pinned(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError(); /* older runtimes: "invalid value" for pageable memory */
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+/* Host <-> device, ordered after earlier work on the stream; returns when the copy is
+ * complete. Page-locked host memory (ib_backend_host_alloc) goes in one DMA. Pageable memory
+ * goes through the two halves of the pinned staging buffer in turn, so the memcpy of one
+ * chunk overlaps the DMA of the one before (an event per half says when it is free again);
+ * without staging, a pageable cudaMemcpyAsync (the driver stages it). */
 static int cu_copy(cu_ctx *c, void *dst, const void *src, size_t n, bool to_dev, ib_err *err)
 {
     int rc = cu_enter(c, err);
@@ -255,25 +277,71 @@ static int cu_copy(cu_ctx *c, void *dst, const void *src, size_t n, bool to_dev,
         return rc;
     enum cudaMemcpyKind kind = to_dev ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     const char *what = to_dev ? "tensor_set (host to device copy)" : "tensor_get (device to host copy)";
-    if (!c->staging) {
+    if (!c->staging || n <= CU_STAGING_DIRECT || cu_is_pinned(to_dev ? src : dst)) {
         if ((rc = cu_check_rt(NULL, err, cudaMemcpyAsync(dst, src, n, kind, c->stream), what)))
             return rc;
         return cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), what);
     }
-    for (size_t done = 0; done < n;) {
-        size_t k = n - done < CU_STAGING_BYTES ? n - done : CU_STAGING_BYTES;
-        if (to_dev)
-            memcpy(c->staging, (const char *)src + done, k);
-        const void *s = to_dev ? c->staging : (const char *)src + done;
-        void *d = to_dev ? (char *)dst + done : c->staging;
-        if ((rc = cu_check_rt(NULL, err, cudaMemcpyAsync(d, s, k, kind, c->stream), what)) ||
-            (rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), what)))
+    const size_t half = CU_STAGING_BYTES / 2;
+    unsigned char *buf[2] = {c->staging, (unsigned char *)c->staging + half};
+    size_t i = 0, prev_k = 0, prev_at = 0;
+    for (size_t done = 0; done < n; i++) {
+        size_t k = n - done < half ? n - done : half;
+        unsigned char *b = buf[i & 1];
+        if (to_dev) {
+            /* the DMA that last read this half (chunk i-2) must be over before refilling */
+            if (i >= 2 && (rc = cu_check_rt(NULL, err, cudaEventSynchronize(c->staged[i & 1]), what)))
+                return rc;
+            memcpy(b, (const char *)src + done, k);
+            rc = cu_check_rt(NULL, err, cudaMemcpyAsync((char *)dst + done, b, k, kind, c->stream), what);
+        } else { /* chunk i-2 was read out of this half in the previous iteration */
+            rc = cu_check_rt(NULL, err, cudaMemcpyAsync(b, (const char *)src + done, k, kind, c->stream), what);
+        }
+        if (!rc)
+            rc = cu_check_rt(NULL, err, cudaEventRecord(c->staged[i & 1], c->stream), what);
+        if (rc)
             return rc;
-        if (!to_dev)
-            memcpy((char *)dst + done, c->staging, k);
+        if (!to_dev && i >= 1) { /* while chunk i lands, read chunk i-1 out of the other half */
+            if ((rc = cu_check_rt(NULL, err, cudaEventSynchronize(c->staged[(i - 1) & 1]), what)))
+                return rc;
+            memcpy((char *)dst + prev_at, buf[(i - 1) & 1], prev_k);
+        }
+        prev_k = k;
+        prev_at = done;
         done += k;
     }
+    if ((rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), what)))
+        return rc;
+    if (!to_dev) /* the last chunk, i-1 */
+        memcpy((char *)dst + prev_at, buf[(i - 1) & 1], prev_k);
     return IB_OK;
+}
+
+static int cu_host_alloc(void *ctx, size_t nbytes, void **ptr, ib_err *err)
+{
+    cu_ctx *c = ctx;
+    int rc = cu_enter(c, err);
+    if (rc)
+        return rc;
+    /* portable: page-locked for every device of the process, so one worker's buffers may
+     * feed any GPU; cudaHostAlloc returns page-aligned memory */
+    cudaError_t st = cudaHostAlloc(ptr, nbytes, cudaHostAllocPortable);
+    if (st != cudaSuccess) {
+        (void)cudaGetLastError();
+        *ptr = NULL;
+        return ib_err_set(err, IB_ENOMEM,
+                          "cuda backend: cannot page-lock %zu bytes of host memory (%s); "
+                          "lower --batch or raise the locked-memory limit (ulimit -l)",
+                          nbytes, cudaGetErrorString(st));
+    }
+    return IB_OK;
+}
+
+static void cu_host_free(void *ctx, void *ptr)
+{
+    (void)ctx;
+    (void)cudaFreeHost(ptr);
+    (void)cudaGetLastError();
 }
 
 static int cu_tensor_set(void *ctx, void *impl, size_t offset, const void *src, size_t nbytes,
@@ -433,4 +501,6 @@ const struct ib_backend_ops ib_backend_cuda_ops = {
     .synchronize = cu_synchronize,
     .value_desc = NULL,
     .device_info = cu_device_info,
+    .host_alloc = cu_host_alloc,
+    .host_free = cu_host_free,
 };

@@ -18,7 +18,8 @@
 #include "backend/cuda/kernels/cuda_kernels.h"
 #include "base/vec.h"
 
-#define CU_STAGING_BYTES (8u << 20)    /* pinned host staging for tensor_set/get */
+#define CU_STAGING_BYTES (8u << 20)    /* pinned host staging for tensor_set/get (two halves) */
+#define CU_STAGING_DIRECT (64u << 10)  /* pageable copies up to this size skip the staging */
 #define CU_LT_WORKSPACE (32u << 20)    /* cuBLASLt workspace per context */
 
 typedef struct cu_weight {
@@ -39,6 +40,7 @@ typedef struct cu_ctx {
     cudnnHandle_t dnn;
     void *lt_ws;         /* CU_LT_WORKSPACE device bytes */
     void *staging;       /* CU_STAGING_BYTES pinned host bytes (NULL: pageable copies) */
+    cudaEvent_t staged[2]; /* recorded after the DMA of each staging half */
     IB_VEC(cu_weight) weights;
 } cu_ctx;
 
