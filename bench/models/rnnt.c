@@ -7,7 +7,7 @@
  *
  *   build/<variant>/bench/models/rnnt [--threads N] [--seconds-audio 7.2] [--n 16]
  *                                     [--single 4] [--decoder-threads N] [--tiny]
- *                                     [--precision fp32|bf16] [--no-torch] [--no-ort]
+ *                                     [--precision fp32|bf16] [--no-torch] [--no-ort] [--profile]
  *                                     [--python PATH]
  *
  * --precision bf16 runs our three sessions in bf16 and the peer's LSTMs, joint and embedding
@@ -99,8 +99,21 @@ static int infer(ctx *c, size_t first, size_t n)
     return rc;
 }
 
-/* The encoder alone on utterances [first, first + n) (features computed before the clock). */
-static double encoder_seconds(ctx *c, size_t first, size_t n, int64_t He)
+typedef struct enc_run {
+    ib_session *s;
+    ib_tensor_view *in, *out;
+} enc_run;
+
+static int enc_run_once(void *p)
+{
+    enc_run *r = p;
+    ib_err err;
+    return ib_session_run(r->s, r->in, 2, r->out, 1, &err);
+}
+
+/* The encoder alone on utterances [first, first + n) (features computed before the clock);
+ * with profile, then where its time goes (bu_profile). */
+static double encoder_seconds(ctx *c, size_t first, size_t n, int64_t He, bool profile)
 {
     ib_mel *mel = NULL;
     ib_err err;
@@ -129,6 +142,12 @@ static double encoder_seconds(ctx *c, size_t first, size_t n, int64_t He)
     double t0 = bu_now_s();
     ib_session_run(c->s[0], in, 2, &o, 1, &err);
     double dt = bu_now_s() - t0;
+    if (profile) {
+        enc_run r = {c->s[0], in, &o};
+        char title[64];
+        snprintf(title, sizeof title, "the encoder at batch %zu", n);
+        bu_profile(c->s[0], enc_run_once, &r, 2, 12, title);
+    }
     free(feat);
     free(mask);
     free(scr);
@@ -200,7 +219,7 @@ static size_t agree(const ctx *c, const char *json, size_t first, size_t n)
 
 int main(int argc, char **argv)
 {
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), no_torch = 0, no_ort = 0, tiny = 0, dec_threads = 0, pin = 1;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), no_torch = 0, no_ort = 0, profile = 0, tiny = 0, dec_threads = 0, pin = 1;
     double secs = 7.2;
     size_t n = 16, single = 4;
     const char *python = "/usr/bin/python3", *prec = "fp32";
@@ -228,10 +247,12 @@ int main(int argc, char **argv)
             no_torch = 1;
         else if (!strcmp(a, "--no-ort"))
             no_ort = 1;
+        else if (!strcmp(a, "--profile"))
+            profile = 1;
         else {
             fprintf(stderr, "usage: %s [--threads N] [--seconds-audio 7.2] [--n 16] [--single 4] "
                             "[--decoder-threads N] [--precision fp32|bf16] [--no-pin] [--tiny] "
-                            "[--no-torch] [--no-ort] [--python PATH]\n",
+                            "[--no-torch] [--no-ort] [--profile] [--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
@@ -310,14 +331,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < single; i++)
         if (infer(&c, i, 1))
             return 1;
-    double t1 = bu_now_s() - t0, enc1 = encoder_seconds(&c, 0, 1, io[0].params[0]);
+    double t1 = bu_now_s() - t0, enc1 = encoder_seconds(&c, 0, 1, io[0].params[0], profile);
     size_t tok1 = 0;
     for (size_t i = 0; i < single; i++)
         tok1 += c.sizes[i] / 8;
     t0 = bu_now_s();
     if (infer(&c, 0, n))
         return 1;
-    double tn = bu_now_s() - t0, encn = encoder_seconds(&c, 0, n, io[0].params[0]);
+    double tn = bu_now_s() - t0, encn = encoder_seconds(&c, 0, n, io[0].params[0], profile);
     size_t tokn = 0;
     for (size_t i = 0; i < n; i++)
         tokn += c.sizes[i] / 8;

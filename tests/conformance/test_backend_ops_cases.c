@@ -659,6 +659,16 @@ void bo_cases_shape(bo *b)
 
 /* ---- LSTM ------------------------------------------------------------------------ */
 
+static bool has_avx512(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
 static void lstm_case(bo *b, const char *dir, int64_t T, int64_t N, int64_t I, int64_t H,
                       bool init, bool all_outs)
 {
@@ -673,9 +683,10 @@ static void lstm_case(bo *b, const char *dir, int64_t T, int64_t N, int64_t I, i
     ib_attr at[] = {bo_as("direction", dir), bo_ai("hidden_size", H)};
     ib_value_id outs[3];
     bo_node(b, "LSTM", "", in, init ? 7 : 4, at, 2, 3, outs);
-    /* one direction, batch <= 4, f32: the input projections as a matmul and our
-     * recurrence kernel (cpu_kernels_rnn.c); else oneDNN's LSTM */
-    if (D == 1 && N <= 4) {
+    /* one direction, f32: the input projections as a matmul and our recurrence kernel
+     * (cpu_kernels_rnn.c at batch <= 4; above, cpu_kernels_rnn512.c when H is a multiple
+     * of 16 and the CPU has AVX-512); else oneDNN's LSTM */
+    if (D == 1 && (N <= 4 || (H % 16 == 0 && has_avx512()))) {
         b->min_kernel_steps = 1;
         b->kernel_steps_not_bf16 = true;
     }
@@ -692,7 +703,13 @@ void bo_cases_rnn(bo *b)
     lstm_case(b, "reverse", 6, 2, 10, 12, true, true);
     lstm_case(b, "bidirectional", 4, 2, 8, 16, true, true);
     lstm_case(b, "forward", 9, 1, 24, 32, false, false); /* RNN-T: batch 1, Y only */
-    lstm_case(b, "forward", 4, 6, 12, 16, true, true);    /* batch 6: oneDNN's LSTM */
+    /* batches above 4: the packed kernel's row blocks of 6 and their tails, several
+     * blocks of 16 hidden units split between threads, both directions */
+    lstm_case(b, "forward", 4, 6, 12, 16, true, true);
+    lstm_case(b, "forward", 5, 7, 24, 32, true, true);
+    lstm_case(b, "reverse", 4, 5, 8, 16, true, true);
+    lstm_case(b, "forward", 3, 16, 20, 48, false, true);
+    lstm_case(b, "forward", 3, 11, 9, 24, true, true); /* H not a multiple of 16: oneDNN */
     /* no bias, H not a multiple of 16, only Y_h and Y_c */
     {
         ib_value_id in[3] = {IN(b, 3, 1, 20), bo_const(b, F32, 3, DIMS(1, 160, 20), -0.4, 0.4),

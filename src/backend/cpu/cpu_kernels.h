@@ -176,12 +176,24 @@ typedef struct cpu_lstm_ctx {
     bool reverse;
     const float *G;
     const float *R;        /* [4H, H], ONNX layout */
+    const float *Rp;       /* R packed by cpu_lstm_pack (cpu_kernels_rnn512.c), or NULL */
+    float *ht;             /* with Rp, private: 2 * ceil(N/16) * 16 * H (h k-major, twice) */
     const float *h0, *c0;  /* [N, H] or NULL (zeros) */
     float *y, *yh, *yc;
     float *h;              /* private: 2 * N * H (h_{t-1}, h_t) */
     float *c;              /* private: N * H */
 } cpu_lstm_ctx;
 int cpu_lstm_run(void *kctx, int threads, ib_err *err);
+/* The packed AVX-512 recurrence (cpu_kernels_rnn512.c), for batches above
+ * OWN_LSTM_MAX_BATCH: usable when H is a multiple of 16 and this CPU has AVX-512; Rp is
+ * H * 4H floats; a step computes hidden-unit blocks [jb0, jb1) of 16 for every batch row. */
+bool cpu_lstm_packed_ok(int64_t H);
+void cpu_lstm_pack(const float *R, int64_t H, float *Rp);
+/* h [N, H] -> ht [ceil(N/16)][H][16] (rows past N zero): the GEMM's broadcast operand */
+void cpu_lstm_pack_h(const float *h, int64_t N, int64_t H, float *ht);
+/* One step: h_{t-1} as htp (k-major); writes h_t to hn (row-major) and htn (k-major). */
+void cpu_lstm_packed_step(const cpu_lstm_ctx *k, int64_t t, const float *htp, float *hn,
+                          float *htn, int64_t jb0, int64_t jb1);
 
 /* ---- Winograd 3x3x3 convolution (cpu_kernels_wino.c) -------------------------------- */
 

@@ -91,17 +91,29 @@ int cpu_lstm_run(void *kctx, int threads, ib_err *err)
         memcpy(k->c, k->c0, (size_t)NH * sizeof *k->c);
     else
         memset(k->c, 0, (size_t)NH * sizeof *k->c);
+    int64_t HT = (N + 15) / 16 * 16 * H; /* floats of one k-major copy of h */
+    if (k->Rp) {
+        memset(k->ht, 0, 2 * (size_t)HT * sizeof *k->ht);
+        cpu_lstm_pack_h(k->h, N, H, k->ht);
+    }
+    /* the packed kernel splits blocks of 16 hidden units, this one single units */
+    int64_t units = k->Rp ? H / 16 : H, width = k->Rp ? 16 : 1;
     int nt = threads < 1 ? 1 : threads;
-    if (nt > H) nt = (int)H;
+    if (nt > units) nt = (int)units;
 #pragma omp parallel num_threads(nt)
     {
         int tid = omp_get_thread_num(), tn = omp_get_num_threads();
-        int64_t j0 = H * tid / tn, j1 = H * (tid + 1) / tn;
+        int64_t u0 = units * tid / tn, u1 = units * (tid + 1) / tn;
+        int64_t j0 = u0 * width, j1 = u1 * width;
         for (int64_t s = 0; s < T; s++) {
             int64_t t = k->reverse ? T - 1 - s : s;
             const float *hp = k->h + (s & 1) * NH;
             float *hn = k->h + ((s + 1) & 1) * NH;
-            step(k, t, hp, hn, j0, j1);
+            if (k->Rp)
+                cpu_lstm_packed_step(k, t, k->ht + (s & 1) * HT, hn, k->ht + ((s + 1) & 1) * HT,
+                                     u0, u1);
+            else
+                step(k, t, hp, hn, j0, j1);
             if (k->y)
                 for (int64_t b = 0; b < N; b++)
                     memcpy(k->y + (t * N + b) * H + j0, hn + b * H + j0,

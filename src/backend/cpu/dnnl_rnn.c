@@ -1,8 +1,9 @@
 /*
  * dnnl_rnn.c - ONNX LSTM on oneDNN's vanilla_lstm: forward, reverse and
  * bidirectional, optional initial_h/initial_c, outputs Y, Y_h, Y_c. One direction
- * over a batch of at most OWN_LSTM_MAX_BATCH at f32 runs instead as one matmul for
- * the input projections of all steps and our recurrence kernel (cpu_kernels_rnn.c).
+ * at f32 runs instead as one matmul for the input projections of all steps and our
+ * recurrence kernel: cpu_kernels_rnn.c over a batch of at most OWN_LSTM_MAX_BATCH,
+ * cpu_kernels_rnn512.c above it (AVX-512, H a multiple of 16).
  *
  * Gate order: ONNX stores W/R/B gates as i, o, f, c; oneDNN wants i, f,
  * c~, o, so the weights are permuted while being rearranged into oneDNN's
@@ -98,6 +99,35 @@ static float *to_ldigo(cpu_exec *e, const float *w, int64_t D, int64_t H, int64_
  * decoder's single steps (T = 1, H = 320) were slower on ours (0.51 -> 0.66 s per
  * utterance), so they stay on oneDNN. */
 #define OWN_LSTM_MAX_BATCH 4
+/* Larger batches run the recurrence as a packed AVX-512 GEMM with the cell in its epilogue
+ * (cpu_kernels_rnn512.c) when H is a multiple of 16 and the CPU has AVX-512; else on
+ * oneDNN's LSTM. */
+
+static int pack_fill(void *user, void *dst, ib_err *err)
+{
+    IB_UNUSED(err);
+    const cpu_lstm_ctx *k = user;
+    cpu_lstm_pack(k->R, k->H, dst);
+    return IB_OK;
+}
+
+/* R packed for the batched kernel, shared per context: its identity is (R's bytes, f32
+ * [4H, H]) -> f32 [H/16, H, 4, 16], a pair no reorder produces. */
+static int lstm_packed_r(cpu_exec *e, cpu_lstm_ctx *k, ib_err *err)
+{
+    dnnl_dims_t sd = {4 * k->H, k->H}, pd = {k->H / 16, k->H, 4, 16};
+    dnnl_memory_desc_t src, want;
+    int rc = cpu_check(e, err, dnnl_memory_desc_init_by_tag(&src, 2, sd, dnnl_f32, dnnl_ab),
+                       "memory_desc_init");
+    if (!rc)
+        rc = cpu_check(e, err, dnnl_memory_desc_init_by_tag(&want, 4, pd, dnnl_f32, dnnl_abcd),
+                       "memory_desc_init");
+    void *data = NULL;
+    if (!rc)
+        rc = cpu_const_derived_shared(e, &src, k->R, &want, pack_fill, k, &data, err);
+    k->Rp = data;
+    return rc;
+}
 
 /* One direction at f32: G = X W^T + (Wb + Rb) for all steps as one oneDNN matmul, then
  * the recurrence on our kernel. */
@@ -150,6 +180,14 @@ static int lstm_own_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     k->reverse = strcmp(ib_node_attr_string(n, "direction", "forward"), "reverse") == 0;
     k->G = g;
     k->R = r->cdata;
+    if (N > OWN_LSTM_MAX_BATCH) {
+        if ((rc = lstm_packed_r(e, k, err)))
+            goto fail;
+        if (!(k->ht = cpu_alloc(e, 2 * (size_t)((N + 15) / 16 * 16 * H) * sizeof *k->ht))) {
+            rc = cpu_fail(e, err, IB_ENOMEM, "out of memory");
+            goto fail;
+        }
+    }
     k->h = cpu_alloc(e, 2 * (size_t)(N * H) * sizeof *k->h);
     k->c = cpu_alloc(e, (size_t)(N * H) * sizeof *k->c);
     if (!k->h || !k->c) {
@@ -185,7 +223,8 @@ static int lstm_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     cpu_val *y = cpu_out(e, n, 0), *yh = cpu_out(e, n, 1), *yc = cpu_out(e, n, 2);
     int64_t D = lstm_dirs(n), H = ib_node_attr_int(n, "hidden_size", 0);
     int64_t T = x->desc.dims[0], N = x->desc.dims[1], I = x->desc.dims[2];
-    if (D == 1 && N <= OWN_LSTM_MAX_BATCH && cpu_act_dt(e) == dnnl_f32 && T > 1)
+    if (D == 1 && cpu_act_dt(e) == dnnl_f32 && T > 1 &&
+        (N <= OWN_LSTM_MAX_BATCH || cpu_lstm_packed_ok(H)))
         return lstm_own_compile(e, n, err);
     const char *dir = ib_node_attr_string(n, "direction", "forward");
     dnnl_rnn_direction_t rd = D == 2 ? dnnl_bidirectional_concat
