@@ -128,6 +128,7 @@ typedef struct cpu_dot_ctx {
     float *y;
     int64_t N, F, D, K;
     int32_t *a, *b; /* K each: feature indices, validated at compile */
+    bool generic;   /* tests: the dot-product form even where the Gram-matrix one runs */
 } cpu_dot_ctx;
 int cpu_dot_interaction_run(void *kctx, int threads, ib_err *err);
 
