@@ -104,6 +104,7 @@ typedef struct ib_harness_result {
     /* where the defaults of batch and workers came from: "user" (a flag), or the backend's
      * default for this benchmark ("cpu: ...", "cuda: <device>, <SMs>, <memory>") */
     char batch_from[160], workers_from[160];
+    char max_wait_from[160]; /* the Server batching window: "user", the entry's, the device rule */
     /* the in-process SUT's compiled nodes (worker 0, every model; ib_session_placement):
      * nodes in all, and those left on the fallback backend's kernels on the host */
     uint32_t nodes, fallback_nodes;

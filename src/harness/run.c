@@ -317,6 +317,10 @@ static int plan_workers(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                          ? (o->max_wait_us >= 0 ? o->max_wait_us : o->bench->server_max_wait_us) *
                                1000
                          : 0;
+    if (o->scenario == IB_LG_SCENARIO_SERVER)
+        snprintf(res->max_wait_from, sizeof res->max_wait_from, "%s%s",
+                 o->max_wait_us >= 0 ? "user" : o->bench->id,
+                 o->max_wait_us >= 0 ? "" : "'s default");
     return IB_OK;
 }
 
@@ -641,6 +645,20 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
           res->warmup_samples_per_sec, (long long)c.batch,
           (double)ib_run_sut_warmup_latency_ns(&c) / 1e6);
     int64_t b1 = ib_run_sut_warmup_latency_ns(&c), bound = (int64_t)o->settings.server_target_latency_ns;
+    if (o->scenario == IB_LG_SCENARIO_SERVER && c.sut && c.devices.n > 0 && o->max_wait_us < 0) {
+        /* issue 24: a GPU's Server batches fill only if the window is sized from the
+         * latency bound and the device's batch time, not from the CPU entry's window */
+        int64_t w = ib_run_server_device_wait_ns(bound, c.batch, c.workers,
+                                                 res->warmup_samples_per_sec);
+        if (w >= 0) {
+            ib_run_sut_set_max_wait(&c, w);
+            snprintf(res->max_wait_from, sizeof res->max_wait_from,
+                     "device: half the %.3g ms latency bound less a full batch's %.3g ms", (double)bound / 1e6,
+                     (double)c.batch * c.workers / res->warmup_samples_per_sec * 1e3);
+            ib_harness_stage(o, "Server batching window: %.3g ms (%s)", (double)w / 1e6,
+                             res->max_wait_from);
+        }
+    }
     if (o->scenario == IB_LG_SCENARIO_SERVER && bound > 0 && b1 > bound)
         ib_harness_stage(o, "warning: one sample alone takes %.3g ms here, over the %.3g ms latency bound: "
                  "no target_qps makes this Server run VALID with this model, batch and machine",

@@ -146,6 +146,8 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_int(&jw, c->batch);
     ib_jw_key(&jw, "max_wait_us");
     ib_jw_int(&jw, c->max_wait_ns / 1000);
+    ib_jw_key(&jw, "max_wait_from"); /* "user", the entry's default, or the device rule */
+    ib_jw_string(&jw, res->max_wait_from);
     ib_jw_key(&jw, "max_batch_from"); /* "user", or whose default and why (issue 25) */
     ib_jw_string(&jw, res->batch_from);
     ib_jw_key(&jw, "workers_from");

@@ -50,6 +50,14 @@ double ib_run_sut_warmup_rate(const run_ctx *c);
 int64_t ib_run_sut_warmup_latency_ns(const run_ctx *c);
 const char *ib_run_sut_describe(const run_ctx *c);
 
+/* Server on a device backend without --max-wait-us (issue 24): the batching window that
+ * leaves half the latency bound for queueing, i.e. bound / 2 less the time one worker takes
+ * for a full batch (batch x workers / the warm-up rate, all workers sharing the devices),
+ * at least 0; -1 when bound or rate is unknown. */
+int64_t ib_run_server_device_wait_ns(int64_t bound_ns, int64_t batch, int workers, double rate);
+/* Set the in-process SUT's batching window (before the test starts). */
+void ib_run_sut_set_max_wait(run_ctx *c, int64_t ns);
+
 /* --quick: the seconds of the budget still free for the test (at least 1). */
 double ib_run_quick_left_s(const ib_harness_opts *o, const run_ctx *c);
 /* The performance sample count the QSL reports: the entry's official one, or the dataset

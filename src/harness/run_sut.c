@@ -66,6 +66,13 @@ int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     return ib_hsut_create(&so, &c->sut, err);
 }
 
+void ib_run_sut_set_max_wait(run_ctx *c, int64_t ns)
+{
+    c->max_wait_ns = ns;
+    if (c->sut)
+        ib_hsut_set_max_wait(c->sut, ns);
+}
+
 void ib_run_sut_destroy(run_ctx *c)
 {
     ib_hsut_destroy(c->sut);

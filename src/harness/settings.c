@@ -60,6 +60,15 @@ static void note(const ib_harness_opts *o, run_ctx *c, const char *field, const 
              why);
 }
 
+int64_t ib_run_server_device_wait_ns(int64_t bound_ns, int64_t batch, int workers, double rate)
+{
+    if (bound_ns <= 0 || batch < 1 || workers < 1 || !(rate > 0))
+        return -1;
+    double full = (double)batch * workers / rate * 1e9; /* one worker's full batch, ns */
+    double w = (double)bound_ns / 2 - full;
+    return w > 0 ? (int64_t)w : 0;
+}
+
 size_t ib_run_performance_count(const ib_harness_opts *o, const run_ctx *c)
 {
     uint64_t psc = o->settings.performance_sample_count_override

@@ -438,6 +438,13 @@ ib_lg_sut ib_hsut_table(ib_hsut *s)
     return t;
 }
 
+void ib_hsut_set_max_wait(ib_hsut *s, int64_t ns)
+{
+    ib_mutex_lock(&s->mu);
+    s->o.max_wait_ns = ns;
+    ib_mutex_unlock(&s->mu);
+}
+
 void ib_hsut_quiesce(ib_hsut *s)
 {
     ib_mutex_lock(&s->mu);

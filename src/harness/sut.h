@@ -60,6 +60,9 @@ void ib_hsut_destroy(ib_hsut *s);
 /* The loadgen callback table (valid while s lives). */
 ib_lg_sut ib_hsut_table(ib_hsut *s);
 
+/* Change the batching window (before a test; the workers read it under the queue lock). */
+void ib_hsut_set_max_wait(ib_hsut *s, int64_t ns);
+
 /* Wait until no worker is processing a batch (an aborted test also drops its queue): the
  * QSL calls this before it unloads samples a worker might still read. */
 void ib_hsut_quiesce(ib_hsut *s);

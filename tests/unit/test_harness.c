@@ -20,6 +20,7 @@
 #include "compliance/sha256.h"
 #include "harness/benchmark.h"
 #include "harness/harness.h"
+#include "harness/run_internal.h"
 #include "harness/scratch.h"
 #include "inferbench/dataset.h"
 #include "models/models.h"
@@ -455,6 +456,7 @@ TEST_TIMEOUT(harness_fake_server_dynamic_batching, 60)
     ASSERT_INT_EQ(r.batch, 4);
     char *rj = slurp(r.scenario_dir, "run.json");
     ASSERT_STR_CONTAINS(rj, "\"max_wait_us\": 20000");
+    ASSERT_STR_CONTAINS(rj, "\"max_wait_from\": \"fake's default\""); /* a host backend */
     ib_free(rj);
     ib_lg_settings_origin_destroy(org);
 }
@@ -582,6 +584,22 @@ TEST(harness_scratch_uses_the_session_host_memory)
     ib_session_destroy(ss);
     ib_model_destroy(m);
     remove(path);
+}
+
+/* issue 24: on a device, the Server window leaves half the latency bound for queueing: bound / 2
+ * less one worker's full batch (batch x workers / rate). ResNet50 on an H200 (bound 15 ms,
+ * batch 64, two workers at 24,000 samples/s: 5.33 ms a batch) waits 2.17 ms; a batch that
+ * alone takes more than half the bound does not wait; unknown figures change nothing. */
+TEST(harness_server_device_window)
+{
+    int64_t w = ib_run_server_device_wait_ns(15000000, 64, 2, 24000.0);
+    ASSERT_TRUE(w > 2166000 && w < 2167000);
+    ASSERT_INT_EQ(ib_run_server_device_wait_ns(15000000, 256, 2, 24000.0), 0);
+    ASSERT_INT_EQ(ib_run_server_device_wait_ns(0, 64, 2, 24000.0), -1);
+    ASSERT_INT_EQ(ib_run_server_device_wait_ns(15000000, 64, 2, 0.0), -1);
+    ASSERT_INT_EQ(ib_run_server_device_wait_ns(15000000, 0, 2, 100.0), -1);
+    w = ib_run_server_device_wait_ns(15000000, 1, 1, 1e12); /* a batch of no time: bound / 2 */
+    ASSERT_TRUE(w >= 7499999 && w <= 7500000);
 }
 
 TEST_TIMEOUT(harness_fake_failures_end_the_run, 60)
