@@ -130,6 +130,7 @@ static void cu_destroy(void *ctx)
     for (size_t i = 0; i < c->weights.len; i++)
         (void)cudaFree(c->weights.data[i].dev);
     IB_VEC_FREE(&c->weights);
+    IB_VEC_FREE(&c->algos);
     if (c->staging)
         (void)cudaFreeHost(c->staging);
     for (int i = 0; i < 2; i++)

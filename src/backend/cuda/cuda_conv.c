@@ -11,8 +11,11 @@
  * reference at fp32 tolerance); fp16 allows tensor-op math with down-
  * conversion of the fp32 tensors (CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION);
  * bf16 is refused (supports_op), as cuDNN's legacy API has no bf16 math mode
- * for fp32 tensors. The algorithm is cuDNN's first heuristic choice
- * (cudnnGetConvolutionForwardAlgorithm_v7) whose workspace fits 256 MiB.
+ * for fp32 tensors. The algorithm: from a batch of CU_CONV_FIND_BATCH up, the fastest that
+ * cuDNN times (cudnnFindConvolutionForwardAlgorithm, once per geometry and context: issue 24's
+ * "algorithm choice timed once per shape and cached"; not yet run on a GPU); below it, and
+ * when timing fails, cuDNN's first heuristic choice (cudnnGetConvolutionForwardAlgorithm_v7);
+ * either way one whose workspace fits 256 MiB and, at fp32, that is not tensor-op (TF32).
  */
 #include <math.h>
 #include <string.h>
@@ -22,6 +25,9 @@
 #include "ir/ops/window.h"
 
 #define CU_CONV_WS_MAX ((size_t)256 << 20)
+/* Smaller batches (the warm-up's tails, SingleStream) take the heuristic's choice: timing
+ * every variant's every convolution would lengthen compile for little. */
+#define CU_CONV_FIND_BATCH 8
 
 /* Geometry from the ONNX attributes; false when cuDNN cannot express it
  * (asymmetric pads, rank, ceil_mode for pools). */
@@ -215,6 +221,85 @@ static int tensor_desc(cu_exec *e, cudnnTensorDescriptor_t *d, int nd, const int
                         "tensor descriptor");
 }
 
+/* The key of a forward convolution for the algorithm cache: geometry, math and precision. */
+static int algo_key(const cv_geom *cg, cudnnMathType_t math, enum ib_precision p, int *key)
+{
+    int n = 0;
+    key[n++] = cg->nd;
+    for (int i = 0; i < cg->nd; i++) {
+        key[n++] = cg->x[i];
+        key[n++] = cg->w[i];
+    }
+    for (int i = 0; i < cg->nd - 2; i++) {
+        key[n++] = cg->pad[i];
+        key[n++] = cg->stride[i];
+        key[n++] = cg->dil[i];
+    }
+    key[n++] = cg->group;
+    key[n++] = (int)math;
+    key[n++] = (int)p;
+    return n; /* <= 1 + 10 + 9 + 3 = 23 */
+}
+
+/* First usable entry of perf[0..got): succeeded, workspace within the limit, and not
+ * tensor-op math at fp32 (TF32 would round the operands). -1 when none. */
+static int usable(const cudnnConvolutionFwdAlgoPerf_t *perf, int got, enum ib_precision p)
+{
+    for (int i = 0; i < got; i++)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= CU_CONV_WS_MAX &&
+            (p == IB_PRECISION_FP16 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
+            return i;
+    return -1;
+}
+
+static int pick_fwd_algo(cu_exec *e, conv_k *k, const cv_geom *cg, cudnnMathType_t math,
+                         cudnnConvolutionFwdAlgo_t *out, ib_err *err)
+{
+    cu_ctx *c = e->ctx;
+    cudnnHandle_t h = c->dnn;
+    int key[40] = {0};
+    algo_key(cg, math, e->precision, key);
+    bool timed = cg->x[0] >= CU_CONV_FIND_BATCH;
+    for (size_t i = 0; timed && i < c->algos.len; i++)
+        if (!memcmp(c->algos.data[i].key, key, sizeof key)) {
+            *out = (cudnnConvolutionFwdAlgo_t)c->algos.data[i].algo;
+            return IB_OK;
+        }
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int got = 0, pick = -1;
+    if (timed) {
+        /* runs every algorithm on buffers cuDNN allocates (synchronous, outside any capture;
+         * at compile nothing of this context is in flight); a failure (e.g. no memory for
+         * its buffers) falls back to the heuristic */
+        if (cudnnFindConvolutionForwardAlgorithm(h, k->xd, k->wd, k->cd, k->yd,
+                                                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &got,
+                                                 perf) == CUDNN_STATUS_SUCCESS)
+            pick = usable(perf, got, e->precision);
+        (void)cudaGetLastError();
+    }
+    if (pick >= 0) {
+        cu_algo a;
+        memcpy(a.key, key, sizeof key);
+        a.algo = (int)perf[pick].algo;
+        if (IB_VEC_PUSH(&c->algos, a))
+            return cu_fail(e, err, IB_ENOMEM, "out of memory");
+        *out = perf[pick].algo;
+        return IB_OK;
+    }
+    int rc = cu_check_dnn(e, err,
+                          cudnnGetConvolutionForwardAlgorithm_v7(
+                              h, k->xd, k->wd, k->cd, k->yd, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                              &got, perf),
+                          "algorithm heuristic");
+    if (rc)
+        return rc;
+    if ((pick = usable(perf, got, e->precision)) < 0)
+        return cu_fail(e, err, IB_EUNSUPPORTED, "cuDNN offers no forward algorithm (%d tried)",
+                       got);
+    *out = perf[pick].algo;
+    return IB_OK;
+}
+
 static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *z = cu_in(e, n, 3);
@@ -260,23 +345,8 @@ static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
                          "cuDNN computes output dim %d = %d, the graph says %d", i, od[i], cg.y[i]);
             goto fail;
         }
-    cudnnConvolutionFwdAlgoPerf_t perf[8];
-    int got = 0;
-    if ((rc = cu_check_dnn(e, err,
-                           cudnnGetConvolutionForwardAlgorithm_v7(h, k->xd, k->wd, k->cd, k->yd,
-                                                                  8, &got, perf),
-                           "algorithm heuristic")))
+    if ((rc = pick_fwd_algo(e, k, &cg, math, &k->algo, err)))
         goto fail;
-    int pick = -1;
-    for (int i = 0; i < got && pick < 0; i++)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= CU_CONV_WS_MAX &&
-            (e->precision == IB_PRECISION_FP16 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
-            pick = i;
-    if (pick < 0) {
-        rc = cu_fail(e, err, IB_EUNSUPPORTED, "cuDNN offers no forward algorithm (%d tried)", got);
-        goto fail;
-    }
-    k->algo = perf[pick].algo;
     if ((rc = cu_check_dnn(e, err,
                            cudnnGetConvolutionForwardWorkspaceSize(h, k->xd, k->wd, k->cd, k->yd,
                                                                    k->algo, &k->ws),

@@ -29,6 +29,13 @@ typedef struct cu_weight {
     uint32_t refs;     /* compiled subgraphs using it */
 } cu_weight;
 
+/* A convolution algorithm cuDNN timed for one geometry (cudnnFindConvolutionForwardAlgorithm),
+ * kept per context so every variant and repeated layer reuses it. */
+typedef struct cu_algo {
+    int key[40];
+    int algo;
+} cu_algo;
+
 typedef struct cu_ctx {
     int device;
     enum ib_precision precision;
@@ -42,6 +49,7 @@ typedef struct cu_ctx {
     void *staging;       /* CU_STAGING_BYTES pinned host bytes (NULL: pageable copies) */
     cudaEvent_t staged[2]; /* recorded after the DMA of each staging half */
     IB_VEC(cu_weight) weights;
+    IB_VEC(cu_algo) algos;
 } cu_ctx;
 
 typedef struct cu_val {
