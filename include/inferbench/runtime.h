@@ -119,6 +119,11 @@ typedef struct ib_session_options {
      * kernel would take them (A/B runs; the outputs differ by rounding only: float32's
      * at fp32, bfloat16's at bf16) */
     bool direct_conv;
+    /* A session of the same model on the same backend and device to share read-only state
+     * with: on cuda one device copy of the weights for both (the harness's two workers per
+     * GPU). Read by ib_session_create only; ignored for other backends or devices; either
+     * session may be destroyed first. NULL = none. */
+    const ib_session *share_with;
 } ib_session_options;
 
 IB_API void ib_session_options_defaults(ib_session_options *o);

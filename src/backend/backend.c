@@ -523,6 +523,11 @@ void ib_backend_host_free(ib_backend *b, void *p)
     ib_free(raw);
 }
 
+void *ib_backend_peer_ctx(const ib_backend_config *cfg, const struct ib_backend_ops *ops)
+{
+    return cfg && cfg->peer && cfg->peer->ops == ops ? cfg->peer->ctx : NULL;
+}
+
 bool ib_backend_device_info_get(const ib_backend *b, ib_backend_device_info *out)
 {
     memset(out, 0, sizeof *out);

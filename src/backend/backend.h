@@ -34,6 +34,10 @@ typedef struct ib_backend_config {
     enum ib_precision precision;
     int device;
     bool direct_conv;     /* CPU: no Winograd convolutions (ib_session_options) */
+    /* Another instance of the same backend to share read-only state with (the cuda backend
+     * keeps one copy of the weights per device for all instances sharing); NULL = none. A
+     * backend ignores a peer of another backend or device. The peer may be destroyed first. */
+    const struct ib_backend *peer;
 } ib_backend_config;
 
 /* Where one value lives for a compiled subgraph. */

@@ -142,4 +142,8 @@ struct ib_backend_ops {
     void (*host_free)(void *ctx, void *ptr);
 };
 
+/* For a backend's create: the context of cfg->peer when it is an instance of the same
+ * backend (ops), else NULL. */
+void *ib_backend_peer_ctx(const ib_backend_config *cfg, const struct ib_backend_ops *ops);
+
 #endif

@@ -36,6 +36,7 @@ typedef struct worker {
     ib_bench_payload *payloads;     /* max_batch */
     uint8_t *payload_mem;
     void *out_mem[IB_BENCH_MAX_TENSORS];
+    bool sessions_done;             /* worker_sessions returned (s->mu; ready_cv) */
     int64_t warm_t0, warm_t1;       /* span of the timed max_batch runs (ib_time_ns) */
     size_t warm_n;                  /* samples those runs took */
     int64_t warm_lat_ns;
@@ -161,10 +162,38 @@ static int process(worker *w, size_t n, ib_lg_test *test, ib_err *err)
 
 /* ---- worker start-up --------------------------------------------------------------------- */
 
+/* On a device backend, worker w shares the weights of the first worker on its GPU (devices
+ * are dealt round-robin, so that is worker w % n_devices): it waits until that worker's
+ * sessions exist (or failed), then creates its own with share_with, so a GPU holds one copy
+ * of each model's weights whatever the workers per GPU (issue 24). NULL otherwise. */
+static const worker *share_leader(worker *w)
+{
+    struct ib_hsut *s = w->sut;
+    int lead = s->o.n_devices > 0 ? w->id % s->o.n_devices : w->id;
+    if (lead == w->id)
+        return NULL;
+    const worker *l = &s->w[lead];
+    ib_mutex_lock(&s->mu);
+    while (!l->sessions_done && !s->stop)
+        ib_cond_wait(&s->ready_cv, &s->mu);
+    ib_mutex_unlock(&s->mu);
+    return l;
+}
+
+static void sessions_done(worker *w)
+{
+    struct ib_hsut *s = w->sut;
+    ib_mutex_lock(&s->mu);
+    w->sessions_done = true;
+    ib_cond_broadcast(&s->ready_cv);
+    ib_mutex_unlock(&s->mu);
+}
+
 static int worker_sessions(worker *w, ib_err *err)
 {
     struct ib_hsut *s = w->sut;
     const ib_hsut_opts *o = &s->o;
+    const worker *lead = share_leader(w);
     for (size_t m = 0; m < o->n_models; m++) {
         ib_session_options so;
         ib_session_options_defaults(&so);
@@ -173,6 +202,7 @@ static int worker_sessions(worker *w, ib_err *err)
         so.first_cpu = o->pin ? w->id * o->threads_per_worker : -1;
         so.device = o->n_devices > 0 ? o->devices[w->id % o->n_devices] : 0;
         so.precision = o->precision;
+        so.share_with = lead ? lead->sessions[m] : NULL;
         so.max_batch = o->max_batch * (o->bench->rows_per_sample_max > 1
                                            ? o->bench->rows_per_sample_max
                                            : 1);
@@ -336,6 +366,7 @@ static void *worker_main(void *arg)
     struct ib_hsut *s = w->sut;
     ib_err_clear(&w->err);
     w->rc = worker_sessions(w, &w->err);
+    sessions_done(w);
     if (!w->rc)
         w->rc = worker_buffers(w, &w->err);
     if (!w->rc) {
@@ -587,6 +618,8 @@ int ib_hsut_create(const ib_hsut_opts *o, ib_hsut **out, ib_err *err)
     }
     ib_mutex_lock(&s->mu);
     s->warm_arrived += o->workers - started; /* workers that never started: past the barrier */
+    for (int i = started; i < o->workers; i++)
+        s->w[i].sessions_done = true; /* and nobody waits for their sessions */
     ib_cond_broadcast(&s->ready_cv);
     while (s->ready < started)
         ib_cond_wait(&s->ready_cv, &s->mu);

@@ -55,6 +55,11 @@ static int create_backends(ib_session *s, const struct ib_backend_ops *ops, ib_e
     cfg.precision = s->opts.precision;
     cfg.device = s->opts.device;
     cfg.direct_conv = s->opts.direct_conv;
+    const ib_session *peer = s->opts.share_with;
+    s->opts.share_with = NULL; /* read here only: the peer may go first */
+    if (peer && peer->n_backends > 0 && peer->opts.device == s->opts.device &&
+        peer->backend_name && s->backend_name && !strcmp(peer->backend_name, s->backend_name))
+        cfg.peer = peer->backends[0];
     int rc = ops ? ib_backend_create_from_ops(ops, &cfg, &s->backends[0], err)
                  : ib_backend_create(s->backend_name, &cfg, &s->backends[0], err);
     if (rc) return rc;

@@ -119,6 +119,47 @@ static bool cu_available(const char **reason)
 
 /* ---- context ----------------------------------------------------------------- */
 
+/* Drop one context's hold on a store; the last one frees the weights left (compiled
+ * subgraphs have returned theirs by now) and the store. */
+static void store_put(cu_store *s)
+{
+    if (!s)
+        return;
+    ib_mutex_lock(&s->mu);
+    bool last = --s->refs == 0;
+    ib_mutex_unlock(&s->mu);
+    if (!last)
+        return;
+    (void)cudaSetDevice(s->device);
+    for (size_t i = 0; i < s->weights.len; i++)
+        (void)cudaFree(s->weights.data[i].dev);
+    IB_VEC_FREE(&s->weights);
+    ib_mutex_destroy(&s->mu);
+    ib_free(s);
+}
+
+/* The peer's store when it is a cuda context on the same device, else a new one. */
+static int store_get(cu_ctx *c, const ib_backend_config *cfg, ib_err *err)
+{
+    const cu_ctx *peer = ib_backend_peer_ctx(cfg, &ib_backend_cuda_ops);
+    if (peer && peer->store && peer->device == c->device) {
+        c->store = peer->store;
+        ib_mutex_lock(&c->store->mu);
+        c->store->refs++;
+        ib_mutex_unlock(&c->store->mu);
+        return IB_OK;
+    }
+    cu_store *s = ib_calloc(1, sizeof *s);
+    if (!s || ib_mutex_init(&s->mu)) {
+        ib_free(s);
+        return ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
+    }
+    s->refs = 1;
+    s->device = c->device;
+    c->store = s;
+    return IB_OK;
+}
+
 static void cu_destroy(void *ctx)
 {
     cu_ctx *c = ctx;
@@ -127,9 +168,7 @@ static void cu_destroy(void *ctx)
     (void)cudaSetDevice(c->device);
     if (c->stream)
         (void)cudaStreamSynchronize(c->stream);
-    for (size_t i = 0; i < c->weights.len; i++)
-        (void)cudaFree(c->weights.data[i].dev);
-    IB_VEC_FREE(&c->weights);
+    store_put(c->store);
     IB_VEC_FREE(&c->algos);
     if (c->staging)
         (void)cudaFreeHost(c->staging);
@@ -200,6 +239,8 @@ static int cu_create(const ib_backend_config *cfg, void **out, ib_err *err)
         goto fail;
     if ((rc = cu_check_rt(NULL, err, cudaMalloc(&c->lt_ws, CU_LT_WORKSPACE),
                           "cudaMalloc (cuBLASLt workspace)")))
+        goto fail;
+    if ((rc = store_get(c, cfg, err)))
         goto fail;
     /* Pinned staging (two halves, an event each) is an optimisation: without it copies
      * from pageable memory are the driver's. */
@@ -366,45 +407,55 @@ static int cu_synchronize(void *ctx, ib_err *err)
 
 /* ---- weights ------------------------------------------------------------------- */
 
+/* Under the store's lock, so the workers of one GPU compiling at once upload each constant
+ * once (the second waits for the first's upload, then shares it). */
 int cu_weight_get(cu_ctx *c, const void *host, size_t nbytes, void **dev, ib_err *err)
 {
-    for (size_t i = 0; i < c->weights.len; i++) {
-        cu_weight *w = &c->weights.data[i];
+    cu_store *s = c->store;
+    int rc = IB_OK;
+    ib_mutex_lock(&s->mu);
+    for (size_t i = 0; i < s->weights.len; i++) {
+        cu_weight *w = &s->weights.data[i];
         if (w->host == host && w->nbytes >= nbytes) {
             w->refs++;
             *dev = w->dev;
-            return IB_OK;
+            goto out;
         }
     }
     void *p = NULL;
-    int rc = cu_check_rt(NULL, err, cudaMalloc(&p, nbytes ? nbytes : 1), "cudaMalloc (weights)");
-    if (rc)
-        return rc;
+    if ((rc = cu_check_rt(NULL, err, cudaMalloc(&p, nbytes ? nbytes : 1), "cudaMalloc (weights)")))
+        goto out;
     if ((rc = cu_copy(c, p, host, nbytes, true, err))) {
         (void)cudaFree(p);
-        return rc;
+        goto out;
     }
     cu_weight w = {.host = host, .nbytes = nbytes, .dev = p, .refs = 1};
-    if (IB_VEC_PUSH(&c->weights, w)) {
+    if (IB_VEC_PUSH(&s->weights, w)) {
         (void)cudaFree(p);
-        return ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
+        rc = ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
+        goto out;
     }
     *dev = p;
-    return IB_OK;
+out:
+    ib_mutex_unlock(&s->mu);
+    return rc;
 }
 
 void cu_weight_put(cu_ctx *c, const void *host)
 {
-    for (size_t i = 0; i < c->weights.len; i++) {
-        cu_weight *w = &c->weights.data[i];
+    cu_store *s = c->store;
+    ib_mutex_lock(&s->mu);
+    for (size_t i = 0; i < s->weights.len; i++) {
+        cu_weight *w = &s->weights.data[i];
         if (w->host != host)
             continue;
         if (--w->refs == 0) {
-            (void)cudaFree(w->dev);
-            c->weights.data[i] = c->weights.data[--c->weights.len];
+            (void)cudaFree(w->dev); /* no subgraph of any sharing context uses it any more */
+            s->weights.data[i] = s->weights.data[--s->weights.len];
         }
-        return;
+        break;
     }
+    ib_mutex_unlock(&s->mu);
 }
 
 /* ---- op registry ---------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 #include "backend/backend_impl.h"
 #include "backend/cuda/cuda_sys.h"
 #include "backend/cuda/kernels/cuda_kernels.h"
+#include "base/thread.h"
 #include "base/vec.h"
 
 #define CU_STAGING_BYTES (8u << 20)    /* pinned host staging for tensor_set/get (two halves) */
@@ -36,6 +37,16 @@ typedef struct cu_algo {
     int algo;
 } cu_algo;
 
+/* The weights of one device, shared by the contexts created with a peer on that device
+ * (ib_backend_config.peer: the harness's workers on one GPU): one upload and one device
+ * copy per constant for all of them. Refcounted by the contexts; its lock guards weights. */
+typedef struct cu_store {
+    ib_mutex mu;
+    int refs;
+    int device;
+    IB_VEC(cu_weight) weights;
+} cu_store;
+
 typedef struct cu_ctx {
     int device;
     enum ib_precision precision;
@@ -48,7 +59,7 @@ typedef struct cu_ctx {
     void *lt_ws;         /* CU_LT_WORKSPACE device bytes */
     void *staging;       /* CU_STAGING_BYTES pinned host bytes (NULL: pageable copies) */
     cudaEvent_t staged[2]; /* recorded after the DMA of each staging half */
-    IB_VEC(cu_weight) weights;
+    cu_store *store;     /* this device's weights (possibly shared with peers) */
     IB_VEC(cu_algo) algos;
 } cu_ctx;
 
