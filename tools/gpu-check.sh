@@ -23,7 +23,9 @@
 # --bundle: on a machine without make's libraries, from `. .gpu/env.sh`
 # (../shared/tools/gpu-bundle.sh): no build, the test binary runs directly.
 # Environment: GPU_CHECK_BUILD (build dir, build/gpu), GPU_CHECK_OUT (logs and run
-# trees), BATCH_resnet50, BATCH_bert_99, ... (a fixed batch for that benchmark).
+# trees), BATCH_resnet50, BATCH_bert_99, ... (a fixed batch for that benchmark),
+# NHWC_BENCHMARKS (default "resnet50"): these also run at "fp16-nhwc", i.e. fp16 with
+# --nhwc-fp16 (the NHWC float16 conv islands, issue 24), a row beside their fp16 one.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -113,7 +115,12 @@ placement_of() {
 }
 ROWS=""
 for B in $BENCHMARKS; do
-    for P in $PRECISIONS; do
+    PLIST=$PRECISIONS
+    case " ${NHWC_BENCHMARKS-resnet50} " in *" $B "*) PLIST="$PLIST fp16-nhwc" ;; esac
+    for P in $PLIST; do
+        PREC=${P%-nhwc}
+        NHWC=""
+        [ "$PREC" != "$P" ] && NHWC="--nhwc-fp16"
         D="$OUT/$B-$P"
         rm -rf "$D"
         VAR=BATCH_$(echo "$B" | tr '.-' '__')
@@ -123,7 +130,7 @@ for B in $BENCHMARKS; do
         echo "== run $B $P ${FIXED:+batch $FIXED }on $NGPU GPU(s)"
         T0=$(date +%s)
         timeout 300 "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
-            --devices all --precision "$P" $BATCH_ARG --json --output-dir "$D" \
+            --devices all --precision "$PREC" $NHWC $BATCH_ARG --json --output-dir "$D" \
             > "$D.json" 2> "$D.err"
         RC=$?
         WALL=$(( $(date +%s) - T0 ))
@@ -164,7 +171,7 @@ fi
 # ---- 5. the table ----------------------------------------------------------------------------
 echo
 echo "== Offline samples/s on $NGPU x $GPU_NAME (quick runs, random weights, synthetic data)"
-printf '%-13s %-5s %12s %10s %8s %6s %6s %9s %14s %7s %14s %7s\n' benchmark prec "all GPUs" \
+printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %14s %7s %14s %7s\n' benchmark prec "all GPUs" \
     "per GPU" status batch wall_s ref_nodes "A100 v1.1/GPU" ratio "A30 v1.1/GPU" ratio
 printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL BATCH WALL FB FBOPS; do
     [ -n "$B" ] || continue
@@ -172,7 +179,7 @@ printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL BATCH WALL FB FBOPS; do
     A30=$(published "$B" 4)
     R1=$(awk -v a="$PER" -v b="$A100" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
     R2=$(awk -v a="$PER" -v b="$A30" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
-    printf '%-13s %-5s %12s %10s %8s %6s %6s %9s %14s %7s %14s %7s\n' "$B" "$P" "$SPS" "$PER" "$VAL" \
+    printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %14s %7s %14s %7s\n' "$B" "$P" "$SPS" "$PER" "$VAL" \
         "$BATCH" "$WALL" "$FB" "${A100:--}" "$R1" "${A30:--}" "$R2"
 done
 echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.2, INT8 for both"

@@ -119,6 +119,10 @@ typedef struct ib_session_options {
      * kernel would take them (A/B runs; the outputs differ by rounding only: float32's
      * at fp32, bfloat16's at bf16) */
     bool direct_conv;
+    /* cuda at fp16: the values that 2-D convolutions pass only to each other are held as
+     * NHWC float16 (cuDNN's tensor-core layout; no conversion inside cuDNN), converted where
+     * such an island starts and ends (issue 24). Off by default: not yet run on a GPU. */
+    bool nhwc_fp16;
     /* A session of the same model on the same backend and device to share read-only state
      * with: on cuda one device copy of the weights for both (the harness's two workers per
      * GPU). Read by ib_session_create only; ignored for other backends or devices; either

@@ -54,6 +54,8 @@ static void usage(FILE *f)
             "  --batch N                max batch per inference (default per benchmark)\n"
             "  --max-wait-us N          Server dynamic batching window\n"
             "  --no-pin                 do not pin worker threads to CPUs\n"
+            "  --nhwc-fp16              cuda at fp16: convolutions pass NHWC float16 to each\n"
+            "                           other (not yet run on a GPU; off by default)\n"
             "  --system NAME            results-tree system folder (default <host>-<backend>)\n"
             "  --tiny                   the tiny stand-in model (tests)\n"
             "  --seed N                 weights and synthetic data seed (default 1)\n"
@@ -133,7 +135,7 @@ enum {
     OPT_MAX_DUR, OPT_MIN_Q, OPT_TIMEOUT, OPT_RECORD, OPT_TRACE, OPT_JSON, OPT_NO_PROGRESS,
     OPT_OUT, OPT_BENCH, OPT_BACKEND, OPT_DATA, OPT_PRECISION, OPT_THREADS, OPT_WORKERS,
     OPT_BATCH, OPT_MAX_WAIT, OPT_QUICK, OPT_SYSTEM, OPT_TINY, OPT_SEED, OPT_SYNTH, OPT_PAYLOAD,
-    OPT_NO_PIN, OPT_VARIANT, OPT_DATASET, OPT_ROW_CAP, OPT_DEVICES, OPT_FORCE, OPT_CACHE_DIR,
+    OPT_NO_PIN, OPT_NHWC_FP16, OPT_VARIANT, OPT_DATASET, OPT_ROW_CAP, OPT_DEVICES, OPT_FORCE, OPT_CACHE_DIR,
     OPT_ENDPOINT, OPT_MODEL_NAME, OPT_CONCURRENCY, OPT_REQ_TIMEOUT, OPT_JSON_TENSORS,
 };
 
@@ -180,6 +182,7 @@ int ib_cmd_run(int argc, char **argv)
         {"synth-samples", required_argument, NULL, OPT_SYNTH},
         {"payload-dtype", required_argument, NULL, OPT_PAYLOAD},
         {"no-pin", no_argument, NULL, OPT_NO_PIN},
+        {"nhwc-fp16", no_argument, NULL, OPT_NHWC_FP16},
         {"variant", required_argument, NULL, OPT_VARIANT},
         {"dataset", required_argument, NULL, OPT_DATASET},
         {"row-cap", required_argument, NULL, OPT_ROW_CAP},
@@ -302,6 +305,7 @@ int ib_cmd_run(int argc, char **argv)
         case OPT_CACHE_DIR: o.cache_dir = optarg; break;
         case OPT_TINY: o.tiny = true; break;
         case OPT_NO_PIN: o.no_pin = true; break;
+        case OPT_NHWC_FP16: o.nhwc_fp16 = true; break;
         case OPT_VARIANT:
         case OPT_DATASET:
         case OPT_ROW_CAP: {

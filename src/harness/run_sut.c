@@ -54,6 +54,7 @@ int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         .workers = c->workers,
         .threads_per_worker = c->tpw,
         .pin = o->pin,
+        .nhwc_fp16 = o->nhwc_fp16,
         .max_batch = c->batch,
         .max_wait_ns = c->max_wait_ns,
         .calib_samples = 0,

@@ -55,6 +55,7 @@ static int create_backends(ib_session *s, const struct ib_backend_ops *ops, ib_e
     cfg.precision = s->opts.precision;
     cfg.device = s->opts.device;
     cfg.direct_conv = s->opts.direct_conv;
+    cfg.nhwc_fp16 = s->opts.nhwc_fp16;
     const ib_session *peer = s->opts.share_with;
     s->opts.share_with = NULL; /* read here only: the peer may go first */
     if (peer && peer->n_backends > 0 && peer->opts.device == s->opts.device &&

@@ -119,7 +119,7 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
 
     /* --json: run.json on stdout, valid JSON with the run's facts; accuracy mode exits 0
      * with a synthetic model (its accuracy target does not apply) */
-    ASSERT_INT_EQ(run("--mode accuracy --json --system j --output-dir out"), 0);
+    ASSERT_INT_EQ(run("--mode accuracy --json --system j --nhwc-fp16 --output-dir out"), 0);
     json_error_t je;
     json_t *j = json_load_file("out.txt", 0, &je);
     ASSERT_NOT_NULL(j);
@@ -133,6 +133,8 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
     ASSERT_STR_CONTAINS(json_string_value(json_object_get(acc_obj, "line")), ", total=8");
     ASSERT_INT_EQ(json_integer_value(json_object_get(json_object_get(j, "data"), "samples")), 8);
     ASSERT_TRUE(json_is_true(json_object_get(json_object_get(j, "model"), "synthetic")));
+    /* recorded as asked (a cpu run ignores it: the islands are cuda's) */
+    ASSERT_TRUE(json_is_true(json_object_get(j, "nhwc_fp16")));
     json_decref(j);
 }
 

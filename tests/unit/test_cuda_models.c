@@ -376,6 +376,111 @@ TEST_TIMEOUT(cuda_partition_models, 60)
  * InstanceNorm were added the lists were "LSTM " (encoder, prediction) and "InstanceNorm
  * ConvTranspose " (3D U-Net); a fusion cuda cannot run, or an op it stops taking, shows
  * here. */
+#ifdef IB_WITH_CUDA
+#include "backend/cuda/cuda_internal.h"
+
+/* issue 24's NHWC float16 islands, decided without a GPU (cu_conv_mark_islands only reads
+ * the graph and the bindings): conv a (from the input) feeds conv b as X and as residual Z,
+ * b feeds a MaxPool, whose output feeds conv c, the graph output. Only a is held half: b is
+ * read by a non-conv, c crosses the edge; nothing is half at fp32 or with the option off. */
+static int islands_marked(bool on, enum ib_precision p, const char **which)
+{
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,8,8,8");
+    ib_value_id a = IB_BUILD_OP(b, "Relu", "", ib_build_conv2d(b, x, 8, 8, 3, 1, 1, 1, true));
+    ib_value_id c2 = ib_build_conv2d(b, a, 8, 8, 3, 1, 1, 1, true);
+    ib_value_id bb = IB_BUILD_OP(b, "Relu", "", IB_BUILD_OP(b, "Add", "", c2, a));
+    ib_value_id pool = IB_BUILD_OP(b, "MaxPool", "kernel_shape=[2,2] strides=[2,2]", bb);
+    ib_value_id c = ib_build_conv2d(b, pool, 8, 16, 1, 1, 0, 1, true);
+    ib_build_output(b, c, "y", IB_DTYPE_FLOAT32, "2,16,4,4");
+    ib_err err;
+    ib_err_clear(&err);
+    ib_graph *src = NULL, *g = NULL;
+    ASSERT_OK_ERR(ib_build_finish(b, &src, &err), &err);
+    ib_build_destroy(b);
+    ib_compile_options o;
+    ib_compile_options_defaults(&o);
+    ASSERT_OK_ERR(ib_compile(src, &o, &g, NULL, &err), &err);
+    /* the subgraph: every live node; a binding per value they touch */
+    static ib_node_id nodes[64];
+    static ib_backend_binding bind[256];
+    static cu_val vals[256];
+    static int32_t val_of[1024];
+    uint32_t nn = 0, nb = 0;
+    ASSERT_TRUE(g->values.len <= 1024);
+    for (size_t v = 0; v < g->values.len; v++)
+        val_of[v] = -1;
+    for (size_t i = 0; i < g->nodes.len; i++) {
+        const ib_node *nd = &g->nodes.data[i];
+        if (nd->dead)
+            continue;
+        ASSERT_TRUE(nn < 64);
+        nodes[nn++] = (ib_node_id)i;
+        for (uint32_t k = 0; k < nd->n_inputs + nd->n_outputs; k++) {
+            ib_value_id v = k < nd->n_inputs ? nd->inputs[k] : nd->outputs[k - nd->n_inputs];
+            if (v == IB_VALUE_NONE || val_of[v] >= 0)
+                continue;
+            const ib_value *gv = &g->values.data[v];
+            bool edge = false;
+            for (size_t j = 0; j < g->inputs.len; j++)
+                edge |= g->inputs.data[j] == v;
+            for (size_t j = 0; j < g->outputs.len; j++)
+                edge |= g->outputs.data[j] == v;
+            ASSERT_TRUE(nb < 256);
+            bind[nb] = (ib_backend_binding){.value = v, .desc = gv->desc, .constant = gv->constant,
+                                             .boundary = edge};
+            vals[nb] = (cu_val){.id = v, .desc = gv->desc,
+                                .host = gv->constant ? gv->constant->data : NULL};
+            val_of[v] = (int32_t)nb++;
+        }
+    }
+    cu_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.nhwc_fp16 = on;
+    cu_exec e;
+    memset(&e, 0, sizeof e);
+    e.ctx = &ctx;
+    e.graph = g;
+    e.precision = p;
+    e.vals = vals;
+    e.n_vals = nb;
+    e.val_of = val_of;
+    ib_backend_subgraph sg = {.graph = g, .nodes = nodes, .n_nodes = nn, .bindings = bind,
+                              .n_bindings = nb, .precision = p};
+    cu_conv_mark_islands(&e, &sg);
+    int half = 0;
+    *which = "";
+    for (uint32_t i = 0; i < nb; i++)
+        if (vals[i].half) {
+            half++;
+            /* which node made it: the conv reading the graph input? */
+            const ib_node *pn = &g->nodes.data[g->values.data[vals[i].id].producer];
+            for (uint32_t k = 0; k < pn->n_inputs; k++)
+                if (pn->inputs[k] != IB_VALUE_NONE && g->inputs.len &&
+                    pn->inputs[k] == g->inputs.data[0])
+                    *which = "the first conv's output";
+        }
+    ib_graph_destroy(g);
+    ib_graph_destroy(src);
+    return half;
+}
+
+#endif
+
+TEST(cuda_nhwc_islands_marked)
+{
+#ifndef IB_WITH_CUDA
+    TEST_SKIP("built without CUDA");
+#else
+    const char *which = NULL;
+    ASSERT_INT_EQ(islands_marked(true, IB_PRECISION_FP16, &which), 1);
+    ASSERT_STR_EQ(which, "the first conv's output");
+    ASSERT_INT_EQ(islands_marked(true, IB_PRECISION_FP32, &which), 0);
+    ASSERT_INT_EQ(islands_marked(false, IB_PRECISION_FP16, &which), 0);
+#endif
+}
+
 static void expect_refused(ib_build *b, int64_t batch, int64_t seq, const char *what,
                            const char *want)
 {

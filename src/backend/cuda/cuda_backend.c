@@ -205,6 +205,7 @@ static int cu_create(const ib_backend_config *cfg, void **out, ib_err *err)
         return ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
     c->device = cfg->device;
     c->precision = cfg->precision;
+    c->nhwc_fp16 = cfg->nhwc_fp16;
     struct cudaDeviceProp prop;
     int rc = cu_check_rt(NULL, err, cudaGetDeviceProperties(&prop, c->device),
                          "cudaGetDeviceProperties");
@@ -407,6 +408,30 @@ static int cu_synchronize(void *ctx, ib_err *err)
 
 /* ---- weights ------------------------------------------------------------------- */
 
+/* The store's entry for (host, fmt) with at least nbytes, its refcount raised; NULL when
+ * absent. Under s->mu. */
+static cu_weight *store_find(cu_store *s, const void *host, int fmt, size_t nbytes)
+{
+    for (size_t i = 0; i < s->weights.len; i++) {
+        cu_weight *w = &s->weights.data[i];
+        if (w->host == host && w->fmt == fmt && w->nbytes >= nbytes) {
+            w->refs++;
+            return w;
+        }
+    }
+    return NULL;
+}
+
+static int store_add(cu_store *s, const void *host, int fmt, size_t nbytes, void *dev, ib_err *err)
+{
+    cu_weight w = {.host = host, .fmt = fmt, .nbytes = nbytes, .dev = dev, .refs = 1};
+    if (IB_VEC_PUSH(&s->weights, w)) {
+        (void)cudaFree(dev);
+        return ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
+    }
+    return IB_OK;
+}
+
 /* Under the store's lock, so the workers of one GPU compiling at once upload each constant
  * once (the second waits for the first's upload, then shares it). */
 int cu_weight_get(cu_ctx *c, const void *host, size_t nbytes, void **dev, ib_err *err)
@@ -414,13 +439,10 @@ int cu_weight_get(cu_ctx *c, const void *host, size_t nbytes, void **dev, ib_err
     cu_store *s = c->store;
     int rc = IB_OK;
     ib_mutex_lock(&s->mu);
-    for (size_t i = 0; i < s->weights.len; i++) {
-        cu_weight *w = &s->weights.data[i];
-        if (w->host == host && w->nbytes >= nbytes) {
-            w->refs++;
-            *dev = w->dev;
-            goto out;
-        }
+    cu_weight *w = store_find(s, host, CU_W_PLAIN, nbytes);
+    if (w) {
+        *dev = w->dev;
+        goto out;
     }
     void *p = NULL;
     if ((rc = cu_check_rt(NULL, err, cudaMalloc(&p, nbytes ? nbytes : 1), "cudaMalloc (weights)")))
@@ -429,25 +451,65 @@ int cu_weight_get(cu_ctx *c, const void *host, size_t nbytes, void **dev, ib_err
         (void)cudaFree(p);
         goto out;
     }
-    cu_weight w = {.host = host, .nbytes = nbytes, .dev = p, .refs = 1};
-    if (IB_VEC_PUSH(&s->weights, w)) {
-        (void)cudaFree(p);
-        rc = ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
-        goto out;
-    }
-    *dev = p;
+    if (!(rc = store_add(s, host, CU_W_PLAIN, nbytes, p, err)))
+        *dev = p;
 out:
     ib_mutex_unlock(&s->mu);
     return rc;
 }
 
-void cu_weight_put(cu_ctx *c, const void *host)
+int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS,
+                           void **dev, ib_err *err)
+{
+    cu_store *s = c->store;
+    size_t n = (size_t)(K * C * RS);
+    int rc = IB_OK;
+    ib_mutex_lock(&s->mu);
+    cu_weight *w = store_find(s, host, CU_W_F16_KRSC, n * 2);
+    if (w) {
+        *dev = w->dev;
+        goto out;
+    }
+    /* the float32 filter (the plain store entry, shared with plain users), then KCRS f32 ->
+     * KRSC f16 with the activations' conversion kernel (N = K, HW = RS) */
+    void *f32 = NULL, *p = NULL;
+    ib_mutex_unlock(&s->mu);
+    rc = cu_weight_get(c, host, n * 4, &f32, err);
+    ib_mutex_lock(&s->mu);
+    if (rc)
+        goto out;
+    if ((w = store_find(s, host, CU_W_F16_KRSC, n * 2))) { /* another context was faster */
+        *dev = w->dev;
+        goto drop;
+    }
+    if ((rc = cu_check_rt(NULL, err, cudaMalloc(&p, n ? n * 2 : 1), "cudaMalloc (weights)")))
+        goto drop;
+    rc = cu_check_rt(NULL, err, (cudaError_t)ibk_nchw_to_nhwc_f16(c->stream, f32, p, K, C, RS),
+                     "filter to NHWC float16");
+    if (!rc)
+        rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), "filter to NHWC float16");
+    if (rc) {
+        (void)cudaFree(p);
+        goto drop;
+    }
+    if (!(rc = store_add(s, host, CU_W_F16_KRSC, n * 2, p, err)))
+        *dev = p;
+drop:
+    ib_mutex_unlock(&s->mu);
+    cu_weight_put(c, host, CU_W_PLAIN); /* the f32 copy goes unless a plain user holds it */
+    return rc;
+out:
+    ib_mutex_unlock(&s->mu);
+    return rc;
+}
+
+void cu_weight_put(cu_ctx *c, const void *host, int fmt)
 {
     cu_store *s = c->store;
     ib_mutex_lock(&s->mu);
     for (size_t i = 0; i < s->weights.len; i++) {
         cu_weight *w = &s->weights.data[i];
-        if (w->host != host)
+        if (w->host != host || w->fmt != fmt)
             continue;
         if (--w->refs == 0) {
             (void)cudaFree(w->dev); /* no subgraph of any sharing context uses it any more */

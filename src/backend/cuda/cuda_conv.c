@@ -221,10 +221,13 @@ static int tensor_desc(cu_exec *e, cudnnTensorDescriptor_t *d, int nd, const int
                         "tensor descriptor");
 }
 
-/* The key of a forward convolution for the algorithm cache: geometry, math and precision. */
-static int algo_key(const cv_geom *cg, cudnnMathType_t math, enum ib_precision p, int *key)
+/* The key of a forward convolution for the algorithm cache: geometry, math, precision and
+ * storage (NCHW float32 or the islands' NHWC float16). */
+static int algo_key(const cv_geom *cg, cudnnMathType_t math, enum ib_precision p, bool f16,
+                    int *key)
 {
     int n = 0;
+    key[n++] = f16;
     key[n++] = cg->nd;
     for (int i = 0; i < cg->nd; i++) {
         key[n++] = cg->x[i];
@@ -238,7 +241,7 @@ static int algo_key(const cv_geom *cg, cudnnMathType_t math, enum ib_precision p
     key[n++] = cg->group;
     key[n++] = (int)math;
     key[n++] = (int)p;
-    return n; /* <= 1 + 10 + 9 + 3 = 23 */
+    return n; /* <= 2 + 10 + 9 + 3 = 24 */
 }
 
 /* First usable entry of perf[0..got): succeeded, workspace within the limit, and not
@@ -252,13 +255,19 @@ static int usable(const cudnnConvolutionFwdAlgoPerf_t *perf, int got, enum ib_pr
     return -1;
 }
 
-static int pick_fwd_algo(cu_exec *e, conv_k *k, const cv_geom *cg, cudnnMathType_t math,
-                         cudnnConvolutionFwdAlgo_t *out, ib_err *err)
+typedef struct fwd_descs {
+    cudnnTensorDescriptor_t xd, yd;
+    cudnnFilterDescriptor_t wd;
+    cudnnConvolutionDescriptor_t cd;
+} fwd_descs;
+
+static int pick_fwd_algo(cu_exec *e, const fwd_descs *k, const cv_geom *cg, cudnnMathType_t math,
+                         bool f16, cudnnConvolutionFwdAlgo_t *out, ib_err *err)
 {
     cu_ctx *c = e->ctx;
     cudnnHandle_t h = c->dnn;
     int key[40] = {0};
-    algo_key(cg, math, e->precision, key);
+    algo_key(cg, math, e->precision, f16, key);
     bool timed = cg->x[0] >= CU_CONV_FIND_BATCH;
     for (size_t i = 0; timed && i < c->algos.len; i++)
         if (!memcmp(c->algos.data[i].key, key, sizeof key)) {
@@ -300,6 +309,199 @@ static int pick_fwd_algo(cu_exec *e, conv_k *k, const cv_geom *cg, cudnnMathType
     return IB_OK;
 }
 
+/* ---- NHWC float16 islands (ib_backend_config.nhwc_fp16, at fp16) ----------------------- */
+
+/* A node an island may hold: a 2-D Conv or FusedConv over float32 with a constant filter,
+ * whose geometry and activation cuDNN and the epilogue express, with channels in and out
+ * (per group) multiples of 8 (what the tensor-core NHWC kernels take; a 3-channel stem
+ * stays float32 NCHW). */
+static bool island_conv(cu_exec *e, const ib_node *n)
+{
+    bool fused = !strcmp(n->op_type, "FusedConv") && !strcmp(n->domain, "inferbench");
+    bool plain = !strcmp(n->op_type, "Conv") && (!n->domain[0] || !strcmp(n->domain, "ai.onnx"));
+    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *y = cu_out(e, n, 0);
+    cv_geom cg;
+    int act;
+    float a, b;
+    return (fused || plain) && x && w && y && w->host && x->desc.ndim == 4 &&
+           x->desc.dtype == IB_DTYPE_FLOAT32 && conv_act(n, &act, &a, &b) &&
+           conv_geom(e->graph, n, &x->desc, &w->desc, &y->desc, &cg) && cg.w[1] % 8 == 0 &&
+           (cg.w[0] / cg.group) % 8 == 0;
+}
+
+void cu_conv_mark_islands(cu_exec *e, const ib_backend_subgraph *sg)
+{
+    if (!e->ctx->nhwc_fp16 || e->precision != IB_PRECISION_FP16)
+        return;
+    /* a value is held half when an island conv makes it and only island convs read it, as X
+     * or the residual Z, and it does not cross the subgraph's edge */
+    uint8_t *st = ib_calloc(e->n_vals ? e->n_vals : 1, 1); /* 1 candidate, 2 blocked */
+    if (!st)
+        return; /* no islands: every value stays float32 NCHW */
+    for (uint32_t i = 0; i < sg->n_nodes; i++) {
+        const ib_node *n = &e->graph->nodes.data[sg->nodes[i]];
+        bool isl = island_conv(e, n);
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            cu_val *v = cu_in(e, n, k);
+            if (v && !(isl && (k == 0 || k == 3)))
+                st[v - e->vals] |= 2;
+        }
+        cu_val *y = isl ? cu_out(e, n, 0) : NULL;
+        if (y)
+            st[y - e->vals] |= 1;
+    }
+    for (uint32_t i = 0; i < e->n_vals; i++)
+        e->vals[i].half = st[i] == 1 && !sg->bindings[i].boundary && !sg->bindings[i].constant;
+    ib_free(st);
+}
+
+typedef struct conv16_k {
+    fwd_descs d;
+    cudnnConvolutionFwdAlgo_t algo;
+    size_t ws;
+    const float *x32;  /* X as float32 NCHW to convert first, or NULL */
+    void *x16;         /* X as NHWC float16 */
+    const void *w16;
+    void *acc;         /* the convolution's NHWC float16 result (Y's own storage when half) */
+    void *y;
+    bool y_f32, epi;
+    const float *bias;
+    const void *z;
+    int z_kind, act;
+    float a, b;
+    int64_t N, Cin, HWin, K, HWout;
+} conv16_k;
+
+static void conv16_free(void *p)
+{
+    conv16_k *k = p;
+    if (!k)
+        return;
+    if (k->d.xd)
+        (void)cudnnDestroyTensorDescriptor(k->d.xd);
+    if (k->d.yd)
+        (void)cudnnDestroyTensorDescriptor(k->d.yd);
+    if (k->d.wd)
+        (void)cudnnDestroyFilterDescriptor(k->d.wd);
+    if (k->d.cd)
+        (void)cudnnDestroyConvolutionDescriptor(k->d.cd);
+    ib_free(k);
+}
+
+static int run_conv16(cu_exec *e, void *p, ib_err *err)
+{
+    conv16_k *k = p;
+    cudaStream_t s = e->ctx->stream;
+    int rc;
+    if (k->x32 && (rc = cu_check_rt(e, err,
+                                    (cudaError_t)ibk_nchw_to_nhwc_f16(s, k->x32, k->x16, k->N,
+                                                                      k->Cin, k->HWin),
+                                    "island entry (NCHW float32 to NHWC float16)")))
+        return rc;
+    const float one = 1.f, zero = 0.f;
+    if ((rc = cu_check_dnn(e, err,
+                           cudnnConvolutionForward(e->ctx->dnn, &one, k->d.xd, k->x16, k->d.wd,
+                                                   k->w16, k->d.cd, k->algo, e->ws, k->ws, &zero,
+                                                   k->d.yd, k->acc),
+                           "convolution forward (NHWC float16)")))
+        return rc;
+    if (!k->epi)
+        return IB_OK;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_epi_nhwc(s, k->acc, k->y, k->y_f32, k->bias, k->z,
+                                                 k->z_kind, k->N, k->K, k->HWout, k->act, k->a,
+                                                 k->b),
+                       "conv epilogue (NHWC float16)");
+}
+
+/* A conv of an island: X, Y and Z may each be NHWC float16 (island values) or float32 NCHW
+ * (where the island starts or ends); cuDNN runs NHWC float16 with float accumulation on the
+ * tensor cores (CUDNN_TENSOR_OP_MATH); the epilogue adds bias and Z, applies the activation
+ * and writes Y in its own storage format. Not yet run on a GPU. */
+static int comp_conv16(cu_exec *e, const ib_node *n, const cv_geom *cg, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *z = cu_in(e, n, 3);
+    cu_val *y = cu_out(e, n, 0);
+    conv16_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    int rc;
+    k->N = cg->x[0];
+    k->Cin = cg->x[1];
+    k->HWin = (int64_t)cg->x[2] * cg->x[3];
+    k->K = cg->y[1];
+    k->HWout = (int64_t)cg->y[2] * cg->y[3];
+    if ((rc = cu_check_dnn(e, err, cudnnCreateTensorDescriptor(&k->d.xd), "tensor descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetTensor4dDescriptor(k->d.xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF,
+                                                      cg->x[0], cg->x[1], cg->x[2], cg->x[3]),
+                           "tensor descriptor (NHWC float16)")) ||
+        (rc = cu_check_dnn(e, err, cudnnCreateTensorDescriptor(&k->d.yd), "tensor descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetTensor4dDescriptor(k->d.yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF,
+                                                      cg->y[0], cg->y[1], cg->y[2], cg->y[3]),
+                           "tensor descriptor (NHWC float16)")) ||
+        (rc = cu_check_dnn(e, err, cudnnCreateFilterDescriptor(&k->d.wd), "filter descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetFilter4dDescriptor(k->d.wd, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC,
+                                                      cg->w[0], cg->w[1], cg->w[2], cg->w[3]),
+                           "filter descriptor (NHWC float16)")) ||
+        (rc = cu_check_dnn(e, err, cudnnCreateConvolutionDescriptor(&k->d.cd),
+                           "convolution descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetConvolution2dDescriptor(k->d.cd, cg->pad[0], cg->pad[1],
+                                                           cg->stride[0], cg->stride[1],
+                                                           cg->dil[0], cg->dil[1],
+                                                           CUDNN_CROSS_CORRELATION,
+                                                           CUDNN_DATA_FLOAT),
+                           "convolution descriptor")) ||
+        (rc = cu_check_dnn(e, err, cudnnSetConvolutionGroupCount(k->d.cd, cg->group),
+                           "group count")) ||
+        (rc = cu_check_dnn(e, err, cudnnSetConvolutionMathType(k->d.cd, CUDNN_TENSOR_OP_MATH),
+                           "math type")))
+        goto fail;
+    if ((rc = pick_fwd_algo(e, &k->d, cg, CUDNN_TENSOR_OP_MATH, true, &k->algo, err)) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnGetConvolutionForwardWorkspaceSize(e->ctx->dnn, k->d.xd, k->d.wd,
+                                                                   k->d.cd, k->d.yd, k->algo,
+                                                                   &k->ws),
+                           "workspace size")))
+        goto fail;
+    cu_need_ws(e, k->ws);
+    /* the filter as KRSC float16, held by this exec */
+    void *w16 = NULL;
+    if ((rc = cu_weight_get_f16_krsc(e->ctx, w->host, cg->w[0], cg->w[1],
+                                     (int64_t)cg->w[2] * cg->w[3], &w16, err)))
+        goto fail;
+    if ((rc = cu_exec_hold_weight(e, w->host, CU_W_F16_KRSC, err))) {
+        cu_weight_put(e->ctx, w->host, CU_W_F16_KRSC);
+        goto fail;
+    }
+    k->w16 = w16;
+    if (x->half) {
+        k->x16 = x->dev;
+    } else if ((rc = cu_alloc(e, (size_t)(k->N * k->Cin * k->HWin) * 2, &k->x16, err))) {
+        goto fail;
+    } else {
+        k->x32 = x->dev;
+    }
+    k->y = y->dev;
+    k->y_f32 = !y->half;
+    if (y->half)
+        k->acc = y->dev;
+    else if ((rc = cu_alloc(e, (size_t)(k->N * k->K * k->HWout) * 2, &k->acc, err)))
+        goto fail;
+    k->bias = bias ? bias->dev : NULL;
+    k->z = z ? z->dev : NULL;
+    k->z_kind = !z ? 0 : z->half ? 1 : 2;
+    conv_act(n, &k->act, &k->a, &k->b);
+    k->epi = k->y_f32 || k->bias || k->z || k->act != IBK_COPY;
+    return cu_add_step(e, run_conv16, k, conv16_free, err);
+fail:
+    conv16_free(k);
+    return rc;
+}
+
 static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *z = cu_in(e, n, 3);
@@ -307,6 +509,8 @@ static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
     cv_geom cg;
     if (!conv_geom(e->graph, n, &x->desc, &w->desc, &y->desc, &cg))
         return cu_fail(e, err, IB_EUNSUPPORTED, "geometry not expressible in cuDNN");
+    if (x->half || y->half || (z && z->half))
+        return comp_conv16(e, n, &cg, err);
     conv_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
@@ -345,7 +549,8 @@ static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
                          "cuDNN computes output dim %d = %d, the graph says %d", i, od[i], cg.y[i]);
             goto fail;
         }
-    if ((rc = pick_fwd_algo(e, k, &cg, math, &k->algo, err)))
+    fwd_descs fd = {k->xd, k->yd, k->wd, k->cd};
+    if ((rc = pick_fwd_algo(e, &fd, &cg, math, false, &k->algo, err)))
         goto fail;
     if ((rc = cu_check_dnn(e, err,
                            cudnnGetConvolutionForwardWorkspaceSize(h, k->xd, k->wd, k->cd, k->yd,

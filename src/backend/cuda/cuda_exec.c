@@ -94,7 +94,7 @@ void cu_graph_free(void *ctx, ib_backend_exec *e)
         (void)cudaFree(e->blocks.data[i]);
     IB_VEC_FREE(&e->blocks);
     for (size_t i = 0; i < e->wrefs.len; i++)
-        cu_weight_put(c, e->wrefs.data[i]);
+        cu_weight_put(c, e->wrefs.data[i].host, e->wrefs.data[i].fmt);
     IB_VEC_FREE(&e->wrefs);
     if (e->ws)
         (void)cudaFree(e->ws);
@@ -123,7 +123,8 @@ static int bind_values(cu_exec *e, const ib_backend_subgraph *sg, ib_err *err)
         if (bd->constant) {
             size_t n = ib_tensor_desc_nbytes(&bd->desc);
             v->host = bd->constant->data;
-            if (IB_VEC_PUSH(&e->wrefs, v->host))
+            cu_wref r = {v->host, CU_W_PLAIN};
+            if (IB_VEC_PUSH(&e->wrefs, r))
                 return cu_fail(e, err, IB_ENOMEM, "out of memory");
             int rc = cu_weight_get(e->ctx, v->host, n, &v->dev, err);
             if (rc) {
@@ -135,6 +136,12 @@ static int bind_values(cu_exec *e, const ib_backend_subgraph *sg, ib_err *err)
         }
     }
     return IB_OK;
+}
+
+int cu_exec_hold_weight(cu_exec *e, const void *host, int fmt, ib_err *err)
+{
+    cu_wref r = {host, fmt};
+    return IB_VEC_PUSH(&e->wrefs, r) ? cu_fail(e, err, IB_ENOMEM, "out of memory") : IB_OK;
 }
 
 int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,
@@ -152,6 +159,7 @@ int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec *
     e->precision = sg->precision;
     if ((rc = bind_values(e, sg, err)))
         goto fail;
+    cu_conv_mark_islands(e, sg);
     for (uint32_t i = 0; i < sg->n_nodes; i++) {
         const ib_node *n = &sg->graph->nodes.data[sg->nodes[i]];
         e->cur = n;

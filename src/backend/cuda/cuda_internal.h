@@ -23,8 +23,18 @@
 #define CU_STAGING_DIRECT (64u << 10)  /* pageable copies up to this size skip the staging */
 #define CU_LT_WORKSPACE (32u << 20)    /* cuBLASLt workspace per context */
 
+/* How a constant is held on the device: as on the host, or a 2-D conv filter as NHWC float16
+ * (KRSC) for the nhwc_fp16 islands. */
+enum cu_wfmt { CU_W_PLAIN, CU_W_F16_KRSC };
+
+typedef struct cu_wref {
+    const void *host;
+    int fmt;
+} cu_wref;
+
 typedef struct cu_weight {
-    const void *host;  /* key: the constant's host data */
+    const void *host;  /* key: the constant's host data, and fmt */
+    int fmt;
     size_t nbytes;
     void *dev;
     uint32_t refs;     /* compiled subgraphs using it */
@@ -50,6 +60,7 @@ typedef struct cu_store {
 typedef struct cu_ctx {
     int device;
     enum ib_precision precision;
+    bool nhwc_fp16;      /* ib_backend_config.nhwc_fp16 */
     char name[256];
     int sm_major, sm_minor, sm_count;
     size_t total_mem;
@@ -66,6 +77,7 @@ typedef struct cu_ctx {
 typedef struct cu_val {
     ib_value_id id;
     ib_tensor_desc desc;
+    bool half;          /* held as NHWC float16 (an nhwc_fp16 island's inner value) */
     void *dev;          /* device address of the value (binding or uploaded constant) */
     const void *host;   /* constant data on the host, else NULL */
 } cu_val;
@@ -92,7 +104,7 @@ struct ib_backend_exec {
     int32_t *val_of;            /* graph value id -> index in vals, -1 if not bound */
     IB_VEC(cu_step) steps;
     IB_VEC(void *) blocks;      /* private device blocks (cudaFree at the end) */
-    IB_VEC(const void *) wrefs; /* weight-cache keys this exec holds */
+    IB_VEC(cu_wref) wrefs;      /* weight-store keys this exec holds */
     size_t ws_need;             /* cuDNN workspace bytes the steps need */
     void *ws;                   /* device workspace (ws_need bytes) */
     void *att;                  /* attention score block shared by the Attention nodes */
@@ -114,11 +126,23 @@ int cu_fail(cu_exec *e, ib_err *err, int code, const char *fmt, ...) IB_PRINTF(4
 /* Make the context's device current on the calling thread. */
 int cu_enter(cu_ctx *c, ib_err *err);
 
+/* ---- NHWC float16 conv islands (cuda_conv.c) ------------------------------- */
+
+/* With nhwc_fp16 at fp16: mark the values held as NHWC float16 (cu_val.half), after the
+ * values are bound and before the nodes compile. */
+void cu_conv_mark_islands(cu_exec *e, const ib_backend_subgraph *sg);
+
 /* ---- weights (cuda_backend.c) --------------------------------------------- */
 
 /* Device copy of constant host data (uploaded on first use, refcounted). */
 int cu_weight_get(cu_ctx *c, const void *host, size_t nbytes, void **dev, ib_err *err);
-void cu_weight_put(cu_ctx *c, const void *host);
+/* The float32 KCRS filter at host ([K, C, RS]) as NHWC float16 (KRSC), converted on the
+ * device once per store; released with cu_weight_put(c, host, CU_W_F16_KRSC). */
+int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS,
+                           void **dev, ib_err *err);
+void cu_weight_put(cu_ctx *c, const void *host, int fmt);
+/* Hold (host, fmt) in e's list, released at graph_free. */
+int cu_exec_hold_weight(cu_exec *e, const void *host, int fmt, ib_err *err);
 
 /* ---- compile helpers (cuda_exec.c) ---------------------------------------- */
 

@@ -69,6 +69,17 @@ int ibk_gather(ibk_stream s, const void *data, const void *idx, int idx_is_64, v
 int ibk_bias_act(ibk_stream s, float *y, const float *bias, const float *z, int64_t N, int64_t C,
                  int64_t inner, int act, float a, float b);
 
+/* NHWC float16 conv islands (nhwc_fp16). y16[n, p, c] = half(x[n, c, p]) for x float32
+ * [N, C, HW] (also a KCRS filter into KRSC, with N = K). */
+int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int64_t N, int64_t C, int64_t HW);
+/* The conv epilogue over an NHWC float16 result acc [N, HW, C]: v = acc + bias[c] (bias may
+ * be NULL) + z (z_kind 0 none, 1 NHWC float16, 2 NCHW float32), then the activation (as
+ * ibk_bias_act), written to out as NHWC float16 (out_f32 0; out may be acc) or NCHW
+ * float32 (out_f32 1). */
+int ibk_epi_nhwc(ibk_stream s, const void *acc, void *out, int out_f32, const float *bias,
+                 const void *z, int z_kind, int64_t N, int64_t C, int64_t HW, int act, float a,
+                 float b);
+
 /* y[o, i] = index of the max (first, or last when select_last) over r of
  * x[o, r, i], as int64 (ArgMax; ArgMin when is_min). */
 int ibk_argmax(ibk_stream s, const float *x, int64_t *y, int64_t outer, int64_t red, int64_t inner,

@@ -6,6 +6,7 @@
  * and sm_90 only, see the Makefile). Accumulations (softmax, LayerNorm,
  * reductions) are in float with block-wide tree reductions.
  */
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -419,6 +420,64 @@ extern "C" int ibk_bias_act(ibk_stream s, float *y, const float *bias, const flo
     if (n <= 0)
         return 0;
     k_bias_act<<<grid_for(n), IBK_THREADS, 0, s>>>(y, bias, z, n, C, inner, act, a, b);
+    return launch_status();
+}
+
+/* ---- NHWC float16 conv islands ----------------------------------------------------- */
+
+/* one thread per output element, in NHWC order: the writes coalesce */
+__global__ static void k_nchw_to_nhwc_f16(const float *x, __half *y, int64_t C, int64_t HW,
+                                          int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t c = i % C, p = (i / C) % HW, b = i / (C * HW);
+        y[i] = __float2half_rn(x[(b * C + c) * HW + p]);
+    }
+}
+
+extern "C" int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int64_t N, int64_t C,
+                                    int64_t HW)
+{
+    int64_t n = N * C * HW;
+    if (n <= 0)
+        return 0;
+    k_nchw_to_nhwc_f16<<<grid_for(n), IBK_THREADS, 0, s>>>(x, (__half *)y16, C, HW, n);
+    return launch_status();
+}
+
+__global__ static void k_epi_nhwc(const __half *acc, void *out, int out_f32, const float *bias,
+                                  const void *z, int z_kind, int64_t C, int64_t HW, int64_t n,
+                                  int act, float a, float b)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t c = i % C, p = (i / C) % HW, bn = i / (C * HW);
+        int64_t nchw = (bn * C + c) * HW + p;
+        float v = __half2float(acc[i]);
+        if (bias)
+            v += bias[c];
+        if (z_kind == 1)
+            v += __half2float(((const __half *)z)[i]);
+        else if (z_kind == 2)
+            v += ((const float *)z)[nchw];
+        v = unary_op(act, v, a, b);
+        if (out_f32)
+            ((float *)out)[nchw] = v;
+        else
+            ((__half *)out)[i] = __float2half_rn(v);
+    }
+}
+
+extern "C" int ibk_epi_nhwc(ibk_stream s, const void *acc, void *out, int out_f32,
+                            const float *bias, const void *z, int z_kind, int64_t N, int64_t C,
+                            int64_t HW, int act, float a, float b)
+{
+    int64_t n = N * C * HW;
+    if (n <= 0)
+        return 0;
+    k_epi_nhwc<<<grid_for(n), IBK_THREADS, 0, s>>>((const __half *)acc, out, out_f32, bias, z,
+                                                   z_kind, C, HW, n, act, a, b);
     return launch_status();
 }
 
