@@ -25,7 +25,8 @@
 # Environment: GPU_CHECK_BUILD (build dir, build/gpu), GPU_CHECK_OUT (logs and run
 # trees), BATCH_resnet50, BATCH_bert_99, ... (a fixed batch for that benchmark),
 # NHWC_BENCHMARKS (default "resnet50"): these also run at "fp16-nhwc", i.e. fp16 with
-# --nhwc-fp16 (the NHWC float16 conv islands, issue 24), a row beside their fp16 one.
+# --nhwc-fp16 (the NHWC float16 conv islands, issue 24), a row beside their fp16 one;
+# PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step (0 skips).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -156,6 +157,18 @@ for B in $BENCHMARKS; do
         ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$FBOPS\n"
     done
 done
+
+# ---- 4a. where the device time goes: ResNet50 fp16 batch 128, per step (cuda profiling,
+# events around each step; the steps run one by one, not as a CUDA Graph), islands off and on
+if [ -x "$O/bench/models/models" ] && [ "${PROFILE_STEPS:-1}" = 1 ]; then
+    for NH in "" "--nhwc-fp16"; do
+        echo "== per-step profile: ResNet50 fp16 batch 128 ${NH:-(NCHW float32 storage)}"
+        timeout 120 "$O/bench/models/models" --backend cuda --precisions fp16 --batches 128 \
+            --reps 1 --seconds 2 --profile=12 $NH > "$OUT/profile${NH}.txt" 2>&1 ||
+            fail "the ResNet50 profile ${NH} failed (log: $OUT/profile${NH}.txt)"
+        sed -n '/^-- /,$p' "$OUT/profile${NH}.txt" | head -40 | sed 's/^/   /'
+    done
+fi
 
 # ---- 4b. the PyTorch peer in the same call (issue 24: our figures beside PyTorch's) -------------
 if [ -n "${PEER:-}" ] && [ -f "$PEER" ]; then

@@ -274,6 +274,8 @@ typedef struct bu_session_opts {
     int64_t max_batch;
     bool no_fusion;
     bool direct_conv; /* no Winograd convolutions (ib_session_options.direct_conv) */
+    const char *backend; /* NULL = cpu */
+    bool nhwc_fp16;      /* cuda at fp16 (ib_session_options.nhwc_fp16) */
     const ib_tensor_view *calib;
     size_t calib_batches, calib_inputs;
 } bu_session_opts;
@@ -289,6 +291,9 @@ static inline ib_session *bu_session(const char *what, const ib_model *m, const 
     so.max_batch = o->max_batch;
     so.disable_fusion = o->no_fusion;
     so.direct_conv = o->direct_conv;
+    if (o->backend)
+        so.backend = o->backend;
+    so.nhwc_fp16 = o->nhwc_fp16;
     if (o->precision == IB_PRECISION_INT8) {
         so.calib_inputs = o->calib;
         so.calib_batches = o->calib_batches;
@@ -303,12 +308,12 @@ static inline ib_session *bu_session(const char *what, const ib_model *m, const 
     return s;
 }
 
-/* A session calibrated (INT8) on n images of [1, c, h, w] float32 stored back to back in
- * calib, fed to the input `name`. */
+/* A session with base's options, calibrated (INT8) on n images of [1, c, h, w] float32
+ * stored back to back in calib, fed to the input `name`. */
 static inline ib_session *bu_session_images(const char *what, const ib_model *m,
-                                            enum ib_precision p, int threads, int64_t batch,
-                                            const char *name, int64_t c, int64_t h, int64_t w,
-                                            float *calib, size_t n)
+                                            const bu_session_opts *base, const char *name,
+                                            int64_t c, int64_t h, int64_t w, float *calib,
+                                            size_t n)
 {
     ib_tensor_view *cv = calloc(n ? n : 1, sizeof *cv);
     if (!cv)
@@ -317,8 +322,10 @@ static inline ib_session *bu_session_images(const char *what, const ib_model *m,
         cv[i] = (ib_tensor_view){.name = name,
                                  .desc = {IB_DTYPE_FLOAT32, 4, {1, c, h, w}},
                                  .data = calib + i * (size_t)(c * h * w)};
-    bu_session_opts o = {.precision = p, .threads = threads, .max_batch = batch, .calib = cv,
-                         .calib_batches = n, .calib_inputs = 1};
+    bu_session_opts o = *base;
+    o.calib = cv;
+    o.calib_batches = n;
+    o.calib_inputs = 1;
     ib_session *s = bu_session(what, m, &o);
     free(cv);
     return s;

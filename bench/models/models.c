@@ -16,6 +16,7 @@
  *
  *   build/release/bench/models/models [--threads N] [--batches 1,32] [--precisions
  *       fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] [--profile[=N]] [--ab-direct]
+ *       [--backend cpu|cuda] [--nhwc-fp16] (cuda: our figures alone, with --profile per step)
  *       [--model FILE.onnx]
  *       [--agree N] [--quiet-wait S] [--python /usr/bin/python3]
  */
@@ -75,11 +76,16 @@ static float *images(size_t n, const char *dir)
     return x;
 }
 
+/* --backend and --nhwc-fp16 (a program's options, set once by main) */
+static const char *g_backend;
+static bool g_nhwc;
+
 static ib_session *session(const ib_model *m, enum ib_precision p, int threads, int64_t batch,
                            float *calib, size_t n_calib)
 {
-    return bu_session_images("models", m, p, threads, batch, IB_RESNET50_INPUT, 3, 224, 224, calib,
-                             n_calib);
+    bu_session_opts o = {.precision = p, .threads = threads, .max_batch = batch,
+                         .backend = g_backend, .nhwc_fp16 = g_nhwc};
+    return bu_session_images("models", m, &o, IB_RESNET50_INPUT, 3, 224, 224, calib, n_calib);
 }
 
 static int run_once(ib_session *s, float *x, int64_t batch, int64_t *cls, float *prob)
@@ -165,6 +171,10 @@ int main(int argc, char **argv)
             no_ort = 1;
         else if (!strcmp(a, "--ab-direct"))
             ab_direct = 1;
+        else if (!strcmp(a, "--backend") && v)
+            g_backend = argv[++i];
+        else if (!strcmp(a, "--nhwc-fp16"))
+            g_nhwc = true;
         else if (!strcmp(a, "--profile"))
             profile = 12;
         else if (!strncmp(a, "--profile=", 10) && atoi(a + 10) > 0)
@@ -172,14 +182,16 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: %s [--threads N] [--batches 1,32] [--precisions "
                             "fp32,bf16,int8] [--reps 3] [--seconds 3] [--no-torch] [--no-ort] "
-                            "[--profile[=N]] [--ab-direct] [--model "
-                            "FILE] [--agree N] [--quiet-wait S] [--python PATH]\n",
+                            "[--profile[=N]] [--ab-direct] [--backend cpu|cuda] [--nhwc-fp16] "
+                            "[--model FILE] [--agree N] [--quiet-wait S] [--python PATH]\n",
                     argv[0]);
             return 2;
         }
     }
     if (threads <= 0)
         threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (g_backend && strcmp(g_backend, "cpu") != 0) /* the peers run on the CPU: no ratio */
+        no_torch = no_ort = 1;
     if (reps < 1)
         reps = 1;
     char dir[] = "/tmp/ib-bench-models-XXXXXX";

@@ -75,7 +75,8 @@ static float *images(size_t n, const char *dir)
 static ib_session *session(const ib_model *m, enum ib_precision p, int threads, int64_t batch,
                            float *calib, size_t n_calib)
 {
-    return bu_session_images("ssd", m, p, threads, batch, IB_SSD_R34_INPUT, 3, 1200, 1200, calib,
+    bu_session_opts o = {.precision = p, .threads = threads, .max_batch = batch};
+    return bu_session_images("ssd", m, &o, IB_SSD_R34_INPUT, 3, 1200, 1200, calib,
                              n_calib);
 }
 
@@ -229,7 +230,7 @@ int main(int argc, char **argv)
             if (s)
                 bu_measure_fn(run_once, &c, (double)b, reps, seconds, quiet_wait, &ours[bi]);
             if (s && profile) {
-                char title[64];
+                char title[96];
                 snprintf(title, sizeof title, "%s batch %lld", plist[pi], (long long)b);
                 bu_profile(s, run_once, &c, 2, 14, title);
             }

@@ -289,6 +289,45 @@ TEST_TIMEOUT(cuda_sessions_share_weights, 120)
     share_case("cuda");
 }
 
+/* Per-step device time on cuda (events around each step): the tiny ResNet50's convolutions
+ * appear as cudnn steps with time, its classifier as a cublaslt one, every entry run twice.
+ * Not yet run on a GPU. */
+TEST_TIMEOUT(cuda_profile_per_step, 120)
+{
+    need_gpu();
+    ib_model *m = build(0);
+    ib_session *s = make_session(m, "cuda", NULL);
+    size_t n = (size_t)RN_BATCH * 3 * 224 * 224;
+    float *x = calloc(n, sizeof *x), *y = malloc(RN_BATCH * RN_CLASSES * sizeof(float));
+    ASSERT_TRUE(x && y);
+    run_resnet(s, x, y); /* compiled and captured before profiling */
+    run_resnet(s, x, y);
+    ASSERT_OK(ib_session_set_profiling(s, true));
+    run_resnet(s, x, y);
+    run_resnet(s, x, y);
+    ib_profile pr;
+    ASSERT_OK(ib_session_profile(s, &pr, NULL));
+    int cudnn = 0, lt = 0;
+    for (size_t i = 0; i < pr.n; i++) {
+        const ib_profile_entry *en = &pr.entries[i];
+        if (strcmp(en->backend, "cuda") != 0)
+            continue;
+        ASSERT_UINT_EQ(en->runs, 2);
+        cudnn += !strcmp(en->kind, "cudnn") && en->ns > 0;
+        lt += !strcmp(en->kind, "cublaslt") && en->ns > 0;
+    }
+    ib_profile_write(&pr, 5, stdout);
+    ib_profile_free(&pr);
+    ASSERT_INT_GT(cudnn, 5);
+    ASSERT_INT_GT(lt, 0);
+    ASSERT_OK(ib_session_set_profiling(s, false));
+    run_resnet(s, x, y); /* back to the CUDA Graph */
+    ib_session_destroy(s);
+    free(x);
+    free(y);
+    ib_model_destroy(m);
+}
+
 TEST_TIMEOUT(cuda_share_with_on_cpu, 120)
 {
     share_case("cpu");

@@ -496,7 +496,10 @@ static int comp_conv16(cu_exec *e, const ib_node *n, const cv_geom *cg, ib_err *
     k->z_kind = !z ? 0 : z->half ? 1 : 2;
     conv_act(n, &k->act, &k->a, &k->b);
     k->epi = k->y_f32 || k->bias || k->z || k->act != IBK_COPY;
-    return cu_add_step(e, run_conv16, k, conv16_free, err);
+    if ((rc = cu_add_step(e, run_conv16, k, conv16_free, err)))
+        return rc;
+    cu_step_kind(e, "cudnn-nhwc16");
+    return IB_OK;
 fail:
     conv16_free(k);
     return rc;
@@ -570,7 +573,10 @@ static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
     k->N = y->desc.dims[0];
     k->C = y->desc.dims[1];
     k->inner = k->N > 0 && k->C > 0 ? ib_tensor_desc_numel(&y->desc) / (k->N * k->C) : 0;
-    return cu_add_step(e, run_conv, k, conv_free, err);
+    if ((rc = cu_add_step(e, run_conv, k, conv_free, err)))
+        return rc;
+    cu_step_kind(e, "cudnn");
+    return IB_OK;
 fail:
     conv_free(k);
     return rc;
@@ -729,7 +735,10 @@ static int comp_convt(cu_exec *e, const ib_node *n, ib_err *err)
     k->N = y->desc.dims[0];
     k->M = y->desc.dims[1];
     k->inner = k->N > 0 && k->M > 0 ? ib_tensor_desc_numel(&y->desc) / (k->N * k->M) : 0;
-    return cu_add_step(e, run_convt, k, convt_free, err);
+    if ((rc = cu_add_step(e, run_convt, k, convt_free, err)))
+        return rc;
+    cu_step_kind(e, "cudnn");
+    return IB_OK;
 fail:
     convt_free(k);
     return rc;

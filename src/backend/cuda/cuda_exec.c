@@ -58,6 +58,12 @@ int cu_add_step(cu_exec *e, cu_step_fn fn, void *kctx, void (*kfree)(void *), ib
     return IB_OK;
 }
 
+void cu_step_kind(cu_exec *e, const char *kind)
+{
+    if (e->steps.len)
+        e->steps.data[e->steps.len - 1].kind = kind;
+}
+
 void cu_need_ws(cu_exec *e, size_t bytes)
 {
     if (bytes > e->ws_need)
@@ -82,6 +88,11 @@ void cu_graph_free(void *ctx, ib_backend_exec *e)
     (void)cudaStreamSynchronize(c->stream);
     if (e->gexec)
         (void)cudaGraphExecDestroy(e->gexec);
+    for (size_t i = 0; e->ev && i <= e->steps.len; i++)
+        if (e->ev[i])
+            (void)cudaEventDestroy(e->ev[i]);
+    ib_free(e->ev);
+    ib_free(e->prof_ns);
     for (size_t i = 0; i < e->steps.len; i++) {
         cu_step *s = &e->steps.data[i];
         if (s->kfree)
@@ -221,6 +232,61 @@ static bool capture(cu_exec *e)
     return ok;
 }
 
+/* Profiling: the steps launched one by one between events, waited for, and each step's
+ * device time added (the caller's run is synchronous while profiling anyway). */
+static int run_profiled(cu_exec *e, ib_err *err)
+{
+    cudaStream_t s = e->ctx->stream;
+    int rc = cu_check_rt(NULL, err, cudaEventRecord(e->ev[0], s), "profiling event");
+    for (size_t i = 0; !rc && i < e->steps.len; i++) {
+        cu_step *st = &e->steps.data[i];
+        e->cur = st->node;
+        if (!(rc = st->fn(e, st->kctx, err)))
+            rc = cu_check_rt(NULL, err, cudaEventRecord(e->ev[i + 1], s), "profiling event");
+    }
+    e->cur = NULL;
+    if (!rc)
+        rc = cu_check_rt(NULL, err, cudaEventSynchronize(e->ev[e->steps.len]), "profiling event");
+    for (size_t i = 0; !rc && i < e->steps.len; i++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, e->ev[i], e->ev[i + 1]) == cudaSuccess)
+            e->prof_ns[i] += (int64_t)((double)ms * 1e6);
+    }
+    if (!rc)
+        e->prof_runs++;
+    (void)cudaGetLastError();
+    return rc;
+}
+
+void cu_set_profiling(void *ctx, ib_backend_exec *e, bool on)
+{
+    cu_ctx *c = ctx;
+    ib_free(e->prof_ns);
+    e->prof_ns = NULL;
+    e->prof_runs = 0;
+    if (!on || !e->steps.len || cudaSetDevice(c->device) != cudaSuccess)
+        return;
+    if (!e->ev) {
+        e->ev = ib_calloc(e->steps.len + 1, sizeof *e->ev);
+        for (size_t i = 0; e->ev && i <= e->steps.len; i++)
+            if (cudaEventCreate(&e->ev[i]) != cudaSuccess) {
+                (void)cudaGetLastError();
+                return; /* stays off: prof_ns NULL */
+            }
+    }
+    if (e->ev)
+        e->prof_ns = ib_calloc(e->steps.len, sizeof *e->prof_ns); /* NULL: stays off */
+}
+
+void cu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user)
+{
+    IB_UNUSED(ctx);
+    for (size_t i = 0; e->prof_ns && i < e->steps.len; i++) {
+        const cu_step *st = &e->steps.data[i];
+        fn(user, st->node, st->kind ? st->kind : "kernel", e->prof_ns[i], e->prof_runs);
+    }
+}
+
 int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, ib_err *err)
 {
     IB_UNUSED(sg);
@@ -228,6 +294,10 @@ int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, i
     int rc = cu_enter(c, err);
     if (rc)
         return rc;
+    if (e->prof_ns) {
+        e->runs++;
+        return run_profiled(e, err);
+    }
     /* The first run launches the steps directly (libraries and lazily loaded
      * kernel modules initialise outside a capture); the second captures them. */
     if (e->runs++ > 0 && !e->gexec && !e->graph_failed && !capture(e))

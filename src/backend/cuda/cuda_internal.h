@@ -93,6 +93,7 @@ typedef struct cu_step {
     void *kctx;
     void (*kfree)(void *kctx);
     const ib_node *node;
+    const char *kind;   /* what the profile calls it ("cublaslt", "cudnn", ...; NULL: "kernel") */
 } cu_step;
 
 struct ib_backend_exec {
@@ -112,6 +113,9 @@ struct ib_backend_exec {
     uint32_t runs;              /* graph_run calls so far */
     cudaGraphExec_t gexec;      /* the steps captured as one CUDA Graph */
     bool graph_failed;          /* capture did not work: launch steps directly */
+    int64_t *prof_ns;           /* profiling: per-step device time summed (NULL = off) */
+    uint64_t prof_runs;
+    cudaEvent_t *ev;            /* profiling: steps + 1 events, created on first use */
     const ib_node *cur;         /* node being compiled (errors) */
 };
 
@@ -152,6 +156,8 @@ cu_val *cu_out(cu_exec *e, const ib_node *n, uint32_t i); /* NULL when absent */
 int cu_alloc(cu_exec *e, size_t bytes, void **out, ib_err *err);
 /* Append a step; takes ownership of kctx (also on failure). */
 int cu_add_step(cu_exec *e, cu_step_fn fn, void *kctx, void (*kfree)(void *), ib_err *err);
+/* Name the last added step's kind for the profile (string literal). */
+void cu_step_kind(cu_exec *e, const char *kind);
 /* Reserve cuDNN workspace bytes for a step (read e->ws at run time). */
 void cu_need_ws(cu_exec *e, size_t bytes);
 /* Row-major strides (elements) of d, into st[0..ndim). */
@@ -215,5 +221,9 @@ int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec *
                      ib_err *err);
 void cu_graph_free(void *ctx, ib_backend_exec *e);
 int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, ib_err *err);
+/* ABI 4 profiling: per-step device time from events around each step (the steps are then
+ * launched one by one, not replayed as a CUDA Graph, so launch gaps count). */
+void cu_set_profiling(void *ctx, ib_backend_exec *e, bool on);
+void cu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user);
 
 #endif

@@ -243,6 +243,7 @@ int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
         return rc;
     if ((rc = cu_add_step(e, run_lt, k, lt_free, err)))
         return rc;
+    cu_step_kind(e, "cublaslt");
     if (fused || !has_epi)
         return IB_OK;
     ep_k *ek = ib_calloc(1, sizeof *ek);

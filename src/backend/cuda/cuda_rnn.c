@@ -191,7 +191,10 @@ static int comp_lstm(cu_exec *e, const ib_node *n, ib_err *err)
         lstm_free(k);
         return rc;
     }
-    return cu_add_step(e, run_lstm, k, lstm_free, err);
+    if ((rc = cu_add_step(e, run_lstm, k, lstm_free, err)))
+        return rc;
+    cu_step_kind(e, "lstm");
+    return IB_OK;
 }
 
 const cu_op cu_ops_rnn[] = {
