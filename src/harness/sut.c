@@ -180,7 +180,7 @@ static const worker *share_leader(worker *w)
     return l;
 }
 
-static void sessions_done(worker *w)
+static void mark_sessions_done(worker *w)
 {
     struct ib_hsut *s = w->sut;
     ib_mutex_lock(&s->mu);
@@ -367,7 +367,7 @@ static void *worker_main(void *arg)
     struct ib_hsut *s = w->sut;
     ib_err_clear(&w->err);
     w->rc = worker_sessions(w, &w->err);
-    sessions_done(w);
+    mark_sessions_done(w);
     if (!w->rc)
         w->rc = worker_buffers(w, &w->err);
     if (!w->rc) {

@@ -111,11 +111,12 @@ static int pack_fill(void *user, void *dst, ib_err *err)
     return IB_OK;
 }
 
-/* R packed for the batched kernel, shared per context: its identity is (R's bytes, f32
- * [4H, H]) -> f32 [H/16, H, 4, 16], a pair no reorder produces. */
+/* R packed for the batched kernel ([H/16][gate][k][16], cpu_lstm_pack), shared per context:
+ * its identity is (R's bytes, f32 [4H, H]) -> f32 [H/16, 4, H, 16], a pair no reorder
+ * produces. */
 static int lstm_packed_r(cpu_exec *e, cpu_lstm_ctx *k, ib_err *err)
 {
-    dnnl_dims_t sd = {4 * k->H, k->H}, pd = {k->H / 16, k->H, 4, 16};
+    dnnl_dims_t sd = {4 * k->H, k->H}, pd = {k->H / 16, 4, k->H, 16};
     dnnl_memory_desc_t src, want;
     int rc = cpu_check(e, err, dnnl_memory_desc_init_by_tag(&src, 2, sd, dnnl_f32, dnnl_ab),
                        "memory_desc_init");

@@ -267,12 +267,16 @@ void cu_set_profiling(void *ctx, ib_backend_exec *e, bool on)
     if (!on || !e->steps.len || cudaSetDevice(c->device) != cudaSuccess)
         return;
     if (!e->ev) {
-        e->ev = ib_calloc(e->steps.len + 1, sizeof *e->ev);
-        for (size_t i = 0; e->ev && i <= e->steps.len; i++)
-            if (cudaEventCreate(&e->ev[i]) != cudaSuccess) {
+        cudaEvent_t *ev = ib_calloc(e->steps.len + 1, sizeof *ev);
+        for (size_t i = 0; ev && i <= e->steps.len; i++)
+            if (cudaEventCreate(&ev[i]) != cudaSuccess) {
                 (void)cudaGetLastError();
+                for (size_t j = 0; j < i; j++)
+                    (void)cudaEventDestroy(ev[j]);
+                ib_free(ev);
                 return; /* stays off: prof_ns NULL */
             }
+        e->ev = ev;
     }
     if (e->ev)
         e->prof_ns = ib_calloc(e->steps.len, sizeof *e->prof_ns); /* NULL: stays off */
