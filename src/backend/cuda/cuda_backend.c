@@ -458,14 +458,16 @@ out:
     return rc;
 }
 
-int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS,
-                           void **dev, ib_err *err)
+/* The float16 copy of a float32 constant, fmt CU_W_F16_KRSC (KCRS -> KRSC) or CU_W_F16
+ * (RS = 1: the layout kept), converted on the device from the plain upload. */
+static int weight_f16(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS, int fmt,
+                      void **dev, ib_err *err)
 {
     cu_store *s = c->store;
     size_t n = (size_t)(K * C * RS);
     int rc = IB_OK;
     ib_mutex_lock(&s->mu);
-    cu_weight *w = store_find(s, host, CU_W_F16_KRSC, n * 2);
+    cu_weight *w = store_find(s, host, fmt, n * 2);
     if (w) {
         *dev = w->dev;
         goto out;
@@ -478,21 +480,21 @@ int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, in
     ib_mutex_lock(&s->mu);
     if (rc)
         goto out;
-    if ((w = store_find(s, host, CU_W_F16_KRSC, n * 2))) { /* another context was faster */
+    if ((w = store_find(s, host, fmt, n * 2))) { /* another context was faster */
         *dev = w->dev;
         goto drop;
     }
     if ((rc = cu_check_rt(NULL, err, cudaMalloc(&p, n ? n * 2 : 1), "cudaMalloc (weights)")))
         goto drop;
     rc = cu_check_rt(NULL, err, (cudaError_t)ibk_nchw_to_nhwc_f16(c->stream, f32, p, K, C, RS),
-                     "filter to NHWC float16");
+                     "constant to float16");
     if (!rc)
-        rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), "filter to NHWC float16");
+        rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), "constant to float16");
     if (rc) {
         (void)cudaFree(p);
         goto drop;
     }
-    if (!(rc = store_add(s, host, CU_W_F16_KRSC, n * 2, p, err)))
+    if (!(rc = store_add(s, host, fmt, n * 2, p, err)))
         *dev = p;
 drop:
     ib_mutex_unlock(&s->mu);
@@ -501,6 +503,18 @@ drop:
 out:
     ib_mutex_unlock(&s->mu);
     return rc;
+}
+
+int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS,
+                           void **dev, ib_err *err)
+{
+    return weight_f16(c, host, K, C, RS, CU_W_F16_KRSC, dev, err);
+}
+
+int cu_weight_get_f16(cu_ctx *c, const void *host, int64_t rows, int64_t dim, void **dev,
+                      ib_err *err)
+{
+    return weight_f16(c, host, rows, dim, 1, CU_W_F16, dev, err);
 }
 
 void cu_weight_put(cu_ctx *c, const void *host, int fmt)

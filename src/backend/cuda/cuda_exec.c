@@ -155,6 +155,16 @@ int cu_exec_hold_weight(cu_exec *e, const void *host, int fmt, ib_err *err)
     return IB_VEC_PUSH(&e->wrefs, r) ? cu_fail(e, err, IB_ENOMEM, "out of memory") : IB_OK;
 }
 
+void cu_exec_release_weight(cu_exec *e, const void *host, int fmt)
+{
+    for (size_t i = 0; i < e->wrefs.len; i++)
+        if (e->wrefs.data[i].host == host && e->wrefs.data[i].fmt == fmt) {
+            e->wrefs.data[i] = e->wrefs.data[--e->wrefs.len];
+            cu_weight_put(e->ctx, host, fmt);
+            return;
+        }
+}
+
 int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,
                      ib_err *err)
 {

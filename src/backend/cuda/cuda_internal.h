@@ -23,9 +23,9 @@
 #define CU_STAGING_DIRECT (64u << 10)  /* pageable copies up to this size skip the staging */
 #define CU_LT_WORKSPACE (32u << 20)    /* cuBLASLt workspace per context */
 
-/* How a constant is held on the device: as on the host, or a 2-D conv filter as NHWC float16
- * (KRSC) for the nhwc_fp16 islands. */
-enum cu_wfmt { CU_W_PLAIN, CU_W_F16_KRSC };
+/* How a constant is held on the device: as on the host, a 2-D conv filter as NHWC float16
+ * (KRSC) for the nhwc_fp16 islands, or a float32 table as float16 (embedding tables at fp16). */
+enum cu_wfmt { CU_W_PLAIN, CU_W_F16_KRSC, CU_W_F16 };
 
 typedef struct cu_wref {
     const void *host;
@@ -144,9 +144,14 @@ int cu_weight_get(cu_ctx *c, const void *host, size_t nbytes, void **dev, ib_err
  * device once per store; released with cu_weight_put(c, host, CU_W_F16_KRSC). */
 int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS,
                            void **dev, ib_err *err);
+/* The float32 [rows, dim] table at host as float16, same layout (CU_W_F16). */
+int cu_weight_get_f16(cu_ctx *c, const void *host, int64_t rows, int64_t dim, void **dev,
+                      ib_err *err);
 void cu_weight_put(cu_ctx *c, const void *host, int fmt);
 /* Hold (host, fmt) in e's list, released at graph_free. */
 int cu_exec_hold_weight(cu_exec *e, const void *host, int fmt, ib_err *err);
+/* Give back e's hold on (host, fmt) now (no step of e may use it). */
+void cu_exec_release_weight(cu_exec *e, const void *host, int fmt);
 
 /* ---- compile helpers (cuda_exec.c) ---------------------------------------- */
 

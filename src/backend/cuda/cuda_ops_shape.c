@@ -196,12 +196,25 @@ typedef struct ga_k {
     const void *data, *idx;
     void *y;
     int idx64;
+    bool f16; /* data is the float16 copy of a float32 [axis_n, inner] table */
     int64_t outer, axis_n, n_idx, inner_bytes;
 } ga_k;
+
+/* At fp16 an embedding table (a float32 constant [rows, dim], gathered on axis 0) of at
+ * least this size is held on the device as float16 (issue 25: DLRM's tables, half the
+ * memory and half the bytes a lookup moves); smaller ones and every other precision keep
+ * float32, so the exact data movement the conformance cases check is unchanged. */
+#define CU_GATHER_F16_MIN ((size_t)1 << 20)
 
 static int run_gather(cu_exec *e, void *k, ib_err *err)
 {
     ga_k *g = k;
+    if (g->f16)
+        return cu_check_rt(e, err,
+                           (cudaError_t)ibk_gather_f16_rows(e->ctx->stream, g->data, g->idx,
+                                                            g->idx64, g->y, g->axis_n, g->n_idx,
+                                                            g->inner_bytes / 4),
+                           "gather kernel (float16 table)");
     return cu_check_rt(e, err,
                        (cudaError_t)ibk_gather(e->ctx->stream, g->data, g->idx, g->idx64, g->y,
                                                g->outer, g->axis_n, g->n_idx, g->inner_bytes),
@@ -242,6 +255,25 @@ static int comp_gather(cu_exec *e, const ib_node *n, ib_err *err)
     k->data = x->dev;
     k->idx = ix->dev;
     k->y = y->dev;
+    if (e->precision == IB_PRECISION_FP16 && x->host && x->desc.dtype == IB_DTYPE_FLOAT32 &&
+        r == 2 && axis == 0 && ib_tensor_desc_nbytes(&x->desc) >= CU_GATHER_F16_MIN) {
+        void *t16 = NULL;
+        int rc = cu_weight_get_f16(e->ctx, x->host, x->desc.dims[0], x->desc.dims[1], &t16, err);
+        if (!rc && (rc = cu_exec_hold_weight(e, x->host, CU_W_F16, err)))
+            cu_weight_put(e->ctx, x->host, CU_W_F16);
+        if (rc) {
+            ib_free(k);
+            return rc;
+        }
+        k->data = t16;
+        k->f16 = true;
+        /* the table's only reader: let its float32 copy go (the store frees it unless
+         * another subgraph holds it), so the device keeps half the bytes */
+        if (e->graph->values.data[x->id].consumers == 1) {
+            cu_exec_release_weight(e, x->host, CU_W_PLAIN);
+            x->dev = NULL;
+        }
+    }
     return cu_add_step(e, run_gather, k, NULL, err);
 }
 

@@ -72,6 +72,10 @@ int ibk_bias_act(ibk_stream s, float *y, const float *bias, const float *z, int6
 /* NHWC float16 conv islands (nhwc_fp16). y16[n, p, c] = half(x[n, c, p]) for x float32
  * [N, C, HW] (also a KCRS filter into KRSC, with N = K). */
 int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int64_t N, int64_t C, int64_t HW);
+/* y[j, d] = float(table16[idx[j], d]) for a float16 table [rows, dim] (negative indices
+ * from the end; out of range: zeros), the embedding lookup over a table held in float16. */
+int ibk_gather_f16_rows(ibk_stream s, const void *table16, const void *idx, int idx_is_64,
+                        float *y, int64_t rows, int64_t n_idx, int64_t dim);
 /* The conv epilogue over an NHWC float16 result acc [N, HW, C]: v = acc + bias[c] (bias may
  * be NULL) + z (z_kind 0 none, 1 NHWC float16, 2 NCHW float32), then the activation (as
  * ibk_bias_act), written to out as NHWC float16 (out_f32 0; out may be acc) or NCHW

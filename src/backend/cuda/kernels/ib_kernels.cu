@@ -446,6 +446,31 @@ extern "C" int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int
     return launch_status();
 }
 
+__global__ static void k_gather_f16_rows(const __half *t, const void *idx, int idx64, float *y,
+                                         int64_t rows, int64_t n_idx, int64_t dim)
+{
+    int64_t n = n_idx * dim;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t j = i / dim, d = i % dim;
+        int64_t k = idx64 ? ((const int64_t *)idx)[j] : (int64_t)((const int32_t *)idx)[j];
+        if (k < 0)
+            k += rows;
+        y[i] = (k >= 0 && k < rows) ? __half2float(t[k * dim + d]) : 0.0f;
+    }
+}
+
+extern "C" int ibk_gather_f16_rows(ibk_stream s, const void *table16, const void *idx,
+                                   int idx_is_64, float *y, int64_t rows, int64_t n_idx,
+                                   int64_t dim)
+{
+    if (n_idx <= 0 || dim <= 0)
+        return 0;
+    k_gather_f16_rows<<<grid_for(n_idx * dim), IBK_THREADS, 0, s>>>(
+        (const __half *)table16, idx, idx_is_64, y, rows, n_idx, dim);
+    return launch_status();
+}
+
 __global__ static void k_epi_nhwc(const __half *acc, void *out, int out_f32, const float *bias,
                                   const void *z, int z_kind, int64_t C, int64_t HW, int64_t n,
                                   int act, float a, float b)
