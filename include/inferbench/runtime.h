@@ -144,6 +144,21 @@ IB_API int ib_session_create(const ib_model *m, const ib_session_options *opts,
 IB_API int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
                           ib_tensor_view *outputs, size_t n_outputs, ib_err *err);
 
+/* Recurrent state kept where it is computed: ib_session_run_fed runs like ib_session_run,
+ * except that each fb[k].input is not passed in `inputs` but takes the value output
+ * fb[k].output had after the previous run of this session, copied inside the backend's
+ * memory (on cuda device to device: no host round trip for a decoder's state). The other
+ * inputs must have the shapes of the previous run (the same compiled variant), and each fed
+ * input the dtype and shape of its output. IB_ESTATE before any run or after a failed one;
+ * IB_EINVAL/IB_ENOTFOUND name the input, output or shape at fault. */
+typedef struct ib_session_feed {
+    const char *input;  /* a graph input ... */
+    const char *output; /* ... takes this graph output of the previous run */
+} ib_session_feed;
+IB_API int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                              const ib_session_feed *fb, size_t n_fb, ib_tensor_view *outputs,
+                              size_t n_outputs, ib_err *err);
+
 /* Host memory the session's backend copies inputs from and outputs to fastest: page-locked
  * on cuda (one DMA per tensor instead of a copy through a staging buffer), ordinary memory
  * on host backends; 64-byte aligned. For the caller's batch buffers. NULL with err set when

@@ -478,6 +478,30 @@ bool ib_backend_has_cap(const ib_backend *b, unsigned cap)
     return b && b->ops->abi_version >= 3 && (b->ops->caps & cap) == cap;
 }
 
+int ib_backend_buffer_copy(ib_backend_buffer *dst, size_t dst_off, const ib_backend_buffer *src,
+                           size_t src_off, size_t nbytes, ib_err *err)
+{
+    if (!dst || !src || dst->owner != src->owner)
+        return ib_err_set(err, IB_EINVAL, "buffer_copy: two buffers of one backend instance needed");
+    if (dst_off > dst->size || nbytes > dst->size - dst_off || src_off > src->size ||
+        nbytes > src->size - src_off)
+        return ib_err_set(err, IB_EINVAL, "buffer_copy: [%zu, +%zu) -> [%zu, +%zu) exceeds a buffer",
+                          src_off, nbytes, dst_off, nbytes);
+    if (!nbytes || (dst == src && dst_off == src_off))
+        return IB_OK;
+    if (dst->impl == src->impl && dst_off < src_off + nbytes && src_off < dst_off + nbytes)
+        return ib_err_set(err, IB_EINVAL, "buffer_copy: overlapping regions");
+    if (dst->host_ptr && src->host_ptr) {
+        memmove((char *)dst->host_ptr + dst_off, (const char *)src->host_ptr + src_off, nbytes);
+        return IB_OK;
+    }
+    const ib_backend *b = dst->owner;
+    if (b->ops->abi_version >= 7 && b->ops->buffer_copy)
+        return b->ops->buffer_copy(b->ctx, dst->impl, dst_off, src->impl, src_off, nbytes, err);
+    return ib_err_set(err, IB_EUNSUPPORTED, "buffer_copy: backend '%s' has no device copy",
+                      b->ops->name);
+}
+
 static bool has_host_alloc(const ib_backend *b)
 {
     return b->ops->abi_version >= 6 && b->ops->host_alloc && b->ops->host_free;

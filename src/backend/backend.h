@@ -132,6 +132,13 @@ int ib_backend_buffer_alloc(ib_backend *b, size_t nbytes, ib_backend_buffer **ou
 void ib_backend_buffer_free(ib_backend_buffer *buf); /* NULL allowed */
 void *ib_backend_buffer_host_ptr(const ib_backend_buffer *buf);
 size_t ib_backend_buffer_size(const ib_backend_buffer *buf);
+/* Copy [src_off, +nbytes) of src into dst at dst_off, both buffers of one instance, the
+ * regions not overlapping (else IB_EINVAL): on the device when the backend can (ABI 7),
+ * memmove for host-visible buffers, IB_EUNSUPPORTED otherwise (the caller goes through the
+ * host). */
+int ib_backend_buffer_copy(ib_backend_buffer *dst, size_t dst_off, const ib_backend_buffer *src,
+                           size_t src_off, size_t nbytes, ib_err *err);
+
 /* Host memory the backend copies to and from fastest (ABI 6: page-locked on cuda), 64-byte
  * aligned, nbytes > 0; ordinary aligned memory for backends without host_alloc. Free it with
  * ib_backend_host_free (NULL allowed) on the same instance, before destroying it. */

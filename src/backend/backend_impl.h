@@ -55,8 +55,8 @@
 /* The table's version (SQLite's iVersion). Each field below says the version that added it;
  * the wrappers read a field only from tables of at least that version, so an older backend
  * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps;
- * 4: set_profiling, profile_read; 5: device_info; 6: host_alloc, host_free. */
-#define IB_BACKEND_ABI_VERSION 6
+ * 4: set_profiling, profile_read; 5: device_info; 6: host_alloc, host_free; 7: buffer_copy. */
+#define IB_BACKEND_ABI_VERSION 7
 
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
@@ -140,6 +140,12 @@ struct ib_backend_ops {
      * NULL = ordinary memory (the wrappers' 64-byte aligned allocation). */
     int (*host_alloc)(void *ctx, size_t nbytes, void **ptr, ib_err *err);
     void (*host_free)(void *ctx, void *ptr);
+
+    /* ABI 7. Optional: copy nbytes between two buffers of this instance on the device,
+     * ordered with its other work (the regions do not overlap; the wrappers check). NULL:
+     * host-visible buffers are copied by the wrappers, others go through the host. */
+    int (*buffer_copy)(void *ctx, void *dst_impl, size_t dst_off, const void *src_impl,
+                       size_t src_off, size_t nbytes, ib_err *err);
 };
 
 /* For a backend's create: the context of cfg->peer when it is an instance of the same

@@ -279,6 +279,7 @@ void ib_session_destroy(ib_session *s)
         ib_backend_destroy(s->backends[b]);
     }
     ib_free(s->staging);
+    ib_free(s->fed_staging);
     ib_free(s->key);
     ib_free(s->in_views);
     ib_free(s->backend_name);

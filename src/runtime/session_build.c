@@ -461,6 +461,8 @@ static int ensure_arenas(ib_session *s, ib_variant *v, ib_err *err)
 
 void ib_variant_free(ib_session *s, ib_variant *v)
 {
+    if (s->last_run == v)
+        s->last_run = NULL;
     IB_UNUSED(s);
     if (!v) return;
     for (uint32_t k = 0; v->segs && k < v->n_segs; k++) {
@@ -501,6 +503,7 @@ static int partition_variant(ib_session *s, ib_variant *v, ib_partition *p, ib_e
 int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib_variant **out,
                      ib_err *err)
 {
+    s->last_run = NULL; /* growing an arena moves the previous run's outputs */
     const ib_graph *src = ib_model_graph(s->model);
     ib_variant *v = ib_calloc(1, sizeof *v);
     ib_partition p;

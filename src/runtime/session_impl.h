@@ -123,6 +123,11 @@ struct ib_session {
     ib_arena names;
     ib_strmap range_index;
     IB_VEC(float) ranges; /* min, max pairs */
+    /* ib_session_run_fed: the variant of the last successful run (NULL before, and after a
+     * failed one), and a host buffer for fed values that must pass through the host */
+    ib_variant *last_run;
+    unsigned char *fed_staging;
+    size_t fed_staging_cap;
     /* profiling: on, and the runs' wall time (ib_session_run, inputs and outputs included) */
     bool profiling;
     int64_t prof_run_ns;
@@ -152,6 +157,9 @@ int ib_session_variant_for(ib_session *s, const ib_tensor_desc *shapes, ib_varia
 int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
                             ib_err *err);
 int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *const *in_views,
+                           ib_err *err);
+/* One input view against the declared input (dtype, rank, static dims, max_batch). */
+int ib_session_check_input(const ib_session *s, const ib_value *decl, const ib_tensor_view *view,
                            ib_err *err);
 /* Copy one value's bytes of a variant's arena to host memory. */
 int ib_session_read_slot(ib_session *s, uint32_t backend, size_t offset, void *dst, size_t n,

@@ -45,6 +45,8 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
     int rc;
     for (size_t i = 0; i < g->inputs.len; i++) {
         const ib_input_slot *in = &v->ins[i];
+        if (!in_views[i])
+            continue; /* fed from the previous run's output (ib_session_run_fed) */
         for (uint32_t f = 0; f < in->n_feeds; f++)
             if (in->nbytes &&
                 (rc = ib_backend_tensor_set(s->arena[in->feeds[f].backend], in->feeds[f].offset,
@@ -86,8 +88,8 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
 }
 
 /* Check one input view against the declared input. */
-static int check_input(const ib_session *s, const ib_value *decl, const ib_tensor_view *view,
-                       ib_err *err)
+int ib_session_check_input(const ib_session *s, const ib_value *decl, const ib_tensor_view *view,
+                           ib_err *err)
 {
     char a[160], b[160];
     const ib_tensor_desc *d = &view->desc;
@@ -142,7 +144,7 @@ int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t 
         if (!s->in_views[i])
             return ib_err_set(err, IB_EINVAL, "missing input '%s' (%s)", decl->name,
                               ib_dtype_name(decl->desc.dtype));
-        int rc = check_input(s, decl, s->in_views[i], err);
+        int rc = ib_session_check_input(s, decl, s->in_views[i], err);
         if (rc) return rc;
         s->key[i] = s->in_views[i]->desc;
     }
@@ -177,6 +179,13 @@ static int fetch_output(ib_session *s, ib_variant *v, ib_tensor_view *view, ib_e
         memcpy(view->data, o->const_data, n);
         return IB_OK;
     case IB_OUT_INPUT:
+        if (!s->in_views[o->input_index]) { /* a fed input: its bytes are in its slot */
+            const ib_feed *f = &v->ins[o->input_index].feeds[0];
+            if (!v->ins[o->input_index].n_feeds)
+                return ib_err_set(err, IB_EUNSUPPORTED, "output '%s': a fed input with no slot",
+                                  view->name);
+            return ib_backend_tensor_get(s->arena[f->backend], f->offset, view->data, n, err);
+        }
         memcpy(view->data, s->in_views[o->input_index]->data, n);
         return IB_OK;
     default:
@@ -184,22 +193,212 @@ static int fetch_output(ib_session *s, ib_variant *v, ib_tensor_view *view, ib_e
     }
 }
 
-int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
-                   ib_tensor_view *outputs, size_t n_outputs, ib_err *err)
+/* Run variant v (inputs already matched into s->in_views; fed ones NULL and already in
+ * place) and fetch the outputs; the last successful run's variant is remembered for
+ * ib_session_run_fed. */
+static int run_and_fetch(ib_session *s, ib_variant *v, ib_tensor_view *outputs, size_t n_outputs,
+                         ib_err *err)
 {
-    if (!s || (n_inputs && !inputs) || (n_outputs && !outputs))
-        return ib_err_set(err, IB_EINVAL, "ib_session_run: NULL argument");
-    int rc = ib_session_match_inputs(s, inputs, n_inputs, err);
-    if (rc) return rc;
-    ib_variant *v;
-    if ((rc = ib_session_variant_for(s, s->key, &v, err))) return rc;
+    s->last_run = NULL;
     int64_t t0 = s->profiling ? ib_time_ns() : 0;
-    if ((rc = ib_session_run_variant(s, v, s->in_views, err))) return rc;
+    int rc = ib_session_run_variant(s, v, s->in_views, err);
+    if (rc) return rc;
     for (size_t j = 0; j < n_outputs; j++)
         if ((rc = fetch_output(s, v, &outputs[j], err))) return rc;
     if (s->profiling) {
         s->prof_run_ns += ib_time_ns() - t0;
         s->prof_runs++;
     }
+    s->last_run = v;
     return IB_OK;
+}
+
+int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                   ib_tensor_view *outputs, size_t n_outputs, ib_err *err)
+{
+    if (!s || (n_inputs && !inputs) || (n_outputs && !outputs))
+        return ib_err_set(err, IB_EINVAL, "ib_session_run: NULL argument");
+    s->last_run = NULL; /* a build below may evict it or move the arenas */
+    int rc = ib_session_match_inputs(s, inputs, n_inputs, err);
+    if (rc) return rc;
+    ib_variant *v;
+    if ((rc = ib_session_variant_for(s, s->key, &v, err))) return rc;
+    return run_and_fetch(s, v, outputs, n_outputs, err);
+}
+
+/* ---- ib_session_run_fed ---------------------------------------------------------- */
+
+static size_t index_of(const ib_graph *g, const ib_value_id *ids, size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && (!name || strcmp(g->values.data[ids[i]].name, name) != 0))
+        i++;
+    return i;
+}
+
+/* One fed input: where its bytes come from (the previous run's output slot) and go (the
+ * input's slot in each backend that reads it). */
+typedef struct fed_copy {
+    const ib_output_slot *src;
+    const ib_input_slot *dst;
+} fed_copy;
+
+static bool regions_overlap(uint32_t b1, size_t o1, uint32_t b2, size_t o2, size_t n)
+{
+    return b1 == b2 && o1 < o2 + n && o2 < o1 + n;
+}
+
+/* Put the previous run's outputs into the fed inputs' slots: device copies inside each
+ * backend's arena when no destination overlaps any source still to be read; else every
+ * source through the host first, then every destination. */
+static int move_fed(ib_session *s, const fed_copy *fc, size_t n, ib_err *err)
+{
+    bool via_host = false;
+    size_t total = 0;
+    for (size_t a = 0; a < n; a++) {
+        total += fc[a].src->nbytes;
+        for (uint32_t f = 0; f < fc[a].dst->n_feeds; f++) {
+            const ib_feed *d = &fc[a].dst->feeds[f];
+            via_host |= d->backend != fc[a].src->backend;
+            for (size_t b = 0; b < n; b++) {
+                const ib_output_slot *o = fc[b].src;
+                bool same = a == b && d->backend == o->backend && d->offset == o->offset;
+                if (!same && regions_overlap(d->backend, d->offset, o->backend, o->offset,
+                                             IB_MAX(o->nbytes, fc[a].dst->nbytes)))
+                    via_host = true;
+            }
+        }
+    }
+    int rc = IB_OK;
+    if (!via_host) {
+        for (size_t a = 0; a < n && !rc; a++)
+            for (uint32_t f = 0; f < fc[a].dst->n_feeds && !rc; f++) {
+                const ib_feed *d = &fc[a].dst->feeds[f];
+                rc = ib_backend_buffer_copy(s->arena[d->backend], d->offset,
+                                            s->arena[fc[a].src->backend], fc[a].src->offset,
+                                            fc[a].dst->nbytes, err);
+                if (rc == IB_EUNSUPPORTED) { /* no device copy: through the host */
+                    via_host = true;
+                    rc = IB_OK;
+                    break;
+                }
+            }
+        if (rc || !via_host)
+            return rc;
+    }
+    if (total > s->fed_staging_cap) {
+        unsigned char *p = ib_realloc(s->fed_staging, total);
+        if (!p) return ib_err_set(err, IB_ENOMEM, "out of memory for %zu bytes of state", total);
+        s->fed_staging = p;
+        s->fed_staging_cap = total;
+    }
+    size_t at = 0;
+    for (size_t a = 0; a < n && !rc; a++) {
+        rc = ib_backend_tensor_get(s->arena[fc[a].src->backend], fc[a].src->offset,
+                                   s->fed_staging + at, fc[a].src->nbytes, err);
+        at += fc[a].src->nbytes;
+    }
+    at = 0;
+    for (size_t a = 0; a < n && !rc; a++) {
+        for (uint32_t f = 0; f < fc[a].dst->n_feeds && !rc; f++)
+            rc = ib_backend_tensor_set(s->arena[fc[a].dst->feeds[f].backend],
+                                       fc[a].dst->feeds[f].offset, s->fed_staging + at,
+                                       fc[a].dst->nbytes, err);
+        at += fc[a].src->nbytes;
+    }
+    return rc;
+}
+
+int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                       const ib_session_feed *fb, size_t n_fb, ib_tensor_view *outputs,
+                       size_t n_outputs, ib_err *err)
+{
+    if (!s || (n_inputs && !inputs) || (n_fb && !fb) || (n_outputs && !outputs))
+        return ib_err_set(err, IB_EINVAL, "ib_session_run_fed: NULL argument");
+    ib_variant *v = s->last_run;
+    if (!v)
+        return ib_err_set(err, IB_ESTATE,
+                          "ib_session_run_fed: no previous successful run to take state from "
+                          "(run the first step with ib_session_run)");
+    const ib_graph *g = ib_model_graph(s->model);
+    if (n_fb > g->inputs.len)
+        return ib_err_set(err, IB_EINVAL, "%zu feeds for a model of %zu inputs", n_fb,
+                          g->inputs.len);
+    /* the caller's views first (fed inputs absent), then each fed input takes its output's
+     * previous shape */
+    for (size_t i = 0; i < g->inputs.len; i++)
+        s->in_views[i] = NULL;
+    for (size_t j = 0; j < n_inputs; j++) {
+        size_t i = index_of(g, g->inputs.data, g->inputs.len, inputs[j].name);
+        if (i == g->inputs.len)
+            return ib_err_set(err, IB_ENOTFOUND, "unknown input '%s'",
+                              inputs[j].name ? inputs[j].name : "(null)");
+        if (s->in_views[i]) return ib_err_set(err, IB_EINVAL, "input '%s' given twice", inputs[j].name);
+        s->in_views[i] = &inputs[j];
+    }
+    fed_copy fc[64];
+    if (n_fb > IB_ARRAY_LEN(fc))
+        return ib_err_set(err, IB_EINVAL, "more than %zu feeds", IB_ARRAY_LEN(fc));
+    bool fed[256] = {false};
+    if (g->inputs.len > IB_ARRAY_LEN(fed))
+        return ib_err_set(err, IB_EUNSUPPORTED, "feeds on a model of over 256 inputs");
+    for (size_t k = 0; k < n_fb; k++) {
+        size_t i = index_of(g, g->inputs.data, g->inputs.len, fb[k].input);
+        size_t o = index_of(g, g->outputs.data, g->outputs.len, fb[k].output);
+        if (i == g->inputs.len)
+            return ib_err_set(err, IB_ENOTFOUND, "feed: unknown input '%s'",
+                              fb[k].input ? fb[k].input : "(null)");
+        if (o == g->outputs.len)
+            return ib_err_set(err, IB_ENOTFOUND, "feed: unknown output '%s'",
+                              fb[k].output ? fb[k].output : "(null)");
+        if (s->in_views[i] || fed[i])
+            return ib_err_set(err, IB_EINVAL, "input '%s' is both fed and given (or fed twice)",
+                              fb[k].input);
+        const ib_output_slot *os = &v->outs[o];
+        const ib_value *decl = &g->values.data[g->inputs.data[i]];
+        char a[160], b[160];
+        if (os->kind != IB_OUT_ARENA)
+            return ib_err_set(err, IB_EUNSUPPORTED,
+                              "feed: output '%s' is a constant or a graph input passed through, "
+                              "not a computed value; pass input '%s' as a view instead",
+                              fb[k].output, fb[k].input);
+        if (!ib_tensor_desc_equal(&os->desc, &v->ins[i].desc))
+            return ib_err_set(err, IB_EINVAL,
+                              "feed: output '%s' was %s in the previous run, input '%s' is %s "
+                              "there (a feed keeps the previous run's shapes)",
+                              fb[k].output, ib_tensor_desc_str(&os->desc, a, sizeof a),
+                              fb[k].input, ib_tensor_desc_str(&v->ins[i].desc, b, sizeof b));
+        if (os->desc.dtype != decl->desc.dtype)
+            return ib_err_set(err, IB_EINVAL, "feed: output '%s' is %s, input '%s' is %s",
+                              fb[k].output, ib_dtype_name(os->desc.dtype), fb[k].input,
+                              ib_dtype_name(decl->desc.dtype));
+        fed[i] = true;
+        fc[k] = (fed_copy){os, &v->ins[i]};
+    }
+    /* the given inputs: checked as by ib_session_run, and the previous run's shapes */
+    for (size_t i = 0; i < g->inputs.len; i++) {
+        const ib_value *decl = &g->values.data[g->inputs.data[i]];
+        if (fed[i])
+            continue;
+        if (!s->in_views[i])
+            return ib_err_set(err, IB_EINVAL, "missing input '%s' (%s): neither given nor fed",
+                              decl->name, ib_dtype_name(decl->desc.dtype));
+        int rc = ib_session_check_input(s, decl, s->in_views[i], err);
+        if (rc) return rc;
+        if (!ib_tensor_desc_equal(&s->in_views[i]->desc, &v->ins[i].desc)) {
+            char a[160], b[160];
+            return ib_err_set(err, IB_EINVAL,
+                              "input '%s' is %s; the previous run's was %s (a fed run keeps "
+                              "the previous run's shapes)",
+                              decl->name, ib_tensor_desc_str(&s->in_views[i]->desc, a, sizeof a),
+                              ib_tensor_desc_str(&v->ins[i].desc, b, sizeof b));
+        }
+    }
+    int rc = move_fed(s, fc, n_fb, err);
+    if (rc) {
+        s->last_run = NULL; /* the state may be half moved */
+        return rc;
+    }
+    v->last_used = ++s->clock;
+    return run_and_fetch(s, v, outputs, n_outputs, err);
 }

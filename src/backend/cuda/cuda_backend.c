@@ -360,6 +360,20 @@ static int cu_copy(cu_ctx *c, void *dst, const void *src, size_t n, bool to_dev,
     return IB_OK;
 }
 
+static int cu_buffer_copy(void *ctx, void *dst_impl, size_t dst_off, const void *src_impl,
+                          size_t src_off, size_t nbytes, ib_err *err)
+{
+    cu_ctx *c = ctx;
+    int rc = cu_enter(c, err);
+    if (rc)
+        return rc;
+    /* ordered on the stream before the run that reads it: no wait here */
+    return cu_check_rt(NULL, err,
+                       cudaMemcpyAsync((char *)dst_impl + dst_off, (const char *)src_impl + src_off,
+                                       nbytes, cudaMemcpyDeviceToDevice, c->stream),
+                       "buffer_copy (device to device)");
+}
+
 static int cu_host_alloc(void *ctx, size_t nbytes, void **ptr, ib_err *err)
 {
     cu_ctx *c = ctx;
@@ -633,4 +647,5 @@ const struct ib_backend_ops ib_backend_cuda_ops = {
     .device_info = cu_device_info,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
+    .buffer_copy = cu_buffer_copy,
 };
