@@ -659,16 +659,6 @@ void bo_cases_shape(bo *b)
 
 /* ---- LSTM ------------------------------------------------------------------------ */
 
-static bool has_avx512(void)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
-#else
-    return false;
-#endif
-}
-
 static void lstm_case(bo *b, const char *dir, int64_t T, int64_t N, int64_t I, int64_t H,
                       bool init, bool all_outs)
 {
@@ -686,7 +676,7 @@ static void lstm_case(bo *b, const char *dir, int64_t T, int64_t N, int64_t I, i
     /* one direction, f32: the input projections as a matmul and our recurrence kernel
      * (cpu_kernels_rnn.c at batch <= 4; above, cpu_kernels_rnn512.c when H is a multiple
      * of 16 and the CPU has AVX-512); else oneDNN's LSTM */
-    if (D == 1 && (N <= 4 || (H % 16 == 0 && has_avx512()))) {
+    if (D == 1 && (N <= 4 || (H % 16 == 0 && cpu_avx512f()))) {
         b->min_kernel_steps = 1;
         b->kernel_steps_not_bf16 = true;
     }

@@ -220,6 +220,8 @@ void cpu_wino_weights(const float *w, int64_t M, int64_t C, float *u);
 /* The same in bfloat16, packed [64, C / 2, M, 2] (pairs of input channels together). */
 void cpu_wino_weights_bf16(const float *w, int64_t M, int64_t C, uint16_t *u);
 /* This CPU runs the AVX-512 micro-kernel; ... and the bfloat16 one (AVX512-BF16). */
+/* This CPU runs AVX-512F (the Winograd, packed-LSTM and Gram-matrix micro-kernels). */
+bool cpu_avx512f(void);
 bool cpu_wino_avx512(void);
 bool cpu_wino_avx512_bf16(void);
 

@@ -119,8 +119,7 @@ static T512 void gram_row(const float *x, int64_t F, int64_t D, float *zb)
 
 static bool gram_ok(const cpu_dot_ctx *c)
 {
-    __builtin_cpu_init();
-    return c->F <= 32 && c->K <= 32 * 32 && __builtin_cpu_supports("avx512f");
+    return c->F <= 32 && c->K <= 32 * 32 && cpu_avx512f();
 }
 #endif
 

@@ -34,8 +34,7 @@
 bool cpu_lstm_packed_ok(int64_t H)
 {
 #ifdef RNN512
-    __builtin_cpu_init();
-    return H % 16 == 0 && __builtin_cpu_supports("avx512f");
+    return H % 16 == 0 && cpu_avx512f();
 #else
     (void)H;
     return false;

@@ -49,7 +49,7 @@ size_t cpu_wino_scratch_floats(int64_t C, int64_t M)
     return (size_t)WINO_TB * (size_t)(VT(C) + VT(M)); /* bfloat16 V takes less */
 }
 
-bool cpu_wino_avx512(void)
+bool cpu_avx512f(void)
 {
 #ifdef WINO_X86
     __builtin_cpu_init();
@@ -57,6 +57,11 @@ bool cpu_wino_avx512(void)
 #else
     return false;
 #endif
+}
+
+bool cpu_wino_avx512(void)
+{
+    return cpu_avx512f();
 }
 
 bool cpu_wino_avx512_bf16(void)

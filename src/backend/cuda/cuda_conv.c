@@ -175,19 +175,26 @@ typedef struct conv_k {
     int64_t N, C, inner;
 } conv_k;
 
+/* The descriptors of a forward convolution (NULL ones skipped). */
+static void destroy_descs(cudnnTensorDescriptor_t xd, cudnnTensorDescriptor_t yd,
+                          cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd)
+{
+    if (xd)
+        (void)cudnnDestroyTensorDescriptor(xd);
+    if (yd)
+        (void)cudnnDestroyTensorDescriptor(yd);
+    if (wd)
+        (void)cudnnDestroyFilterDescriptor(wd);
+    if (cd)
+        (void)cudnnDestroyConvolutionDescriptor(cd);
+}
+
 static void conv_free(void *p)
 {
     conv_k *k = p;
     if (!k)
         return;
-    if (k->xd)
-        (void)cudnnDestroyTensorDescriptor(k->xd);
-    if (k->yd)
-        (void)cudnnDestroyTensorDescriptor(k->yd);
-    if (k->wd)
-        (void)cudnnDestroyFilterDescriptor(k->wd);
-    if (k->cd)
-        (void)cudnnDestroyConvolutionDescriptor(k->cd);
+    destroy_descs(k->xd, k->yd, k->wd, k->cd);
     ib_free(k);
 }
 
@@ -377,14 +384,7 @@ static void conv16_free(void *p)
     conv16_k *k = p;
     if (!k)
         return;
-    if (k->d.xd)
-        (void)cudnnDestroyTensorDescriptor(k->d.xd);
-    if (k->d.yd)
-        (void)cudnnDestroyTensorDescriptor(k->d.yd);
-    if (k->d.wd)
-        (void)cudnnDestroyFilterDescriptor(k->d.wd);
-    if (k->d.cd)
-        (void)cudnnDestroyConvolutionDescriptor(k->d.cd);
+    destroy_descs(k->d.xd, k->d.yd, k->d.wd, k->d.cd);
     ib_free(k);
 }
 
