@@ -4,6 +4,8 @@
  * few calls run.c, settings.c and run_files.c make.
  */
 
+#include <string.h>
+
 #include "harness/run_internal.h"
 
 static int create_network(const ib_harness_opts *o, run_ctx *c, ib_err *err)
@@ -36,6 +38,10 @@ int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
     if (o->n_endpoints)
         return create_network(o, c, err);
+    if (o->nhwc_fp16 && (!o->backend || strcmp(o->backend, "cuda") != 0 ||
+                         o->cfg.precision != IB_PRECISION_FP16))
+        ib_harness_stage(o, "note: --nhwc-fp16 applies to --backend cuda at --precision fp16; "
+                            "it changes nothing here");
     ib_harness_stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
              "up",
           c->workers, c->tpw, (long long)c->batch, o->backend, ib_precision_name(o->cfg.precision),

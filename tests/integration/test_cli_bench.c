@@ -133,9 +133,12 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
     ASSERT_STR_CONTAINS(json_string_value(json_object_get(acc_obj, "line")), ", total=8");
     ASSERT_INT_EQ(json_integer_value(json_object_get(json_object_get(j, "data"), "samples")), 8);
     ASSERT_TRUE(json_is_true(json_object_get(json_object_get(j, "model"), "synthetic")));
-    /* recorded as asked (a cpu run ignores it: the islands are cuda's) */
+    /* recorded as asked (a cpu run ignores it: the islands are cuda's), and said so */
     ASSERT_TRUE(json_is_true(json_object_get(j, "nhwc_fp16")));
     json_decref(j);
+    char *e = ib_test_slurp("err.txt");
+    ASSERT_STR_CONTAINS(e, "--nhwc-fp16 applies to --backend cuda at --precision fp16");
+    ib_free(e);
 }
 
 TEST_TIMEOUT(cli_bench_user_model_and_data, 240)
