@@ -615,5 +615,22 @@ TEST_TIMEOUT(cuda_partition_other_models, 60)
     ib_unet3d_cfg_brats(true, &uc);
     ASSERT_OK_ERR(ib_models_unet3d(&uc, 1, &b, &err), &err);
     expect_refused(b, 1, 0, "3d-unet brats19", "");
+    /* comparisons, logic and Where (cuda_ops_logic.c): a masked state update as a decoder
+     * on the device needs it, over float32 and int64 with broadcasting */
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id h = ib_build_input(b, "h", IB_DTYPE_FLOAT32, "N,8");
+    ib_value_id h2 = ib_build_input(b, "h2", IB_DTYPE_FLOAT32, "N,8");
+    ib_value_id k = ib_build_input(b, "k", IB_DTYPE_INT64, "N,1");
+    int64_t blank = 28;
+    ib_value_id bl = ib_build_ints(b, "blank", &blank, 1, "");
+    ib_value_id emit = IB_BUILD_OP(b, "Not", "", IB_BUILD_OP(b, "Equal", "", k, bl));
+    ib_value_id act = IB_BUILD_OP(b, "Less", "", h, h2);
+    ib_value_id both = IB_BUILD_OP(b, "And", "", emit, act);
+    ib_build_output(b, IB_BUILD_OP(b, "Where", "", both, h2, h), "h_out", IB_DTYPE_FLOAT32, "N,8");
+    ib_build_output(b, IB_BUILD_OP(b, "Where", "", emit, k, bl), "k_out", IB_DTYPE_INT64, "N,1");
+    ib_build_output(b, IB_BUILD_OP(b, "Xor", "", IB_BUILD_OP(b, "GreaterOrEqual", "", h, h2),
+                                   IB_BUILD_OP(b, "Or", "", act, emit)),
+                    "x", IB_DTYPE_BOOL, "N,8");
+    expect_refused(b, 4, 0, "logic", "");
 #endif
 }

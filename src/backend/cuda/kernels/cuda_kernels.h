@@ -72,6 +72,21 @@ int ibk_bias_act(ibk_stream s, float *y, const float *bias, const float *z, int6
 /* NHWC float16 conv islands (nhwc_fp16). y16[n, p, c] = half(x[n, c, p]) for x float32
  * [N, C, HW] (also a KCRS filter into KRSC, with N = K). */
 int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int64_t N, int64_t C, int64_t HW);
+/* Comparisons and logic (bool = one byte 0/1), numpy broadcast through v (sa, sb).
+ * ibk_compare: y = a OP b for op 0 Equal, 1 Less, 2 Greater, 3 LessOrEqual, 4 GreaterOrEqual
+ * over dtype 0 float32, 1 int64, 2 int32 (NaN compares false). ibk_logic: y = a OP b for op
+ * 0 And, 1 Or, 2 Xor over bool, and op 3 Not (y = !a; b unused). */
+enum { IBK_CMP_EQ, IBK_CMP_LT, IBK_CMP_GT, IBK_CMP_LE, IBK_CMP_GE };
+enum { IBK_LOGIC_AND, IBK_LOGIC_OR, IBK_LOGIC_XOR, IBK_LOGIC_NOT };
+int ibk_compare(ibk_stream s, int op, int dtype, const void *a, const void *b, uint8_t *y,
+                const ibk_view *v);
+int ibk_logic(ibk_stream s, int op, const uint8_t *a, const uint8_t *b, uint8_t *y,
+              const ibk_view *v);
+/* Where: y = c ? x : z, elements of esize bytes (1, 2, 4, 8); c, x, z broadcast with the
+ * strides sc, v->sa, v->sb. */
+int ibk_where(ibk_stream s, const uint8_t *c, const int64_t *sc, const void *x, const void *z,
+              void *y, int esize, const ibk_view *v);
+
 /* y[j, d] = float(table16[idx[j], d]) for a float16 table [rows, dim] (negative indices
  * from the end; out of range: zeros), the embedding lookup over a table held in float16. */
 int ibk_gather_f16_rows(ibk_stream s, const void *table16, const void *idx, int idx_is_64,

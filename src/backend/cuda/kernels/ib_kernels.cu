@@ -423,6 +423,119 @@ extern "C" int ibk_bias_act(ibk_stream s, float *y, const float *bias, const flo
     return launch_status();
 }
 
+/* ---- comparisons, logic, Where ------------------------------------------------------- */
+
+/* offsets of element i of the output in sources a and b (and c when sc) */
+__device__ static void bcast_offsets(const ibk_view &v, const int64_t *sc, int64_t i, int64_t *oa,
+                                     int64_t *ob, int64_t *oc)
+{
+    int64_t r = i;
+    *oa = *ob = *oc = 0;
+    for (int d = v.ndim - 1; d >= 0; d--) {
+        int64_t c = r % v.dims[d];
+        r /= v.dims[d];
+        *oa += c * v.sa[d];
+        *ob += c * v.sb[d];
+        if (sc)
+            *oc += c * sc[d];
+    }
+}
+
+template <typename T>
+__global__ static void k_compare(int op, const T *a, const T *b, uint8_t *y, ibk_view v, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t oa, ob, oc;
+        bcast_offsets(v, NULL, i, &oa, &ob, &oc);
+        T x = a[oa], z = b[ob];
+        bool r = op == IBK_CMP_EQ   ? x == z
+                 : op == IBK_CMP_LT ? x < z
+                 : op == IBK_CMP_GT ? x > z
+                 : op == IBK_CMP_LE ? x <= z
+                                    : x >= z;
+        y[i] = r ? 1 : 0;
+    }
+}
+
+extern "C" int ibk_compare(ibk_stream s, int op, int dtype, const void *a, const void *b,
+                           uint8_t *y, const ibk_view *v)
+{
+    int64_t n = view_numel(v);
+    if (n <= 0)
+        return 0;
+    unsigned g = grid_for(n);
+    if (dtype == 0)
+        k_compare<float><<<g, IBK_THREADS, 0, s>>>(op, (const float *)a, (const float *)b, y, *v, n);
+    else if (dtype == 1)
+        k_compare<int64_t><<<g, IBK_THREADS, 0, s>>>(op, (const int64_t *)a, (const int64_t *)b, y,
+                                                     *v, n);
+    else
+        k_compare<int32_t><<<g, IBK_THREADS, 0, s>>>(op, (const int32_t *)a, (const int32_t *)b, y,
+                                                     *v, n);
+    return launch_status();
+}
+
+__global__ static void k_logic(int op, const uint8_t *a, const uint8_t *b, uint8_t *y, ibk_view v,
+                               int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t oa, ob, oc;
+        bcast_offsets(v, NULL, i, &oa, &ob, &oc);
+        bool x = a[oa] != 0, z = op == IBK_LOGIC_NOT ? false : b[ob] != 0;
+        bool r = op == IBK_LOGIC_AND ? (x && z) : op == IBK_LOGIC_OR ? (x || z)
+                 : op == IBK_LOGIC_XOR ? (x != z) : !x;
+        y[i] = r ? 1 : 0;
+    }
+}
+
+extern "C" int ibk_logic(ibk_stream s, int op, const uint8_t *a, const uint8_t *b, uint8_t *y,
+                         const ibk_view *v)
+{
+    int64_t n = view_numel(v);
+    if (n <= 0)
+        return 0;
+    k_logic<<<grid_for(n), IBK_THREADS, 0, s>>>(op, a, b, y, *v, n);
+    return launch_status();
+}
+
+struct ibk_strides {
+    int64_t s[IBK_MAX_DIMS];
+};
+
+template <typename T>
+__global__ static void k_where(const uint8_t *c, ibk_strides sc, const T *x, const T *z, T *y,
+                               ibk_view v, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t oa, ob, oc;
+        bcast_offsets(v, sc.s, i, &oa, &ob, &oc);
+        y[i] = c[oc] ? x[oa] : z[ob];
+    }
+}
+
+extern "C" int ibk_where(ibk_stream s, const uint8_t *c, const int64_t *sc, const void *x,
+                         const void *z, void *y, int esize, const ibk_view *v)
+{
+    int64_t n = view_numel(v);
+    if (n <= 0)
+        return 0;
+    ibk_strides st;
+    for (int d = 0; d < IBK_MAX_DIMS; d++)
+        st.s[d] = d < v->ndim ? sc[d] : 0;
+    unsigned g = grid_for(n);
+    switch (esize) {
+    case 1: k_where<uint8_t><<<g, IBK_THREADS, 0, s>>>(c, st, (const uint8_t *)x, (const uint8_t *)z, (uint8_t *)y, *v, n); break;
+    case 2: k_where<uint16_t><<<g, IBK_THREADS, 0, s>>>(c, st, (const uint16_t *)x, (const uint16_t *)z, (uint16_t *)y, *v, n); break;
+    case 4: k_where<uint32_t><<<g, IBK_THREADS, 0, s>>>(c, st, (const uint32_t *)x, (const uint32_t *)z, (uint32_t *)y, *v, n); break;
+    case 8: k_where<uint64_t><<<g, IBK_THREADS, 0, s>>>(c, st, (const uint64_t *)x, (const uint64_t *)z, (uint64_t *)y, *v, n); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    return launch_status();
+}
+
 /* ---- NHWC float16 conv islands ----------------------------------------------------- */
 
 /* one thread per output element, in NHWC order: the writes coalesce */
