@@ -65,7 +65,7 @@ static int dump_weights(ib_build *b, FILE *f)
 typedef struct ctx {
     ib_bench_config cfg;
     void *state;
-    ib_session *s[3];
+    ib_session *s[4];
     ib_bench_sample smp[MAXN];
     size_t total;
     ib_bench_scratch scr;
@@ -267,16 +267,17 @@ int main(int argc, char **argv)
     ib_bench_config_defaults(&c.cfg);
     c.cfg.tiny = tiny;
     ib_err err;
-    ib_model *m[3];
-    ib_bench_io io[3];
+    ib_model *m[4];
+    ib_bench_io io[4];
     FILE *wf = fopen("/tmp/ib-bench-rnnt-w.bin", "wb");
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         ib_models_opts o = {1, tiny != 0};
         ib_build *b = NULL;
         char path[64];
         snprintf(path, sizeof path, "/tmp/ib-bench-rnnt-%d.onnx", k);
         if (ib_models_rnnt(&o, (enum ib_rnnt_part)k, &b, &err) ||
-            ib_build_write_file(b, path, NULL, &err) || !wf || dump_weights(b, wf) ||
+            ib_build_write_file(b, path, NULL, &err) || !wf ||
+            (k != IB_RNNT_STEP && dump_weights(b, wf)) || /* the peer's: parts 0-2 */
             ib_model_load_file(path, NULL, &m[k], &err) ||
             ib_bench_rnnt.bind_model(&c.cfg, (size_t)k, m[k], &io[k], &err)) {
             fprintf(stderr, "rnnt: model %d: %s\n", k, err.msg);
@@ -306,7 +307,7 @@ int main(int argc, char **argv)
         fwrite(c.smp[i].t[0].data, 4, len, af);
     }
     fclose(af);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         ib_session_options so;
         ib_session_options_defaults(&so);
         so.threads = k == IB_RNNT_ENCODER || dec_threads < 1 ? threads : IB_MIN(dec_threads, threads);

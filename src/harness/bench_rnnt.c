@@ -1,6 +1,7 @@
 /*
  * bench_rnnt.c - the rnnt entry (benchmarks.md §1.5): RNN-T (encoder, prediction and joint
- * as three ONNX models, src/models/rnnt.c) with seeded random weights, LibriSpeech dev-clean
+ * as three ONNX models, src/models/rnnt.c, plus the decoder step joining the last two for the
+ * device path: decode_fed) with seeded random weights, LibriSpeech dev-clean
  * (manifest or layout, <= 15 s; src/dataset/librispeech.c) or a synthetic set, and the timed
  * path the rules ask for (§1.0: "RNN-T feature extraction is part of the timed model"):
  * features (src/dataset/mel.c), the encoder over the padded batch, then the reference's
@@ -98,7 +99,7 @@ static int rt_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
                 (size_t)o1.dims[2] * RT_MAX_ENC_STEPS * sizeof(float));
         io->params[0] = o1.dims[2];
         snprintf(io->note, sizeof io->note,
-                 "RNN-T as 3 models: encoder %s/%s -> %s (H %lld), prediction, joint",
+                 "RNN-T as 4 models: encoder %s/%s -> %s (H %lld), prediction, joint, decoder step",
                  IB_RNNT_ENC_INPUT, IB_RNNT_ENC_MASK, IB_RNNT_ENC_OUTPUT, (long long)o1.dims[2]);
     } else if (k == IB_RNNT_PREDICTION) {
         if (!find_io(m, true, IB_RNNT_PRED_TOKEN, IB_DTYPE_INT64, 2, &a) ||
@@ -135,6 +136,38 @@ static int rt_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
         add_out(io, IB_RNNT_JOINT_LOGITS, IB_DTYPE_FLOAT32, IB_RNNT_CLASSES * sizeof(float));
         io->params[0] = a.dims[1];
         io->params[1] = b.dims[1];
+    } else if (k == IB_RNNT_STEP) {
+        ib_tensor_desc f, act, s1, s2;
+        if (!find_io(m, true, IB_RNNT_STEP_TOKEN, IB_DTYPE_INT64, 2, &a) ||
+            !find_io(m, true, IB_RNNT_STEP_H, IB_DTYPE_FLOAT32, 3, &b) ||
+            !find_io(m, true, IB_RNNT_STEP_C, IB_DTYPE_FLOAT32, 3, &c) ||
+            !find_io(m, true, IB_RNNT_STEP_F, IB_DTYPE_FLOAT32, 2, &f) ||
+            !find_io(m, true, IB_RNNT_STEP_ACTIVE, IB_DTYPE_BOOL, 2, &act) ||
+            !find_io(m, false, IB_RNNT_STEP_SYMBOL, IB_DTYPE_INT64, 2, &s1) ||
+            !find_io(m, false, IB_RNNT_STEP_EMIT, IB_DTYPE_BOOL, 2, &s2) ||
+            !find_io(m, false, IB_RNNT_STEP_H_NEXT, IB_DTYPE_FLOAT32, 3, &o1) ||
+            !find_io(m, false, IB_RNNT_STEP_C_NEXT, IB_DTYPE_FLOAT32, 3, &o2) ||
+            !find_io(m, false, IB_RNNT_STEP_TOKEN_NEXT, IB_DTYPE_INT64, 2, &o3) || b.dims[1] <= 0 ||
+            b.dims[2] <= 0 || f.dims[1] <= 0)
+            return ib_err_set(err, IB_EINVAL,
+                              "rnnt decoder step: expected inputs %s, %s, %s, %s, %s and outputs "
+                              "%s, %s, %s, %s, %s (src/models/rnnt.h)",
+                              IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_H, IB_RNNT_STEP_C, IB_RNNT_STEP_F,
+                              IB_RNNT_STEP_ACTIVE, IB_RNNT_STEP_SYMBOL, IB_RNNT_STEP_EMIT,
+                              IB_RNNT_STEP_H_NEXT, IB_RNNT_STEP_C_NEXT, IB_RNNT_STEP_TOKEN_NEXT);
+        add_in(io, IB_RNNT_STEP_TOKEN, &a);
+        add_in(io, IB_RNNT_STEP_H, &b);
+        add_in(io, IB_RNNT_STEP_C, &c);
+        add_in(io, IB_RNNT_STEP_F, &f);
+        add_in(io, IB_RNNT_STEP_ACTIVE, &act);
+        size_t hb = (size_t)b.dims[2] * sizeof(float) * (size_t)b.dims[1];
+        add_out(io, IB_RNNT_STEP_SYMBOL, IB_DTYPE_INT64, 8);
+        add_out(io, IB_RNNT_STEP_EMIT, IB_DTYPE_BOOL, 1);
+        add_out(io, IB_RNNT_STEP_H_NEXT, IB_DTYPE_FLOAT32, hb);
+        add_out(io, IB_RNNT_STEP_C_NEXT, IB_DTYPE_FLOAT32, hb);
+        add_out(io, IB_RNNT_STEP_TOKEN_NEXT, IB_DTYPE_INT64, 8);
+        io->params[0] = f.dims[1];
+        io->params[1] = b.dims[2];
     } else {
         return ib_err_set(err, IB_EINVAL, "rnnt: no model %zu", k);
     }
@@ -267,6 +300,99 @@ static size_t t_bucket(size_t t)
     return (t + step - 1) / step * step;
 }
 
+/* Greedy decoding with the decoder-step graph (src/models/rnnt.h), every row every step,
+ * its token and state fed back inside the session (ib_session_run_fed): on a GPU they stay
+ * in device memory and each step reads back N symbols and N flags, where the classic loop
+ * moves every active row's h, c, g and f through the host twice a symbol (about 2.6 MB a
+ * step at batch 256). The host keeps the bookkeeping of decoders.py: a row is active at
+ * encoder step t while t < its length, until it emits blank or 30 symbols. The same tokens
+ * as the classic loop (a test checks them on the cpu). */
+static int decode_fed(ib_session *st, size_t N, size_t T2, const float *enc, size_t He,
+                      size_t Hp, size_t L, utt_state *u, int64_t *outs, ib_bench_scratch *scr,
+                      ib_err *err)
+{
+    int64_t *tok = ib_bench_scratch_get(scr, SL_TOK, N * sizeof(int64_t));
+    float *h = ib_bench_scratch_get(scr, SL_H, L * N * Hp * sizeof(float));
+    uint8_t *act = ib_bench_scratch_get(scr, SL_ROWS, 2 * N);
+    int64_t *sym = ib_bench_scratch_get(scr, SL_G, N * sizeof(int64_t));
+    if (!tok || !h || !act || !sym)
+        return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory for a batch of %zu", N);
+    uint8_t *emit = act + N;
+    memset(h, 0, L * N * Hp * sizeof(float)); /* h and c start at zero (state None) */
+    for (size_t i = 0; i < N; i++)
+        tok[i] = IB_RNNT_SOS;
+    ib_tensor_view in[5] = {
+        {IB_RNNT_STEP_F, {IB_DTYPE_FLOAT32, 2, {(int64_t)N, (int64_t)He}}, NULL, 0},
+        {IB_RNNT_STEP_ACTIVE, {IB_DTYPE_BOOL, 2, {(int64_t)N, 1}}, act, 0},
+        {IB_RNNT_STEP_TOKEN, {IB_DTYPE_INT64, 2, {(int64_t)N, 1}}, tok, 0},
+        {IB_RNNT_STEP_H, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)L, (int64_t)Hp}}, h, 0},
+        {IB_RNNT_STEP_C, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)L, (int64_t)Hp}}, h, 0}};
+    ib_tensor_view out[2] = {{IB_RNNT_STEP_SYMBOL, {0}, sym, N * sizeof(int64_t)},
+                             {IB_RNNT_STEP_EMIT, {0}, emit, N}};
+    static const ib_session_feed feeds[3] = {{IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_TOKEN_NEXT},
+                                             {IB_RNNT_STEP_H, IB_RNNT_STEP_H_NEXT},
+                                             {IB_RNNT_STEP_C, IB_RNNT_STEP_C_NEXT}};
+    bool first = true;
+    for (size_t t = 0; t < T2; t++) {
+        size_t n_active = 0;
+        for (size_t i = 0; i < N; i++) {
+            u[i].active = t < u[i].enc_len;
+            u[i].symbols = 0;
+            n_active += (size_t)u[i].active;
+        }
+        in[0].data = (void *)(uintptr_t)(enc + t * N * He); /* step t of every row */
+        while (n_active) {
+            for (size_t i = 0; i < N; i++)
+                act[i] = (uint8_t)u[i].active;
+            int rc = first ? ib_session_run(st, in, 5, out, 2, err)
+                           : ib_session_run_fed(st, in, 2, feeds, 3, out, 2, err);
+            if (rc)
+                return rc;
+            first = false;
+            for (size_t i = 0; i < N; i++) {
+                if (!u[i].active)
+                    continue;
+                u[i].symbols++;
+                if (!emit[i]) { /* blank: the next encoder step */
+                    u[i].active = 0;
+                } else {
+                    outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + u[i].n_tok++] = sym[i];
+                    if (u[i].symbols >= RT_MAX_SYMBOLS)
+                        u[i].active = 0;
+                }
+                n_active -= (size_t)!u[i].active;
+            }
+        }
+    }
+    return IB_OK;
+}
+
+/* 4. payloads: the ids in the configured integer width */
+static int write_payloads(const ib_bench_config *cfg, size_t N, const utt_state *u,
+                          const int64_t *outs, ib_bench_payload *out, ib_err *err)
+{
+    size_t w = ib_dtype_size(rt_dtype(cfg));
+    for (size_t i = 0; i < N; i++) {
+        if (out[i].cap < u[i].n_tok * w)
+            return ib_err_set(err, IB_EINVAL, "rnnt: payload buffer too small");
+        for (size_t k = 0; k < u[i].n_tok; k++)
+            put_id(out[i].data + k * w, w, outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + k]);
+        out[i].size = u[i].n_tok * w;
+    }
+    return IB_OK;
+}
+
+/* The decoder-step path runs on device backends, where the classic loop's host round trips
+ * dominate, and on the cpu when the variant asks for it (tests, comparisons). */
+static bool use_fed_decoder(const ib_bench_config *cfg, ib_session *const *sessions)
+{
+    if (cfg->variant && !strcmp(cfg->variant, "device-decoder"))
+        return true;
+    ib_session_placement pl;
+    ib_session_placement_get(sessions[IB_RNNT_STEP], &pl);
+    return pl.backend && strcmp(pl.backend, "cpu") != 0 && strcmp(pl.backend, "reference") != 0;
+}
+
 static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *sessions,
                     ib_bench_batch *b, ib_bench_payload *out, ib_err *err)
 {
@@ -324,6 +450,15 @@ static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *
         return rc;
     /* 3. greedy decoding (decoders.py _greedy_decode), all utterances in step; the
      * hidden state starts at zero (torch.nn.LSTM with state None) */
+    if (use_fed_decoder(cfg, sessions)) {
+        size_t steps = 0;
+        for (size_t i = 0; i < N; i++)
+            steps = IB_MAX(steps, u[i].enc_len);
+        if ((rc = decode_fed(sessions[IB_RNNT_STEP], N, steps, enc, He, Hp, L, u, outs,
+                             b->scratch, err)))
+            return rc;
+        return write_payloads(cfg, N, u, outs, out, err);
+    }
     memset(h, 0, L * N * Hp * sizeof(float));
     memset(c, 0, L * N * Hp * sizeof(float));
     float *hp = gc, *cp = gc + L * N * Hp; /* h', c' of the cached step, [N, L, Hp] */
@@ -426,16 +561,7 @@ static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *
             }
         }
     }
-    /* 4. payloads: the ids in the configured integer width */
-    size_t w = ib_dtype_size(rt_dtype(cfg));
-    for (size_t i = 0; i < N; i++) {
-        if (out[i].cap < u[i].n_tok * w)
-            return ib_err_set(err, IB_EINVAL, "rnnt: payload buffer too small");
-        for (size_t k = 0; k < u[i].n_tok; k++)
-            put_id(out[i].data + k * w, w, outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + k]);
-        out[i].size = u[i].n_tok * w;
-    }
-    return IB_OK;
+    return write_payloads(cfg, N, u, outs, out, err);
 }
 
 /* ---- accuracy (accuracy_eval.py) ------------------------------------------------------------ */
@@ -515,7 +641,7 @@ const ib_benchmark ib_bench_rnnt = {
     .device_sample_bytes = 32u << 20,
     .calib_samples = 0,
     .synth_default_samples = 8,
-    .n_models = 3,
+    .n_models = 4, /* encoder, prediction, joint, and the decoder step the device path uses */
     .build_model = rt_build,
     .bind_model = rt_bind,
     .synthesize = rt_synthesize,

@@ -116,14 +116,13 @@ static void encoder(ib_build *b, const ib_rnnt_config *c)
     ib_build_output(b, x, IB_RNNT_ENC_OUTPUT, IB_DTYPE_FLOAT32, shape);
 }
 
-static void prediction(ib_build *b, const ib_rnnt_config *c)
+/* The prediction net on token [N, 1], h, c [N, L, H]: g [N, H] and the next h, c. Weights
+ * are seeded by name, so every graph built with it from one seed holds the same ones. */
+static void pred_body(ib_build *b, const ib_rnnt_config *c, ib_value_id tok, ib_value_id h,
+                      ib_value_id cc, ib_value_id *g_out, ib_value_id *h_out, ib_value_id *c_out)
 {
     int64_t H = c->pred_hidden, L = c->pred_layers;
     char shape[64], name[64];
-    ib_value_id tok = ib_build_input(b, IB_RNNT_PRED_TOKEN, IB_DTYPE_INT64, "N,1");
-    snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
-    ib_value_id h = ib_build_input(b, IB_RNNT_PRED_H_IN, IB_DTYPE_FLOAT32, shape);
-    ib_value_id cc = ib_build_input(b, IB_RNNT_PRED_C_IN, IB_DTYPE_FLOAT32, shape);
     h = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", h); /* [L, N, H] for the LSTMs */
     cc = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", cc);
     /* torch.nn.Embedding(28, 320) draws N(0, 1); row 28 (start of sequence) is zero */
@@ -154,8 +153,21 @@ static void prediction(ib_build *b, const ib_rnnt_config *c)
     ib_value_id g = IB_BUILD_OP(b, "Squeeze", "axes=[0]", x);
     ib_value_id ho = L > 1 ? ib_build_op(b, "Concat", yh, (uint32_t)L, "axis=0") : yh[0];
     ib_value_id co = L > 1 ? ib_build_op(b, "Concat", yc, (uint32_t)L, "axis=0") : yc[0];
-    ho = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", ho); /* back to [N, L, H] */
-    co = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", co);
+    *h_out = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", ho); /* back to [N, L, H] */
+    *c_out = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", co);
+    *g_out = g;
+}
+
+static void prediction(ib_build *b, const ib_rnnt_config *c)
+{
+    int64_t H = c->pred_hidden, L = c->pred_layers;
+    char shape[64];
+    ib_value_id tok = ib_build_input(b, IB_RNNT_PRED_TOKEN, IB_DTYPE_INT64, "N,1");
+    snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
+    ib_value_id h = ib_build_input(b, IB_RNNT_PRED_H_IN, IB_DTYPE_FLOAT32, shape);
+    ib_value_id cc = ib_build_input(b, IB_RNNT_PRED_C_IN, IB_DTYPE_FLOAT32, shape);
+    ib_value_id g, ho, co;
+    pred_body(b, c, tok, h, cc, &g, &ho, &co);
     snprintf(shape, sizeof shape, "N,%lld", (long long)H);
     ib_build_output(b, g, IB_RNNT_PRED_G, IB_DTYPE_FLOAT32, shape);
     snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
@@ -163,13 +175,10 @@ static void prediction(ib_build *b, const ib_rnnt_config *c)
     ib_build_output(b, co, IB_RNNT_PRED_C_OUT, IB_DTYPE_FLOAT32, shape);
 }
 
-static void joint(ib_build *b, const ib_rnnt_config *c)
+/* The joint on f [N, He] and g [N, Hp]: logits [N, 29]. */
+static ib_value_id joint_body(ib_build *b, const ib_rnnt_config *c, ib_value_id f, ib_value_id g)
 {
     char shape[64];
-    snprintf(shape, sizeof shape, "N,%lld", (long long)c->enc_hidden);
-    ib_value_id f = ib_build_input(b, IB_RNNT_JOINT_F, IB_DTYPE_FLOAT32, shape);
-    snprintf(shape, sizeof shape, "N,%lld", (long long)c->pred_hidden);
-    ib_value_id g = ib_build_input(b, IB_RNNT_JOINT_G, IB_DTYPE_FLOAT32, shape);
     int64_t in = c->enc_hidden + c->pred_hidden, J = c->joint_hidden;
     ib_value_id x = IB_BUILD_OP(b, "Concat", "axis=1", f, g);
     snprintf(shape, sizeof shape, "%lld,%lld", (long long)in, (long long)J);
@@ -189,9 +198,55 @@ static void joint(ib_build *b, const ib_rnnt_config *c)
     float b2[IB_RNNT_CLASSES] = {0};
     b2[IB_RNNT_BLANK] = (float)c->blank_bias;
     ib_value_id bb = ib_build_floats(b, "joint.net.3.bias", b2, IB_RNNT_CLASSES, NULL);
-    x = IB_BUILD_OP(b, "Add", "", IB_BUILD_OP(b, "MatMul", "", x, w2), bb);
+    return IB_BUILD_OP(b, "Add", "", IB_BUILD_OP(b, "MatMul", "", x, w2), bb);
+}
+
+static void joint(ib_build *b, const ib_rnnt_config *c)
+{
+    char shape[64];
+    snprintf(shape, sizeof shape, "N,%lld", (long long)c->enc_hidden);
+    ib_value_id f = ib_build_input(b, IB_RNNT_JOINT_F, IB_DTYPE_FLOAT32, shape);
+    snprintf(shape, sizeof shape, "N,%lld", (long long)c->pred_hidden);
+    ib_value_id g = ib_build_input(b, IB_RNNT_JOINT_G, IB_DTYPE_FLOAT32, shape);
+    ib_value_id x = joint_body(b, c, f, g);
     snprintf(shape, sizeof shape, "N,%d", IB_RNNT_CLASSES);
     ib_build_output(b, x, IB_RNNT_JOINT_LOGITS, IB_DTYPE_FLOAT32, shape);
+}
+
+/* One greedy step for every row (decoders.py _greedy_decode's loop body, branch-free): the
+ * prediction net on the last token and state, the joint with the row's encoder frame, the
+ * first maximum as the symbol, and the state and token taken over only where the row is
+ * active and the symbol is not blank; inactive rows keep theirs. A device runs it with the
+ * state fed back in its own memory (ib_session_run_fed), reading back only symbol and emit. */
+static void step(ib_build *b, const ib_rnnt_config *c)
+{
+    int64_t H = c->pred_hidden, L = c->pred_layers;
+    char shape[64];
+    ib_value_id tok = ib_build_input(b, IB_RNNT_STEP_TOKEN, IB_DTYPE_INT64, "N,1");
+    snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
+    ib_value_id h = ib_build_input(b, IB_RNNT_STEP_H, IB_DTYPE_FLOAT32, shape);
+    ib_value_id cc = ib_build_input(b, IB_RNNT_STEP_C, IB_DTYPE_FLOAT32, shape);
+    snprintf(shape, sizeof shape, "N,%lld", (long long)c->enc_hidden);
+    ib_value_id f = ib_build_input(b, IB_RNNT_STEP_F, IB_DTYPE_FLOAT32, shape);
+    ib_value_id active = ib_build_input(b, IB_RNNT_STEP_ACTIVE, IB_DTYPE_BOOL, "N,1");
+    ib_value_id g, ho, co;
+    pred_body(b, c, tok, h, cc, &g, &ho, &co);
+    ib_value_id logits = joint_body(b, c, f, g);
+    ib_value_id k = IB_BUILD_OP(b, "ArgMax", "axis=1 keepdims=1", logits); /* [N, 1] */
+    int64_t blank = IB_RNNT_BLANK;
+    ib_value_id bl = ib_build_ints(b, "blank", &blank, 1, "");
+    ib_value_id emit =
+        IB_BUILD_OP(b, "And", "", active, IB_BUILD_OP(b, "Not", "", IB_BUILD_OP(b, "Equal", "", k, bl)));
+    ib_value_id emit3 = IB_BUILD_OP(b, "Unsqueeze", "axes=[2]", emit); /* [N, 1, 1] */
+    ib_build_output(b, k, IB_RNNT_STEP_SYMBOL, IB_DTYPE_INT64, "N,1");
+    ib_build_output(b, emit, IB_RNNT_STEP_EMIT, IB_DTYPE_BOOL, "N,1");
+    snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
+    ib_build_output(b, IB_BUILD_OP(b, "Where", "", emit3, ho, h), IB_RNNT_STEP_H_NEXT,
+                    IB_DTYPE_FLOAT32, shape);
+    ib_build_output(b, IB_BUILD_OP(b, "Where", "", emit3, co, cc), IB_RNNT_STEP_C_NEXT,
+                    IB_DTYPE_FLOAT32, shape);
+    ib_build_output(b, IB_BUILD_OP(b, "Where", "", emit, k, tok), IB_RNNT_STEP_TOKEN_NEXT,
+                    IB_DTYPE_INT64, "N,1");
 }
 
 int ib_models_rnnt(const ib_models_opts *o, enum ib_rnnt_part part, ib_build **out, ib_err *err)
@@ -207,10 +262,11 @@ int ib_models_rnnt(const ib_models_opts *o, enum ib_rnnt_part part, ib_build **o
     case IB_RNNT_ENCODER: encoder(b, &c); break;
     case IB_RNNT_PREDICTION: prediction(b, &c); break;
     case IB_RNNT_JOINT: joint(b, &c); break;
+    case IB_RNNT_STEP: step(b, &c); break;
     default:
         ib_build_destroy(b);
         return ib_err_set(err, IB_EINVAL, "rnnt: no model part %d (0 encoder, 1 prediction, "
-                                          "2 joint)",
+                                          "2 joint, 3 decoder step)",
                           (int)part);
     }
     return finish(b, out, err);

@@ -1,7 +1,9 @@
 /*
  * rnnt.h - the RNN-T builder (rnnt.c): the MLPerf reference model (speech_recognition/rnnt
  * pytorch/model_separable_rnnt.py with configs/rnnt.toml [rnnt]; benchmarks.md §1.5) as
- * three ONNX graphs with seeded random weights, and its tiny test variant. There is no
+ * three ONNX graphs with seeded random weights, and its tiny test variant; a fourth graph,
+ * the decoder step, joins the prediction net and the joint with the same weights for the
+ * device path of the greedy decoder. There is no
  * official ONNX file (the reference ships a PyTorch checkpoint), so the tensor names below
  * are inferbench's own.
  *
@@ -52,7 +54,25 @@
 #define IB_RNNT_BLANK 28
 #define IB_RNNT_SOS 28     /* the prediction net's start token (zero embedding) */
 
-enum ib_rnnt_part { IB_RNNT_ENCODER = 0, IB_RNNT_PREDICTION = 1, IB_RNNT_JOINT = 2 };
+/* The decoder step (part 3): prediction + joint + greedy choice in one graph, with the
+ * prediction and joint weights of parts 1 and 2 (the same seed gives the same weights). */
+#define IB_RNNT_STEP_TOKEN "token"
+#define IB_RNNT_STEP_H "h_in"
+#define IB_RNNT_STEP_C "c_in"
+#define IB_RNNT_STEP_F "f"
+#define IB_RNNT_STEP_ACTIVE "active"       /* bool [N, 1]: the row still decodes this frame */
+#define IB_RNNT_STEP_SYMBOL "symbol"       /* int64 [N, 1]: the first maximum of the logits */
+#define IB_RNNT_STEP_EMIT "emit"           /* bool [N, 1]: active and symbol != blank */
+#define IB_RNNT_STEP_H_NEXT "h_next"       /* h' where emit, else h_in */
+#define IB_RNNT_STEP_C_NEXT "c_next"
+#define IB_RNNT_STEP_TOKEN_NEXT "token_next" /* symbol where emit, else token */
+
+enum ib_rnnt_part {
+    IB_RNNT_ENCODER = 0,
+    IB_RNNT_PREDICTION = 1,
+    IB_RNNT_JOINT = 2,
+    IB_RNNT_STEP = 3
+};
 
 typedef struct ib_rnnt_config {
     int64_t in_features;  /* 240 = 80 mels x splice 3 */

@@ -601,12 +601,13 @@ TEST_TIMEOUT(cuda_partition_other_models, 60)
      * Gathers, Concat, Transpose and MatMul run there */
     ASSERT_OK_ERR(ib_models_dlrm(&mo, 1000, &b, &err), &err);
     expect_refused(b, 64, 0, "dlrm", "");
-    static const enum ib_rnnt_part parts[] = {IB_RNNT_ENCODER, IB_RNNT_PREDICTION, IB_RNNT_JOINT};
-    static const char *const want[] = {"", "", ""};
+    static const enum ib_rnnt_part parts[] = {IB_RNNT_ENCODER, IB_RNNT_PREDICTION, IB_RNNT_JOINT,
+                                              IB_RNNT_STEP};
+    static const char *const names[] = {"rnnt encoder", "rnnt prediction", "rnnt joint",
+                                        "rnnt decoder step"};
     for (size_t i = 0; i < IB_ARRAY_LEN(parts); i++) {
         ASSERT_OK_ERR(ib_models_rnnt(&mo, parts[i], &b, &err), &err);
-        expect_refused(b, 2, 16, i == 0 ? "rnnt encoder" : i == 1 ? "rnnt prediction" : "rnnt joint",
-                       want[i]);
+        expect_refused(b, 2, 16, names[i], "");
     }
     ib_unet3d_cfg uc;
     ib_unet3d_cfg_kits(true, &uc);

@@ -59,18 +59,18 @@ TEST_TIMEOUT(rnnt_model_parameter_count, 120)
     ASSERT_UINT_EQ(42967040 + (1652800 - 320) + 703517, 45323037);
     ib_err err;
     ib_build *b = NULL;
-    ASSERT_STATUS(ib_models_rnnt(NULL, (enum ib_rnnt_part)3, &b, &err), IB_EINVAL);
+    ASSERT_STATUS(ib_models_rnnt(NULL, (enum ib_rnnt_part)4, &b, &err), IB_EINVAL);
 }
 
 /* ---- the entry on a tiny model and synthetic data --------------------------------------- */
 
 typedef struct fixture {
-    ib_model *m[3];
-    ib_bench_io io[3];
+    ib_model *m[4];
+    ib_bench_io io[4];
     void *state;
     size_t total;
     ib_bench_sample *smp;
-    ib_session *s[3];
+    ib_session *s[4];
     ib_bench_config cfg;
 } fixture;
 
@@ -83,7 +83,7 @@ static void fixture_open(fixture *f, size_t n_utts, int64_t max_batch)
     f->cfg.seed = 3;
     f->cfg.synth_samples = n_utts;
     ib_err err;
-    for (size_t k = 0; k < 3; k++) {
+    for (size_t k = 0; k < 4; k++) {
         char path[64];
         snprintf(path, sizeof path, "part%zu.onnx", k);
         ASSERT_OK_ERR(e->build_model(&f->cfg, k, path, &err), &err);
@@ -96,7 +96,7 @@ static void fixture_open(fixture *f, size_t n_utts, int64_t max_batch)
     f->smp = ib_calloc(f->total, sizeof *f->smp);
     for (size_t i = 0; i < f->total; i++)
         ASSERT_OK_ERR(e->load_sample(f->state, i, &f->smp[i], &err), &err);
-    for (size_t k = 0; k < 3; k++) {
+    for (size_t k = 0; k < 4; k++) {
         ib_session_options so;
         ib_session_options_defaults(&so);
         so.threads = 1;
@@ -111,7 +111,7 @@ static void fixture_close(fixture *f)
         ib_free(f->smp[i].mem);
     ib_free(f->smp);
     ib_bench_rnnt.close(f->state);
-    for (size_t k = 0; k < 3; k++) {
+    for (size_t k = 0; k < 4; k++) {
         ib_session_destroy(f->s[k]);
         ib_model_destroy(f->m[k]);
     }
@@ -263,6 +263,48 @@ TEST_TIMEOUT(rnnt_batched_decoding_equals_single, 120)
     ib_free(ref);
     ib_free(batch);
     ib_free(one);
+    fixture_close(&f);
+}
+
+/* issue 25: the decoder-step graph with its token and state fed back in the session
+ * (ib_session_run_fed, the path a GPU takes) gives the classic loop's tokens, batch by batch
+ * (all rows every step, inactive ones masked, against active rows packed). */
+TEST_TIMEOUT(rnnt_fed_decoder_equals_classic, 120)
+{
+    fixture f;
+    fixture_open(&f, 5, 8);
+    size_t cap = ib_bench_rnnt.payload_max_bytes(f.state, &f.cfg);
+    uint8_t *classic = ib_malloc(5 * cap), *fed = ib_malloc(5 * cap);
+    size_t cs[5], fs[5], idx[5] = {0, 1, 2, 3, 4}, idx2[3] = {4, 0, 2};
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const size_t *ix = pass ? idx2 : idx;
+        size_t n = pass ? 3 : 5;
+        /* the step session counts its runs: none on the classic path, some on the fed one */
+        ASSERT_OK(ib_session_set_profiling(f.s[IB_RNNT_STEP], true));
+        f.cfg.variant = NULL;
+        run_infer(&f, ix, n, classic, cap, cs);
+        ib_profile pr;
+        ASSERT_OK(ib_session_profile(f.s[IB_RNNT_STEP], &pr, NULL));
+        ASSERT_UINT_EQ(pr.runs, 0);
+        ib_profile_free(&pr);
+        f.cfg.variant = "device-decoder";
+        run_infer(&f, ix, n, fed, cap, fs);
+        ASSERT_OK(ib_session_profile(f.s[IB_RNNT_STEP], &pr, NULL));
+        ASSERT_TRUE(pr.runs > 0);
+        ib_profile_free(&pr);
+        ASSERT_OK(ib_session_set_profiling(f.s[IB_RNNT_STEP], false));
+        for (size_t i = 0; i < n; i++) {
+            ASSERT_UINT_EQ(fs[i], cs[i]);
+            ASSERT_TRUE(memcmp(fed + i * cap, classic + i * cap, cs[i]) == 0);
+            total += cs[i] / 8;
+        }
+    }
+    fprintf(stderr, "%zu symbols, the same on both paths\n", total);
+    ASSERT_TRUE(total > 0);
+    f.cfg.variant = NULL;
+    ib_free(classic);
+    ib_free(fed);
     fixture_close(&f);
 }
 
