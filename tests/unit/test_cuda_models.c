@@ -383,6 +383,45 @@ TEST_TIMEOUT(cuda_gather_fp16_tables, 120)
     ASSERT_MEM_EQ(f, ref, sizeof f);
 }
 
+/* ib_session_run_fed on cuda (buffer_copy device to device): y = x + state, state <- y, three
+ * fed runs accumulate. Not yet run on a GPU. */
+TEST_TIMEOUT(cuda_fed_state_stays_on_device, 60)
+{
+    need_gpu();
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,64");
+    ib_value_id st = ib_build_input(b, "state", IB_DTYPE_FLOAT32, "2,64");
+    ib_build_output(b, IB_BUILD_OP(b, "Add", "", x, st), "y", IB_DTYPE_FLOAT32, "2,64");
+    ib_graph *g = NULL;
+    ib_err err;
+    ib_err_clear(&err);
+    ASSERT_OK_ERR(ib_build_finish(b, &g, &err), &err);
+    ib_build_destroy(b);
+    ib_model *m = NULL;
+    ASSERT_OK_ERR(ib_model_from_graph(g, &m, &err), &err);
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.backend = "cuda";
+    ib_session *s = NULL;
+    ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
+    static float ones[128], zero[128], y[128];
+    for (int i = 0; i < 128; i++)
+        ones[i] = 0.25f * (float)i;
+    ib_tensor_view in[2] = {{"x", {IB_DTYPE_FLOAT32, 2, {2, 64}}, ones, 0},
+                            {"state", {IB_DTYPE_FLOAT32, 2, {2, 64}}, zero, 0}};
+    ib_tensor_view out = {"y", {0}, y, sizeof y};
+    ib_session_feed fb = {"state", "y"};
+    ASSERT_OK_ERR(ib_session_run(s, in, 2, &out, 1, &err), &err);
+    for (int r = 2; r <= 4; r++) {
+        ASSERT_OK_ERR(ib_session_run_fed(s, in, 1, &fb, 1, &out, 1, &err), &err);
+        for (int i = 0; i < 128; i++)
+            ASSERT_DBL_EQ(y[i], (double)r * (double)ones[i]);
+    }
+    ib_session_destroy(s);
+    ib_model_destroy(m);
+}
+
 TEST_TIMEOUT(cuda_share_with_on_cpu, 120)
 {
     share_case("cpu");
