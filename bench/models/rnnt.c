@@ -8,6 +8,7 @@
  *   build/<variant>/bench/models/rnnt [--threads N] [--seconds-audio 7.2] [--n 16]
  *                                     [--single 4] [--decoder-threads N] [--tiny]
  *                                     [--precision fp32|bf16] [--no-torch] [--no-ort] [--profile]
+ *                                     [--fed-decoder] (the device decoder path on the cpu)
  *                                     [--python PATH]
  *
  * --precision bf16 runs our three sessions in bf16 and the peer's LSTMs, joint and embedding
@@ -219,7 +220,7 @@ static size_t agree(const ctx *c, const char *json, size_t first, size_t n)
 
 int main(int argc, char **argv)
 {
-    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), no_torch = 0, no_ort = 0, profile = 0, tiny = 0, dec_threads = 0, pin = 1;
+    int threads = (int)sysconf(_SC_NPROCESSORS_ONLN), no_torch = 0, no_ort = 0, profile = 0, fed = 0, tiny = 0, dec_threads = 0, pin = 1;
     double secs = 7.2;
     size_t n = 16, single = 4;
     const char *python = "/usr/bin/python3", *prec = "fp32";
@@ -247,12 +248,14 @@ int main(int argc, char **argv)
             no_torch = 1;
         else if (!strcmp(a, "--no-ort"))
             no_ort = 1;
+        else if (!strcmp(a, "--fed-decoder"))
+            fed = 1; /* the device path (decoder step, state fed back) on this backend */
         else if (!strcmp(a, "--profile"))
             profile = 1;
         else {
             fprintf(stderr, "usage: %s [--threads N] [--seconds-audio 7.2] [--n 16] [--single 4] "
                             "[--decoder-threads N] [--precision fp32|bf16] [--no-pin] [--tiny] "
-                            "[--no-torch] [--no-ort] [--profile] [--python PATH]\n",
+                            "[--no-torch] [--no-ort] [--profile] [--fed-decoder] [--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
@@ -266,6 +269,7 @@ int main(int argc, char **argv)
     static ctx c;
     ib_bench_config_defaults(&c.cfg);
     c.cfg.tiny = tiny;
+    c.cfg.variant = fed ? "device-decoder" : NULL;
     ib_err err;
     ib_model *m[4];
     ib_bench_io io[4];
