@@ -24,14 +24,16 @@
 # the profiles and the PyTorch peer: the default runs ResNet50, BERT and SSD-ResNet34; a
 # second call takes the rest without the tests:
 #   sh tools/gpu-check.sh --bundle --no-tests --benchmarks "dlrm-99 rnnt 3d-unet-99"
-#     (with PROFILE_STEPS=0 NHWC_BENCHMARKS= PEER= to skip what the first call did)
+#     (with PROFILE_STEPS=bert NHWC_BENCHMARKS= PEER= : BERT's profile, not what the first
+#     call did)
 # --bundle: on a machine without make's libraries, from `. .gpu/env.sh`
 # (../shared/tools/gpu-bundle.sh): no build, the test binary runs directly.
 # Environment: GPU_CHECK_BUILD (build dir, build/gpu), GPU_CHECK_OUT (logs and run
 # trees), BATCH_resnet50, BATCH_bert_99, ... (a fixed batch for that benchmark),
 # NHWC_BENCHMARKS (default "resnet50"): these also run at "fp16-nhwc", i.e. fp16 with
 # --nhwc-fp16 (the NHWC float16 conv islands, issue 24), a row beside their fp16 one;
-# PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step (0 skips).
+# PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
+# the same for BERT-Large fp16 at batch 32 instead (the second call); 0 skips.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -178,6 +180,13 @@ if [ -x "$O/bench/models/models" ] && [ "${PROFILE_STEPS:-1}" = 1 ]; then
             fail "the ResNet50 profile ${NH} failed (log: $OUT/profile${NH}.txt)"
         sed -n '/^-- /,$p' "$OUT/profile${NH}.txt" | head -40 | sed 's/^/   /'
     done
+fi
+if [ -x "$O/bench/models/bert" ] && [ "${PROFILE_STEPS:-1}" = bert ]; then
+    echo "== per-step profile: BERT-Large fp16 batch 32, seq 384"
+    timeout 180 "$O/bench/models/bert" --backend cuda --precisions fp16 --batches 32 --reps 1 \
+        --seconds 2 --profile > "$OUT/profile-bert.txt" 2>&1 ||
+        fail "the BERT profile failed (log: $OUT/profile-bert.txt)"
+    sed -n '/^-- /,$p' "$OUT/profile-bert.txt" | head -40 | sed 's/^/   /'
 fi
 
 # ---- 4b. the PyTorch peer in the same call (issue 24: our figures beside PyTorch's) -------------

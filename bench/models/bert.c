@@ -243,11 +243,16 @@ static void bert_in_free(bert_in *x)
     free(x->end);
 }
 
+/* --backend (a program's option, set once by main): NULL = cpu */
+static const char *g_backend;
+
 static ib_session *make_session(const ib_model *m, enum ib_precision p, int threads,
                                 int64_t batch, bert_in *calib)
 {
     ib_session_options so;
     ib_session_options_defaults(&so);
+    if (g_backend)
+        so.backend = g_backend;
     so.threads = threads;
     so.first_cpu = 0;
     so.precision = p;
@@ -401,6 +406,8 @@ int main(int argc, char **argv)
             profile = 1;
         else if (!strcmp(a, "--no-ort"))
             no_ort = 1;
+        else if (!strcmp(a, "--backend") && v)
+            g_backend = argv[++i];
         else if (!strcmp(a, "--peer-modes") && v)
             peer_modes = argv[++i];
         else if (!strcmp(a, "--real") && v)
@@ -409,13 +416,16 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: %s [--quick] [--layers 24] [--threads N] [--batches 1,8] "
                             "[--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] "
                             "[--no-torch] [--no-ort] [--peer-modes jit,cast,...] [--real N] [--quiet-wait S] [--profile] "
-                            "[--python PATH]\n",
+                            "[--backend cpu|cuda] [--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }
     }
     if (quick && layers == 24)
         layers = 2;
+    bool host = !g_backend || !strcmp(g_backend, "cpu");
+    if (!host) /* the peers and the FMA peak are the CPU's: our figures (and --profile) alone */
+        no_torch = no_ort = 1;
     if (threads < 1 || reps < 1 || reps > BU_MAX_REPS || layers < 1 || seq < 2 ||
         seq > IB_BERT_MAX_SEQ) {
         fprintf(stderr, "bert: bad arguments (threads >= 1, reps 1..%d, layers >= 1, seq "
@@ -437,7 +447,7 @@ int main(int argc, char **argv)
     double peak[3]; /* before anything starts OpenMP workers that could still spin */
     bu_wait_quiet(quiet_wait);
     for (int k = 0; k < 3; k++)
-        peak[k] = peak_gflops(k, threads);
+        peak[k] = host ? peak_gflops(k, threads) : 0; /* 0: no % of peak column */
     ib_bert_config cfg;
     ib_models_bert_config(false, &cfg);
     cfg.layers = layers;
@@ -448,8 +458,11 @@ int main(int argc, char **argv)
            "weights; %.1f GFLOP/sample; %d threads pinned; median of %d runs of ~%.0f s\n",
            (long long)layers, layers > 1 ? "s" : "", (long long)seq, fl * 1e-9, threads, reps,
            seconds);
-    printf("measured peak on %d pinned threads: fp32 %.0f GFLOP/s, bf16 %.0f GFLOP/s, int8 %.0f "
-           "GOP/s\n", threads, peak[0], peak[1], peak[2]);
+    if (host)
+        printf("measured peak on %d pinned threads: fp32 %.0f GFLOP/s, bf16 %.0f GFLOP/s, int8 "
+               "%.0f GOP/s\n", threads, peak[0], peak[1], peak[2]);
+    else
+        printf("backend %s: no CPU peak, no CPU peers (the %% peak column reads 0)\n", g_backend);
     printf("%-5s %5s %11s %9s %8s %7s %9s %11s %9s %7s %9s %7s %s\n", "prec", "batch",
            "ours smp/s", "24L-equiv", "GFLOP/s", "% peak", "smp/CPU-s", "torch smp/s",
            "torch mode", "ratio", "ort smp/s", "vs ort", "notes");
