@@ -450,11 +450,11 @@ static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *
         return rc;
     /* 3. greedy decoding (decoders.py _greedy_decode), all utterances in step; the
      * hidden state starts at zero (torch.nn.LSTM with state None) */
+    size_t max_len = 0;
+    for (size_t i = 0; i < N; i++)
+        max_len = IB_MAX(max_len, u[i].enc_len);
     if (use_fed_decoder(cfg, sessions)) {
-        size_t steps = 0;
-        for (size_t i = 0; i < N; i++)
-            steps = IB_MAX(steps, u[i].enc_len);
-        if ((rc = decode_fed(sessions[IB_RNNT_STEP], N, steps, enc, He, Hp, L, u, outs,
+        if ((rc = decode_fed(sessions[IB_RNNT_STEP], N, max_len, enc, He, Hp, L, u, outs,
                              b->scratch, err)))
             return rc;
         return write_payloads(cfg, N, u, outs, out, err);
@@ -462,9 +462,6 @@ static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *
     memset(h, 0, L * N * Hp * sizeof(float));
     memset(c, 0, L * N * Hp * sizeof(float));
     float *hp = gc, *cp = gc + L * N * Hp; /* h', c' of the cached step, [N, L, Hp] */
-    size_t max_len = 0;
-    for (size_t i = 0; i < N; i++)
-        max_len = IB_MAX(max_len, u[i].enc_len);
     ib_tensor_view pin[3] = {
         {IB_RNNT_PRED_TOKEN, {IB_DTYPE_INT64, 2, {(int64_t)N, 1}}, tok, 0},
         {IB_RNNT_PRED_H_IN, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)L, (int64_t)Hp}}, h, 0},

@@ -21,6 +21,19 @@
 #include "runtime/model.h"
 #include "test.h"
 
+/* The model of a builder's graph (the builder is destroyed). */
+static ib_model *model_from(ib_build *b)
+{
+    ib_err err;
+    ib_err_clear(&err);
+    ib_graph *g = NULL;
+    ASSERT_OK_ERR(ib_build_finish(b, &g, &err), &err);
+    ib_build_destroy(b);
+    ib_model *m = NULL;
+    ASSERT_OK_ERR(ib_model_from_graph(g, &m, &err), &err);
+    return m;
+}
+
 static ib_model *build_sized(int bert, bool tiny)
 {
     ib_models_opts o = {11, tiny};
@@ -31,12 +44,7 @@ static ib_model *build_sized(int bert, bool tiny)
         ASSERT_OK_ERR(ib_models_bert(&o, &b, &err), &err);
     else
         ASSERT_OK_ERR(ib_models_resnet50(&o, &b, &err), &err);
-    ib_graph *g = NULL;
-    ASSERT_OK_ERR(ib_build_finish(b, &g, &err), &err);
-    ib_build_destroy(b);
-    ib_model *m = NULL;
-    ASSERT_OK_ERR(ib_model_from_graph(g, &m, &err), &err);
-    return m;
+    return model_from(b);
 }
 
 static ib_model *build(int bert)
@@ -341,13 +349,9 @@ static void gather_case(const char *backend, enum ib_precision p, const int64_t 
                                     ib_fill_uniform(-3, 3));
     ib_value_id g = IB_BUILD_OP(b, "Gather", "axis=0", t, ids);
     ib_build_output(b, g, "rows", IB_DTYPE_FLOAT32, "16,128");
-    ib_graph *gr = NULL;
+    ib_model *m = model_from(b);
     ib_err err;
     ib_err_clear(&err);
-    ASSERT_OK_ERR(ib_build_finish(b, &gr, &err), &err);
-    ib_build_destroy(b);
-    ib_model *m = NULL;
-    ASSERT_OK_ERR(ib_model_from_graph(gr, &m, &err), &err);
     ib_session_options so;
     ib_session_options_defaults(&so);
     so.backend = backend;
@@ -393,13 +397,9 @@ TEST_TIMEOUT(cuda_fed_state_stays_on_device, 60)
     ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,64");
     ib_value_id st = ib_build_input(b, "state", IB_DTYPE_FLOAT32, "2,64");
     ib_build_output(b, IB_BUILD_OP(b, "Add", "", x, st), "y", IB_DTYPE_FLOAT32, "2,64");
-    ib_graph *g = NULL;
+    ib_model *m = model_from(b);
     ib_err err;
     ib_err_clear(&err);
-    ASSERT_OK_ERR(ib_build_finish(b, &g, &err), &err);
-    ib_build_destroy(b);
-    ib_model *m = NULL;
-    ASSERT_OK_ERR(ib_model_from_graph(g, &m, &err), &err);
     ib_session_options so;
     ib_session_options_defaults(&so);
     so.backend = "cuda";

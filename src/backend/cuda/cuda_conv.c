@@ -116,11 +116,11 @@ static bool conv_geom(const ib_graph *g, const ib_node *n, const ib_tensor_desc 
     return dims_of(x, cg->nd, cg->x) && dims_of(w, cg->nd, cg->w) && dims_of(y, cg->nd, cg->y);
 }
 
-/* Epilogue of a FusedConv: activation as an ibk_unary_op and its parameters. */
-static bool conv_act(const ib_node *n, int *act, float *a, float *b)
+/* Epilogue of a FusedConv (or InstanceNorm): activation as an ibk_unary_op and its
+ * parameters (cuda_internal.h). Plain Conv and InstanceNormalization have no such attribute. */
+bool cu_fused_act(const ib_node *n, int *act, float *a, float *b)
 {
-    const char *s = strcmp(n->op_type, "FusedConv") == 0 ? ib_node_attr_string(n, "activation", "")
-                                                         : "";
+    const char *s = ib_node_attr_string(n, "activation", "");
     *a = 0.f;
     *b = 0.f;
     if (!s[0]) {
@@ -151,7 +151,7 @@ static bool sup_conv(const cu_ctx *c, const ib_graph *g, const ib_node *n,
     int act;
     float a, b;
     cv_geom cg;
-    if (!conv_act(n, &act, &a, &b) || !conv_geom(g, n, in[0], in[1], cu_out_desc(g, n, 0), &cg))
+    if (!cu_fused_act(n, &act, &a, &b) || !conv_geom(g, n, in[0], in[1], cu_out_desc(g, n, 0), &cg))
         return false;
     const ib_tensor_desc *y = cu_out_desc(g, n, 0);
     if (n->n_inputs > 2 && in[2] && ib_tensor_desc_numel(in[2]) != y->dims[1])
@@ -331,7 +331,7 @@ static bool island_conv(cu_exec *e, const ib_node *n)
     int act;
     float a, b;
     return (fused || plain) && x && w && y && w->host && x->desc.ndim == 4 &&
-           x->desc.dtype == IB_DTYPE_FLOAT32 && conv_act(n, &act, &a, &b) &&
+           x->desc.dtype == IB_DTYPE_FLOAT32 && cu_fused_act(n, &act, &a, &b) &&
            conv_geom(e->graph, n, &x->desc, &w->desc, &y->desc, &cg) && cg.w[1] % 8 == 0 &&
            (cg.w[0] / cg.group) % 8 == 0;
 }
@@ -494,7 +494,7 @@ static int comp_conv16(cu_exec *e, const ib_node *n, const cv_geom *cg, ib_err *
     k->bias = bias ? bias->dev : NULL;
     k->z = z ? z->dev : NULL;
     k->z_kind = !z ? 0 : z->half ? 1 : 2;
-    conv_act(n, &k->act, &k->a, &k->b);
+    cu_fused_act(n, &k->act, &k->a, &k->b);
     k->epi = k->y_f32 || k->bias || k->z || k->act != IBK_COPY;
     if ((rc = cu_add_step(e, run_conv16, k, conv16_free, err)))
         return rc;
@@ -566,7 +566,7 @@ static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
     k->y = y->dev;
     k->bias = bias ? bias->dev : NULL;
     k->z = z ? z->dev : NULL;
-    if (!conv_act(n, &k->act, &k->a, &k->b)) {
+    if (!cu_fused_act(n, &k->act, &k->a, &k->b)) {
         rc = cu_fail(e, err, IB_EUNSUPPORTED, "activation not supported");
         goto fail;
     }

@@ -209,6 +209,14 @@ const cu_op *cu_op_find(const ib_node *n);
 /* The i-th registered op (coverage listings); NULL past the end. */
 const cu_op *cu_op_at(size_t i);
 
+/* The view of a (and b, or NULL) broadcast against out, numpy rules (cuda_ops_ew.c). */
+void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
+                   ibk_view *v);
+/* A fused op's "activation" attribute (FusedConv, InstanceNorm; none elsewhere) as an
+ * ibk_unary_op with its parameters: Relu, LeakyRelu (activation_alpha), Clip (clip_min,
+ * clip_max); false for another (cuda_conv.c). */
+bool cu_fused_act(const ib_node *n, int *act, float *a, float *b);
+
 /* Helpers for supports functions. */
 bool cu_is_const(const ib_graph *g, const ib_node *n, uint32_t i);
 bool cu_all_f32(const ib_node *n, const ib_tensor_desc *const *in);

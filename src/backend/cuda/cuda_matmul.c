@@ -18,8 +18,6 @@
 
 #include "backend/cuda/cuda_internal.h"
 
-void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
-                   ibk_view *v); /* cuda_ops_ew.c */
 
 /* One planned Lt call. */
 typedef struct cu_lt {

@@ -211,8 +211,6 @@ static void bcast_strides(const ib_tensor_desc *in, const ib_tensor_desc *out, i
 }
 
 void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
-                   ibk_view *v);
-void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
                    ibk_view *v)
 {
     memset(v, 0, sizeof *v);
@@ -389,12 +387,15 @@ static int run_inorm(cu_exec *e, void *k, ib_err *err)
                        "instance norm kernel");
 }
 
-/* The fused op's activation as an ibk_unary_op; -1 for one the kernel lacks. */
-static int inorm_act(const ib_node *n)
+/* The fused op's activation as an ibk_unary_op (cu_fused_act) and its slope; -1 for one the
+ * kernel lacks (it takes none, Relu and LeakyRelu, not Clip). */
+static int inorm_act(const ib_node *n, float *alpha)
 {
-    const char *a = ib_node_attr_string(n, "activation", "");
-    return !a[0] ? IBK_COPY : !strcmp(a, "Relu") ? IBK_RELU
-                            : !strcmp(a, "LeakyRelu") ? IBK_LEAKY_RELU : -1;
+    int act;
+    float b;
+    if (!cu_fused_act(n, &act, alpha, &b) || act == IBK_CLIP)
+        return -1;
+    return act;
 }
 
 static bool sup_inorm(const cu_ctx *c, const ib_graph *g, const ib_node *n,
@@ -403,8 +404,9 @@ static bool sup_inorm(const cu_ctx *c, const ib_graph *g, const ib_node *n,
     IB_UNUSED(c);
     IB_UNUSED(g);
     IB_UNUSED(p);
+    float alpha;
     if (n->n_inputs != 3 || !in[0] || !in[1] || !in[2] || !cu_all_f32(n, in) || in[0]->ndim < 3 ||
-        inorm_act(n) < 0)
+        inorm_act(n, &alpha) < 0)
         return false;
     int64_t C = in[0]->dims[1];
     return ib_tensor_desc_numel(in[1]) == C && ib_tensor_desc_numel(in[2]) == C &&
@@ -425,8 +427,7 @@ static int comp_inorm(cu_exec *e, const ib_node *n, ib_err *err)
     k->bias = b->dev;
     k->y = y->dev;
     k->eps = ib_node_attr_float(n, "epsilon", 1e-5f);
-    k->act = inorm_act(n);
-    k->alpha = ib_node_attr_float(n, "activation_alpha", 0.01f);
+    k->act = inorm_act(n, &k->alpha);
     void *stats = NULL;
     int rc = cu_alloc(e, (size_t)(k->planes > 0 ? k->planes : 1) * 2 * sizeof(double), &stats, err);
     if (rc) {

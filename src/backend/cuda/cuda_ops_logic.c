@@ -10,9 +10,6 @@
 
 #include "backend/cuda/cuda_internal.h"
 
-void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
-                   ibk_view *v); /* cuda_ops_ew.c */
-
 static bool onnx_domain(const ib_node *n)
 {
     return !n->domain[0] || strcmp(n->domain, "ai.onnx") == 0;

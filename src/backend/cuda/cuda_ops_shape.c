@@ -91,8 +91,6 @@ static int comp_transpose(cu_exec *e, const ib_node *n, ib_err *err)
     return cu_add_step(e, run_strided, k, NULL, err);
 }
 
-void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
-                   ibk_view *v); /* cuda_ops_ew.c */
 
 static bool sup_expand(const cu_ctx *c, const ib_graph *g, const ib_node *n,
                        const ib_tensor_desc *const *in, enum ib_precision p)

@@ -101,18 +101,29 @@ __global__ static void k_binary_same(int op, const float *a, const float *b, flo
         y[i] = binary_op(op, a[i], b[i]);
 }
 
+/* offsets of element i of the output in sources a and b (and c when sc) */
+__device__ static void bcast_offsets(const ibk_view &v, const int64_t *sc, int64_t i, int64_t *oa,
+                                     int64_t *ob, int64_t *oc)
+{
+    int64_t r = i;
+    *oa = *ob = *oc = 0;
+    for (int d = v.ndim - 1; d >= 0; d--) {
+        int64_t c = r % v.dims[d];
+        r /= v.dims[d];
+        *oa += c * v.sa[d];
+        *ob += c * v.sb[d];
+        if (sc)
+            *oc += c * sc[d];
+    }
+}
+
 __global__ static void k_binary(int op, const float *a, const float *b, float *y, ibk_view v,
                                 int64_t n)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t r = i, oa = 0, ob = 0;
-        for (int d = v.ndim - 1; d >= 0; d--) {
-            int64_t c = r % v.dims[d];
-            r /= v.dims[d];
-            oa += c * v.sa[d];
-            ob += c * v.sb[d];
-        }
+        int64_t oa, ob, oc;
+        bcast_offsets(v, NULL, i, &oa, &ob, &oc);
         y[i] = binary_op(op, a[oa], b[ob]);
     }
 }
@@ -424,22 +435,6 @@ extern "C" int ibk_bias_act(ibk_stream s, float *y, const float *bias, const flo
 }
 
 /* ---- comparisons, logic, Where ------------------------------------------------------- */
-
-/* offsets of element i of the output in sources a and b (and c when sc) */
-__device__ static void bcast_offsets(const ibk_view &v, const int64_t *sc, int64_t i, int64_t *oa,
-                                     int64_t *ob, int64_t *oc)
-{
-    int64_t r = i;
-    *oa = *ob = *oc = 0;
-    for (int d = v.ndim - 1; d >= 0; d--) {
-        int64_t c = r % v.dims[d];
-        r /= v.dims[d];
-        *oa += c * v.sa[d];
-        *ob += c * v.sb[d];
-        if (sc)
-            *oc += c * sc[d];
-    }
-}
 
 template <typename T>
 __global__ static void k_compare(int op, const T *a, const T *b, uint8_t *y, ibk_view v, int64_t n)
