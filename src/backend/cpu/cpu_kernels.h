@@ -196,6 +196,24 @@ void cpu_lstm_pack_h(const float *h, int64_t N, int64_t H, float *ht);
 void cpu_lstm_packed_step(const cpu_lstm_ctx *k, int64_t t, const float *htp, float *hn,
                           float *htn, int64_t jb0, int64_t jb1);
 
+/* ---- fused multi-head attention (cpu_kernels_attn.c) --------------------------------- */
+
+/* inferbench.MultiHeadAttention at float32: q [N, S, h*D], k [N, Sk, h*D], v [N, Sk, h*Dv],
+ * mask (or NULL) read at n*mst[0] + h*mst[1] + i*mst[2] + j*mst[3], y [N, S, h*Dv]. */
+typedef struct cpu_mha_ctx {
+    const float *q, *k, *v, *mask;
+    float *y;
+    int64_t N, h, S, Sk, D, Dv;
+    int64_t mst[4];     /* mask element strides over [N, h, S, Sk], 0 where broadcast */
+    float scale;
+    int max_threads;
+    float *scratch;     /* max_threads * cpu_mha_scratch_floats(D, Dv, Sk) */
+} cpu_mha_ctx;
+int cpu_mha_run(void *kctx, int threads, ib_err *err);
+size_t cpu_mha_scratch_floats(int64_t D, int64_t Dv, int64_t Sk);
+/* This CPU runs the fused kernel (AVX-512F), for q's and k's rows ldq = h*D floats apart. */
+bool cpu_mha_fused_ok(int64_t ldq);
+
 /* ---- Winograd 3x3x3 convolution (cpu_kernels_wino.c) -------------------------------- */
 
 #define WINO_TB 16 /* tiles (2x2x2 outputs) per block: one row of them, or its part */

@@ -19,15 +19,13 @@
  * publishes h_t. A first version (6 rows x 4 gates a pass, R re-read from L2 per 6 rows, h
  * row-major) ran at 86 GFLOP/s a core against this one's 118, about what oneDNN did.
  *
- * exp: Cephes' expf (x = n ln2 + r, |r| <= ln2/2, a degree-6 polynomial, scaled by 2^n with
- * vscalefps), about 2 ulp; sigmoid(x) = 1 / (1 + exp(-x)), tanh(x) = 2 sigmoid(2x) - 1.
+ * exp: exp512 (cpu_simd512.h); sigmoid(x) = 1 / (1 + exp(-x)), tanh(x) = 2 sigmoid(2x) - 1.
  */
 #include <string.h>
 
 #include "backend/cpu/cpu_kernels.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "backend/cpu/cpu_simd512.h"
+#ifdef CPU_SIMD512
 #define RNN512 1
 #endif
 
@@ -67,26 +65,6 @@ void cpu_lstm_pack(const float *R, int64_t H, float *Rp)
 }
 
 #ifdef RNN512
-
-#define T512 __attribute__((target("avx512f")))
-#define INL inline __attribute__((always_inline))
-
-static T512 INL __m512 exp512(__m512 x)
-{
-    x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
-    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    return _mm512_scalef_ps(p, n);
-}
 
 static T512 INL __m512 sigm512(__m512 x)
 {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_kernels.h"
 
 static bool attn_shapes(const ib_tensor_desc *q, const ib_tensor_desc *kt, const ib_tensor_desc *v,
                         const ib_tensor_desc *mask, const ib_tensor_desc *y)
@@ -221,6 +222,35 @@ static int md_4d(dnnl_memory_desc_t *md, const int64_t *dims, const int64_t *str
     return dnnl_memory_desc_init_by_strides(md, 4, d, dt, st) != dnnl_success;
 }
 
+/* float32 on an AVX-512 CPU: one fused kernel (cpu_kernels_attn.c) instead of the three
+ * primitives. qd = {N, h, S, D}. */
+static int mha_fused(cpu_exec *e, const void *qp, const void *kp, const void *vp,
+                     const void *mp, const ib_tensor_desc *md, void *yp, const int64_t *qd,
+                     int64_t Sk, int64_t Dv, float scale, ib_err *err)
+{
+    cpu_mha_ctx *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    *k = (cpu_mha_ctx){.q = qp, .k = kp, .v = vp, .mask = mp, .y = yp, .N = qd[0],
+                       .h = qd[1], .S = qd[2], .Sk = Sk, .D = qd[3], .Dv = Dv, .scale = scale};
+    if (md) {
+        /* right-aligned to [N, h, S, Sk]; a dim of 1 is broadcast (stride 0) */
+        int64_t st = 1;
+        for (int i = md->ndim - 1; i >= 0; i--) {
+            k->mst[i + 4 - md->ndim] = md->dims[i] == 1 ? 0 : st;
+            st *= md->dims[i];
+        }
+    }
+    k->max_threads = e->ctx->threads > 0 ? e->ctx->threads : 1;
+    k->scratch = cpu_alloc(e, (size_t)k->max_threads * cpu_mha_scratch_floats(k->D, Dv, Sk) *
+                                  sizeof(float));
+    if (!k->scratch) {
+        ib_free(k);
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory for the attention scratch");
+    }
+    return cpu_add_kernel(e, cpu_mha_run, k, err);
+}
+
 static int mha_compile(cpu_exec *e, const ib_node *n, ib_err *err)
 {
     cpu_val *q = cpu_in(e, n, 0), *k = cpu_in(e, n, 1), *v = cpu_in(e, n, 2);
@@ -256,6 +286,8 @@ static int mha_compile(cpu_exec *e, const ib_node *n, ib_err *err)
         return rc;
     void *yp = NULL;
     dnnl_memory_get_data_handle(my, &yp);
+    if (dt == dnnl_f32 && cpu_mha_fused_ok(H))
+        return mha_fused(e, qp, kp, vp, mp, mask ? &mask->desc : NULL, yp, qd, Sk, Dv, scale, err);
     float *scores = cpu_alloc(e, dnnl_memory_desc_get_size(&smd));
     void *probs = dt == dnnl_f32 ? (void *)scores : cpu_alloc(e, dnnl_memory_desc_get_size(&pmd));
     if (!scores || !probs)
