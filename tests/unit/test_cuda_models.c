@@ -387,6 +387,90 @@ TEST_TIMEOUT(cuda_gather_fp16_tables, 120)
     ASSERT_MEM_EQ(f, ref, sizeof f);
 }
 
+/* issue 24: inferbench.MultiHeadAttention at BERT-Large's shapes (2 x 384 tokens, 16 heads
+ * of 64; the second sample's last 100 keys masked as padding) on cuda against the cpu at
+ * fp32: the split-heads path at fp32 (NMSE 1e-9), the fused tensor-core kernel at fp16 and
+ * bf16 (NMSE 1e-3 / 1e-2; the profile must show its "attn-fused" step). Not yet run on a
+ * GPU. */
+enum { MH_N = 2, MH_S = 384, MH_H = 1024 };
+
+static void mha_case(const char *backend, enum ib_precision p, const float *q, const float *k,
+                     const float *v, const float *mask, float *y, int *fused_steps)
+{
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id in[4] = {ib_build_input(b, "q", IB_DTYPE_FLOAT32, "2,384,1024"),
+                         ib_build_input(b, "k", IB_DTYPE_FLOAT32, "2,384,1024"),
+                         ib_build_input(b, "v", IB_DTYPE_FLOAT32, "2,384,1024"),
+                         ib_build_input(b, "mask", IB_DTYPE_FLOAT32, "2,1,1,384")};
+    ib_value_id out;
+    ib_build_node(b, "MultiHeadAttention", "inferbench", "mha", in, 4, &out, 1, NULL, 0,
+                  "heads=16 scale=0.125");
+    ib_build_output(b, out, "y", IB_DTYPE_FLOAT32, "2,384,1024");
+    ib_model *m = model_from(b);
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.backend = backend;
+    so.precision = p;
+    ib_session *s = NULL;
+    ib_err err;
+    ib_err_clear(&err);
+    ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
+    const int64_t n = (int64_t)MH_N * MH_S * MH_H;
+    ib_tensor_view iv[4] = {
+        {.name = "q", .desc = {IB_DTYPE_FLOAT32, 3, {MH_N, MH_S, MH_H}}, .data = (void *)(uintptr_t)q},
+        {.name = "k", .desc = {IB_DTYPE_FLOAT32, 3, {MH_N, MH_S, MH_H}}, .data = (void *)(uintptr_t)k},
+        {.name = "v", .desc = {IB_DTYPE_FLOAT32, 3, {MH_N, MH_S, MH_H}}, .data = (void *)(uintptr_t)v},
+        {.name = "mask", .desc = {IB_DTYPE_FLOAT32, 4, {MH_N, 1, 1, MH_S}},
+         .data = (void *)(uintptr_t)mask}};
+    ib_tensor_view ov = {.name = "y", .data = y, .capacity = (size_t)n * sizeof(float)};
+    ASSERT_OK(ib_session_set_profiling(s, true));
+    ASSERT_OK_ERR(ib_session_run(s, iv, 4, &ov, 1, &err), &err);
+    ib_profile pr;
+    ASSERT_OK(ib_session_profile(s, &pr, NULL));
+    *fused_steps = 0;
+    for (size_t i = 0; i < pr.n; i++)
+        *fused_steps += !strcmp(pr.entries[i].kind, "attn-fused");
+    ib_profile_free(&pr);
+    ib_session_destroy(s);
+    ib_model_destroy(m);
+}
+
+TEST_TIMEOUT(cuda_mha_bert_shapes, 120)
+{
+    need_gpu();
+    const size_t n = (size_t)MH_N * MH_S * MH_H;
+    float *q = malloc(n * 4), *k = malloc(n * 4), *v = malloc(n * 4), *ref = malloc(n * 4),
+          *got = malloc(n * 4), mask[MH_N * MH_S];
+    ASSERT_TRUE(q && k && v && ref && got);
+    for (size_t i = 0; i < n; i++) {
+        q[i] = (float)(urand() * 4 - 2);
+        k[i] = (float)(urand() * 4 - 2);
+        v[i] = (float)(urand() * 2 - 1);
+    }
+    for (int i = 0; i < MH_N * MH_S; i++)
+        mask[i] = i >= MH_S && i % MH_S >= MH_S - 100 ? -10000.0f : 0.0f;
+    int fused = 0;
+    mha_case("cpu", IB_PRECISION_FP32, q, k, v, mask, ref, &fused);
+    static const enum ib_precision ps[3] = {IB_PRECISION_FP32, IB_PRECISION_FP16,
+                                            IB_PRECISION_BF16};
+    static const double tol[3] = {1e-9, 1e-3, 1e-2};
+    for (int i = 0; i < 3; i++) {
+        mha_case("cuda", ps[i], q, k, v, mask, got, &fused);
+        double e = nmse(got, ref, n);
+        printf("# MultiHeadAttention cuda [%s] vs cpu fp32: nmse %.3g (tol %.3g), fused steps "
+               "%d\n",
+               ib_precision_name(ps[i]), e, tol[i], fused);
+        ASSERT_TRUE(e <= tol[i]);
+        ASSERT_INT_EQ(fused, i == 0 ? 0 : 1);
+    }
+    free(q);
+    free(k);
+    free(v);
+    free(ref);
+    free(got);
+}
+
 /* ib_session_run_fed on cuda (buffer_copy device to device): y = x + state, state <- y, three
  * fed runs accumulate. Not yet run on a GPU. */
 TEST_TIMEOUT(cuda_fed_state_stays_on_device, 60)
@@ -437,7 +521,11 @@ TEST_TIMEOUT(cuda_share_with_on_cpu, 120)
  * others = seq) and count the live nodes the cuda backend refuses at fp32;
  * the refused op types are written to `refused`. Only supports_op runs, so
  * this needs no device (the context argument is unused by the op checks). */
-static int refused_nodes(ib_build *b, int64_t batch, int64_t seq, char *refused, size_t n)
+/* The nodes of b's compiled graph (with the head fusion when fuse_mha, as a session on cuda
+ * compiles since cuda declares IB_BACKEND_CAP_MHA) that cuda refuses at fp32; *mha counts
+ * the MultiHeadAttention nodes (mha may be NULL). */
+static int refused_nodes_mha(ib_build *b, int64_t batch, int64_t seq, bool fuse_mha, int *mha,
+                             char *refused, size_t n)
 {
     ib_err err;
     ib_err_clear(&err);
@@ -454,13 +542,18 @@ static int refused_nodes(ib_build *b, int64_t batch, int64_t seq, char *refused,
     ib_compile_options o;
     ib_compile_options_defaults(&o);
     o.input_shapes = shapes;
+    o.fuse_mha = fuse_mha;
     ASSERT_OK_ERR(ib_compile(src, &o, &g, NULL, &err), &err);
     int bad = 0;
     refused[0] = 0;
+    if (mha)
+        *mha = 0;
     for (size_t i = 0; i < g->nodes.len; i++) {
         const ib_node *nd = &g->nodes.data[i];
         if (nd->dead)
             continue;
+        if (mha && strcmp(nd->op_type, "MultiHeadAttention") == 0)
+            (*mha)++;
         const ib_tensor_desc *in[256];
         ASSERT_TRUE(nd->n_inputs <= 256);
         for (uint32_t k = 0; k < nd->n_inputs; k++)
@@ -477,6 +570,11 @@ static int refused_nodes(ib_build *b, int64_t batch, int64_t seq, char *refused,
     ib_graph_destroy(g);
     ib_graph_destroy(src);
     return bad;
+}
+
+static int refused_nodes(ib_build *b, int64_t batch, int64_t seq, char *refused, size_t n)
+{
+    return refused_nodes_mha(b, batch, seq, false, NULL, refused, n);
 }
 #endif
 
@@ -501,6 +599,15 @@ TEST_TIMEOUT(cuda_partition_models, 60)
     r = refused_nodes(b, 2, 32, refused, sizeof refused);
     ib_build_destroy(b);
     ASSERT_INT_EQ(r, 0);
+    /* as a cuda session compiles it: heads fused into MultiHeadAttention (cuda_attn.c) */
+    int mha = 0;
+    b = NULL;
+    ASSERT_OK_ERR(ib_models_bert(&mo, &b, &err), &err);
+    r = refused_nodes_mha(b, 2, 32, true, &mha, refused, sizeof refused);
+    ib_build_destroy(b);
+    ASSERT_INT_EQ(r, 0);
+    ASSERT_INT_GT(mha, 0);
+    ASSERT_TRUE(ib_backend_cuda_ops.caps & IB_BACKEND_CAP_MHA);
 #endif
 }
 

@@ -551,7 +551,7 @@ void cu_weight_put(cu_ctx *c, const void *host, int fmt)
 /* ---- op registry ---------------------------------------------------------------- */
 
 static const cu_op *const g_families[] = {cu_ops_conv, cu_ops_matmul, cu_ops_ew, cu_ops_shape,
-                                           cu_ops_rnn, cu_ops_logic};
+                                           cu_ops_rnn, cu_ops_logic, cu_ops_attn};
 
 static bool same_domain(const char *a, const char *b)
 {
@@ -648,4 +648,7 @@ const struct ib_backend_ops ib_backend_cuda_ops = {
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
     .buffer_copy = cu_buffer_copy,
+    /* BERT's heads as inferbench.MultiHeadAttention (cuda_attn.c); DotInteraction and
+     * GatherConcat are not implemented here */
+    .caps = IB_BACKEND_CAP_MHA,
 };

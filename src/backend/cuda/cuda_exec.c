@@ -45,6 +45,18 @@ int cu_alloc(cu_exec *e, size_t bytes, void **out, ib_err *err)
     return IB_OK;
 }
 
+int cu_att_block(cu_exec *e, size_t bytes, void **out, ib_err *err)
+{
+    if (bytes > e->att_bytes) {
+        int rc = cu_alloc(e, bytes, &e->att, err);
+        if (rc)
+            return rc;
+        e->att_bytes = bytes;
+    }
+    *out = e->att;
+    return IB_OK;
+}
+
 int cu_add_step(cu_exec *e, cu_step_fn fn, void *kctx, void (*kfree)(void *), ib_err *err)
 {
     cu_step st = {.fn = fn, .kctx = kctx, .kfree = kfree, .node = e->cur};

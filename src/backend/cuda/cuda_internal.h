@@ -108,7 +108,7 @@ struct ib_backend_exec {
     IB_VEC(cu_wref) wrefs;      /* weight-store keys this exec holds */
     size_t ws_need;             /* cuDNN workspace bytes the steps need */
     void *ws;                   /* device workspace (ws_need bytes) */
-    void *att;                  /* attention score block shared by the Attention nodes */
+    void *att;                  /* attention scratch shared by the attention nodes (cu_att_block) */
     size_t att_bytes;
     uint32_t runs;              /* graph_run calls so far */
     cudaGraphExec_t gexec;      /* the steps captured as one CUDA Graph */
@@ -159,6 +159,9 @@ cu_val *cu_in(cu_exec *e, const ib_node *n, uint32_t i);  /* NULL when absent */
 cu_val *cu_out(cu_exec *e, const ib_node *n, uint32_t i); /* NULL when absent */
 /* A private device block of `bytes` (freed with the exec). */
 int cu_alloc(cu_exec *e, size_t bytes, void **out, ib_err *err);
+/* The attention scratch block of at least `bytes`, shared by the attention nodes of the
+ * exec (they run one after another on one stream); a larger request allocates a new one. */
+int cu_att_block(cu_exec *e, size_t bytes, void **out, ib_err *err);
 /* Append a step; takes ownership of kctx (also on failure). */
 int cu_add_step(cu_exec *e, cu_step_fn fn, void *kctx, void (*kfree)(void *), ib_err *err);
 /* Name the last added step's kind for the profile (string literal). */
@@ -229,6 +232,7 @@ extern const cu_op cu_ops_matmul[]; /* cuda_matmul.c: MatMul, Gemm, FusedMatMul,
 extern const cu_op cu_ops_rnn[];    /* cuda_rnn.c: LSTM */
 extern const cu_op cu_ops_conv[];   /* cuda_conv.c: Conv, FusedConv, pooling */
 extern const cu_op cu_ops_logic[];  /* cuda_ops_logic.c: comparisons, And/Or/Xor/Not, Where */
+extern const cu_op cu_ops_attn[];   /* cuda_attn.c: inferbench.MultiHeadAttention */
 
 /* The vtable entries of cuda_exec.c. */
 int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,

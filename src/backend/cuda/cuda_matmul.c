@@ -492,14 +492,10 @@ static int comp_attn(cu_exec *e, const ib_node *n, ib_err *err)
     int64_t dv = v->desc.dims[r - 1];
     /* The score block: the Attention nodes of a subgraph run one after another on
      * one stream, so they share one block (the largest asked for). */
-    size_t need = (size_t)(batch * sq * sk) * sizeof(float);
-    int rc;
-    if (need > e->att_bytes) {
-        if ((rc = cu_alloc(e, need, &e->att, err)))
-            return rc;
-        e->att_bytes = need;
-    }
-    void *s = e->att;
+    void *s;
+    int rc = cu_att_block(e, (size_t)(batch * sq * sk) * sizeof(float), &s, err);
+    if (rc)
+        return rc;
     mm_geom g1 = {.M = sq, .N = sk, .K = dd, .batch = batch, .sa = sq * dd, .sb = dd * sk,
                   .sy = sq * sk, .a = q->dev, .b = kt->dev, .y = s, .alpha = 1.0f};
     if ((rc = cu_add_gemm(e, &g1, err)))

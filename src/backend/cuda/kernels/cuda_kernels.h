@@ -130,6 +130,28 @@ int ibk_instance_norm(ibk_stream s, const float *x, const float *scale, const fl
 int ibk_lstm_cell(ibk_stream s, const float *g, const float *r, const float *c_prev,
                   float *c_next, float *h_next, float *y, int64_t B, int64_t H);
 
+/* inferbench.MultiHeadAttention at fp16/bf16 on the tensor cores (ib_attn.cu). The shapes:
+ * q [N, S, h*D], k [N, Sk, h*D], v [N, Sk, h*Dv] float32; Sp, Skp, Dp, Dvp the padded
+ * extents (multiples of 16) of the 16-bit copies; the mask's element for (n, head, i, j) is
+ * mask[n*ms[0] + head*ms[1] + i*ms[2] + j*ms[3]] (strides 0 where broadcast). */
+typedef struct ibk_mha {
+    int64_t N, h, S, Sk, D, Dv;
+    int64_t Sp, Skp, Dp, Dvp;
+    int64_t ms[4];
+    float scale;
+} ibk_mha;
+/* y16 [N*h, Lp, Dp] (float16, or bfloat16 when bf16) = x [N, L, h*D] split by head, zero-
+ * padded. */
+int ibk_mha_pack(ibk_stream s, int bf16, const float *x, void *y16, int64_t N, int64_t L,
+                 int64_t h, int64_t D, int64_t Lp, int64_t Dp);
+/* On the current device: how many warps of 16 queries a block holds in shared memory
+ * (*warps 0: the shapes do not fit, use another path) and the bytes to launch with; also
+ * raises the kernel's dynamic shared memory limit to that. */
+int ibk_mha_prepare(const ibk_mha *a, int bf16, int *warps, size_t *smem_bytes);
+/* y [N, S, h*Dv] float32 = softmax(scale q k^T + mask) v from the packed 16-bit q, k, v. */
+int ibk_mha_run(ibk_stream s, int bf16, const void *q16, const void *k16, const void *v16,
+                const float *mask, float *y, const ibk_mha *a, int warps, size_t smem_bytes);
+
 /* Element types of ibk_cast. */
 enum ibk_dtype { IBK_F32, IBK_F64, IBK_I64, IBK_I32, IBK_I8, IBK_U8, IBK_BOOL };
 /* y = (ydt) x for n elements, by the reference's rules (ops/cast.c): int ->
