@@ -50,6 +50,8 @@ static void sort_desc(int32_t *idx, size_t n, const float *key, int32_t *tmp)
     }
 }
 
+#define SSD_CHUNK 256 /* anchors per softmax pass */
+
 int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
                 size_t n_class, const ib_ssd_post_params *p, ib_ssd_det *out, size_t *n_out,
                 ib_err *err)
@@ -86,18 +88,36 @@ int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_
         box[4 * a + 1] = cy - 0.5f * h;
         box[4 * a + 2] = cx + 0.5f * w;
         box[4 * a + 3] = cy + 0.5f * h;
-        /* F.softmax over the classes (max-subtracted) */
-        float mx = conf[a];
-        for (size_t c = 1; c < n_class; c++)
-            mx = fmaxf(mx, conf[c * n_anchor + a]);
-        float sum = 0;
-        for (size_t c = 0; c < n_class; c++) {
-            float e = expf(conf[c * n_anchor + a] - mx);
-            prob[c * n_anchor + a] = e;
-            sum += e;
+    }
+    /* F.softmax over the classes (max-subtracted), SSD_CHUNK anchors at a time with the
+     * anchors innermost: the class rows are n_anchor floats apart, so an anchor at a time
+     * read one float per cache line and nothing vectorised (6.3 ms an image at SSD-ResNet34's
+     * 15,130 x 81). Each anchor's max, sum (classes in order) and divisions are the same
+     * operations as before, so the probabilities are bit-identical. */
+    for (size_t a0 = 0; a0 < n_anchor; a0 += SSD_CHUNK) {
+        size_t na0 = IB_MIN((size_t)SSD_CHUNK, n_anchor - a0);
+        float mx[SSD_CHUNK], sum[SSD_CHUNK];
+        memcpy(mx, conf + a0, na0 * sizeof(float));
+        for (size_t c = 1; c < n_class; c++) {
+            const float *x = conf + c * n_anchor + a0;
+            for (size_t i = 0; i < na0; i++)
+                mx[i] = x[i] > mx[i] ? x[i] : mx[i]; /* fmaxf but for NaN */
         }
-        for (size_t c = 0; c < n_class; c++)
-            prob[c * n_anchor + a] /= sum;
+        memset(sum, 0, sizeof sum);
+        for (size_t c = 0; c < n_class; c++) {
+            const float *x = conf + c * n_anchor + a0;
+            float *pr = prob + c * n_anchor + a0;
+            for (size_t i = 0; i < na0; i++) {
+                float e = expf(x[i] - mx[i]);
+                pr[i] = e;
+                sum[i] += e;
+            }
+        }
+        for (size_t c = 0; c < n_class; c++) {
+            float *pr = prob + c * n_anchor + a0;
+            for (size_t i = 0; i < na0; i++)
+                pr[i] /= sum[i];
+        }
     }
     /* decode_single: per class (0 = background skipped) */
     size_t nc = 0;

@@ -193,3 +193,55 @@ TEST(ssd_post_r34_anchors)
     for (size_t i = 0; i < IB_SSD_R34_ANCHORS * 4; i++)
         ASSERT_TRUE(a[i] >= 0 && a[i] <= 1);
 }
+
+/* The softmax runs 256 anchors at a time with the anchors innermost; every score must still be
+ * the bits of the per-anchor computation (max over the classes, expf, the sum in class order,
+ * one division): each detection's score equals, bit for bit, that of an anchor of its class
+ * whose decoded box it carries. 600 anchors (two chunks and a part), 7 classes, logits spread
+ * so that many pass the threshold, also from classes that are not their anchor's maximum
+ * (whose exp is not 1, so that a reciprocal-then-multiply would show). */
+TEST(ssd_post_scores_bit_exact_in_chunks)
+{
+    enum { NA = 600, NC = 7 };
+    static float anchors[NA * 4], loc[4 * NA], conf[NC * NA], prob[NC * NA];
+    uint64_t s = 9;
+    for (int i = 0; i < NC * NA; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        conf[i] = (float)((double)(s >> 40) / 16777216.0 - 0.5) * 3.0f;
+    }
+    for (int a = 0; a < NA; a++) {
+        anchors[4 * a + 0] = (float)(a % 25) / 25.0f;
+        anchors[4 * a + 1] = (float)(a / 25) / 24.0f;
+        anchors[4 * a + 2] = anchors[4 * a + 3] = 0.03f;
+        for (int c = 0; c < 4; c++)
+            loc[c * NA + a] = 0.01f * (float)((a * 7 + c) % 11);
+    }
+    for (int a = 0; a < NA; a++) {
+        float mx = conf[a], sum = 0;
+        for (int c = 1; c < NC; c++)
+            mx = fmaxf(mx, conf[c * NA + a]);
+        for (int c = 0; c < NC; c++)
+            sum += (prob[c * NA + a] = expf(conf[c * NA + a] - mx));
+        for (int c = 0; c < NC; c++)
+            prob[c * NA + a] /= sum;
+    }
+    ib_ssd_post_params p;
+    ib_ssd_post_params_default(&p);
+    static ib_ssd_det d[200];
+    size_t n = 0;
+    ASSERT_OK(ib_ssd_post(loc, conf, anchors, NA, NC, &p, d, &n, NULL));
+    ASSERT_UINT_GE(n, 100);
+    int not_max = 0;
+    for (size_t i = 0; i < n; i++) {
+        not_max += d[i].score < 0.5f;
+        int found = 0;
+        for (int a = 0; a < NA && !found; a++) {
+            float cx = p.scale_xy * loc[a] * anchors[4 * a + 2] + anchors[4 * a];
+            float w = expf(p.scale_wh * loc[2 * NA + a]) * anchors[4 * a + 2];
+            found = memcmp(&prob[d[i].label * NA + a], &d[i].score, sizeof(float)) == 0 &&
+                    d[i].box[0] == cx - 0.5f * w;
+        }
+        ASSERT_TRUE(found);
+    }
+    ASSERT_INT_GE(not_max, 50);
+}
