@@ -32,6 +32,9 @@
 # trees), BATCH_resnet50, BATCH_bert_99, ... (a fixed batch for that benchmark),
 # NHWC_BENCHMARKS (default "resnet50"): these also run at "fp16-nhwc", i.e. fp16 with
 # --nhwc-fp16 (the NHWC float16 conv islands, issue 24), a row beside their fp16 one;
+# GRAPHPOST_BENCHMARKS (default "ssd-resnet34"): also a "fp16-graphpost" row, the model built
+# with its decode + NMS inside the graph (--variant graph-post: inferbench.SSDPostprocess on
+# the GPU, issue 24);
 # PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
 # the same for BERT-Large fp16 at batch 32 instead (the second call); 0 skips.
 set -u
@@ -130,10 +133,14 @@ ROWS=""
 for B in $BENCHMARKS; do
     PLIST=$PRECISIONS
     case " ${NHWC_BENCHMARKS-resnet50} " in *" $B "*) PLIST="$PLIST fp16-nhwc" ;; esac
+    case " ${GRAPHPOST_BENCHMARKS-ssd-resnet34} " in *" $B "*) PLIST="$PLIST fp16-graphpost" ;; esac
     for P in $PLIST; do
         PREC=${P%-nhwc}
+        PREC=${PREC%-graphpost}
         NHWC=""
-        [ "$PREC" != "$P" ] && NHWC="--nhwc-fp16"
+        [ "${P%-nhwc}" != "$P" ] && NHWC="--nhwc-fp16"
+        VARIANT=""
+        [ "${P%-graphpost}" != "$P" ] && VARIANT="--variant graph-post"
         D="$OUT/$B-$P"
         rm -rf "$D"
         VAR=BATCH_$(echo "$B" | tr '.-' '__')
@@ -143,7 +150,7 @@ for B in $BENCHMARKS; do
         echo "== run $B $P ${FIXED:+batch $FIXED }on $NGPU GPU(s)"
         T0=$(date +%s)
         timeout 300 "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
-            --devices all --precision "$PREC" $NHWC $BATCH_ARG --json --output-dir "$D" \
+            --devices all --precision "$PREC" $NHWC $VARIANT $BATCH_ARG --json --output-dir "$D" \
             > "$D.json" 2> "$D.err"
         RC=$?
         WALL=$(( $(date +%s) - T0 ))

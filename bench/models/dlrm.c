@@ -202,7 +202,7 @@ int main(int argc, char **argv)
     }
     ib_err err;
     ib_build *b = NULL;
-    ib_models_opts o = {1, false};
+    ib_models_opts o = {.seed = 1, .tiny = false};
     const char *path = "/tmp/ib-bench-dlrm.onnx";
     if (ib_models_dlrm(&o, cap, &b, &err)) {
         fprintf(stderr, "dlrm: building the model: %s\n", err.msg);

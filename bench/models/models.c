@@ -41,7 +41,7 @@ static ib_model *build_model(const char *path)
 {
     ib_err err;
     ib_build *b = NULL;
-    ib_models_opts o = {1, false};
+    ib_models_opts o = {.seed = 1, .tiny = false};
     if (ib_models_resnet50(&o, &b, &err)) {
         fprintf(stderr, "models: building ResNet50: %s\n", err.msg);
         exit(1);

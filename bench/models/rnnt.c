@@ -275,7 +275,7 @@ int main(int argc, char **argv)
     ib_bench_io io[4];
     FILE *wf = fopen("/tmp/ib-bench-rnnt-w.bin", "wb");
     for (int k = 0; k < 4; k++) {
-        ib_models_opts o = {1, tiny != 0};
+        ib_models_opts o = {.seed = 1, .tiny = tiny != 0};
         ib_build *b = NULL;
         char path[64];
         snprintf(path, sizeof path, "/tmp/ib-bench-rnnt-%d.onnx", k);

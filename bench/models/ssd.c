@@ -23,7 +23,7 @@
 #include "dataset/coco.h"
 #include "inferbench/base.h"
 #include "inferbench/runtime.h"
-#include "metrics/ssd_post.h"
+#include "ir/ops/ssd_post.h"
 #include "models/models.h"
 #include "models/ssd_resnet34.h"
 #include "onnx/build.h"
@@ -44,7 +44,7 @@ static ib_model *build_model(const char *path)
 {
     ib_err err;
     ib_build *b = NULL;
-    ib_models_opts o = {1, false};
+    ib_models_opts o = {.seed = 1, .tiny = false};
     if (ib_models_ssd_resnet34(&o, &b, &err))
         die("building SSD-ResNet34", &err);
     ib_model *m = bu_load_built_keep("ssd", b, path);

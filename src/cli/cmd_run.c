@@ -63,7 +63,9 @@ static void usage(FILE *f)
             "  --payload-dtype T        accuracy payload dtype (resnet50: float32, int32,\n");
     fprintf(f,
             "                           int64)\n"
-            "  --variant V              entry-specific choice; also spelled:\n"
+            "  --variant V              entry-specific choice: bert padded|unpadded, rnnt\n"
+            "                           device-decoder, ssd-resnet34 host-post|graph-post\n"
+            "                           (decode + NMS in the graph, on the backend); also:\n"
             "  --dataset D              3d-unet: brats19 (v1.1, default) or kits19\n"
             "  --row-cap N              dlrm: embedding rows per table (ids %% N; default\n"
             "                           100000; the official tables need 40000000)\n"

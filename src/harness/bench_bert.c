@@ -48,7 +48,7 @@ typedef struct bt_state {
 static int bt_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
     (void)k;
-    ib_models_opts o = {cfg->seed, cfg->tiny};
+    ib_models_opts o = {.seed = cfg->seed, .tiny = cfg->tiny};
     ib_build *b = NULL;
     int rc = ib_models_bert(&o, &b, err);
     return ib_bench_write_model(rc, b, path, err);

@@ -63,7 +63,7 @@ static int dl_build(const ib_bench_config *cfg, size_t k, const char *path, ib_e
     int rc0 = dl_cap(cfg, &cap, err);
     if (rc0)
         return rc0;
-    ib_models_opts o = {cfg->seed, false};
+    ib_models_opts o = {.seed = cfg->seed, .tiny = false};
     ib_build *b = NULL;
     int rc = ib_models_dlrm(&o, cap, &b, err);
     return ib_bench_write_model(rc, b, path, err);

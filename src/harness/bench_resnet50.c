@@ -36,7 +36,7 @@ typedef struct rn_state {
 static int rn_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
     (void)k;
-    ib_models_opts o = {cfg->seed, cfg->tiny};
+    ib_models_opts o = {.seed = cfg->seed, .tiny = cfg->tiny};
     ib_build *b = NULL;
     int rc = ib_models_resnet50(&o, &b, err);
     return ib_bench_write_model(rc, b, path, err);

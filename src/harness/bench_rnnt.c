@@ -43,7 +43,7 @@ enum { SL_FEAT, SL_MASK, SL_MEL, SL_ENC, SL_TOK, SL_H, SL_C, SL_HO, SL_CO, SL_G,
 
 static int rt_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
-    ib_models_opts o = {cfg->seed, cfg->tiny};
+    ib_models_opts o = {.seed = cfg->seed, .tiny = cfg->tiny};
     ib_build *b = NULL;
     int rc = ib_models_rnnt(&o, (enum ib_rnnt_part)k, &b, err);
     return ib_bench_write_model(rc, b, path, err);

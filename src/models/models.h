@@ -20,6 +20,9 @@ struct ib_build;
 typedef struct ib_models_opts {
     uint64_t seed; /* weight seed (same seed, same bytes) */
     bool tiny;     /* the test stand-in */
+    /* SSD-ResNet34: end with inferbench.SSDPostprocess (decode + NMS in the graph, so a GPU
+     * runs it), whose detections and counts replace the raw heads as outputs */
+    bool with_postprocess;
 } ib_models_opts;
 
 /* ---- ResNet50-v1.5 (resnet50.c) ------------------------------------------------------------ */

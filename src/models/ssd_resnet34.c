@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "base/common.h"
+#include "ir/ops/ssd_post.h"
 #include "models/ssd_resnet34.h"
 #include "onnx/build.h"
 
@@ -96,8 +97,26 @@ int ib_models_ssd_resnet34(const ib_models_opts *o, ib_build **out, ib_err *err)
     }
     ib_value_id loc = ib_build_op(b, "Concat", locs, 6, "axis=2");
     ib_value_id conf = ib_build_op(b, "Concat", confs, 6, "axis=2");
-    ib_build_output(b, loc, IB_SSD_R34_LOCS, IB_DTYPE_FLOAT32, "N,4,15130");
-    ib_build_output(b, conf, IB_SSD_R34_CONFS, IB_DTYPE_FLOAT32, "N,81,15130");
+    if (o->with_postprocess) {
+        float *an = ib_malloc(4 * (size_t)IB_SSD_R34_ANCHORS * sizeof *an);
+        if (!an) {
+            ib_build_destroy(b);
+            return ib_err_set(err, IB_ENOMEM, "ssd-resnet34: out of memory");
+        }
+        ib_ssd_r34_anchors(an);
+        ib_value_id in[3] = {loc, conf,
+                             ib_build_floats(b, "anchors", an, 4 * (size_t)IB_SSD_R34_ANCHORS,
+                                             "15130,4")};
+        ib_free(an);
+        ib_value_id o2[2];
+        ib_build_node(b, "SSDPostprocess", "inferbench", "postprocess", in, 3, o2, 2, NULL, 0,
+                      "max_output=200 top_per_class=200");
+        ib_build_output(b, o2[0], IB_SSD_R34_DETS, IB_DTYPE_FLOAT32, "N,200,6");
+        ib_build_output(b, o2[1], IB_SSD_R34_COUNT, IB_DTYPE_INT64, "N");
+    } else {
+        ib_build_output(b, loc, IB_SSD_R34_LOCS, IB_DTYPE_FLOAT32, "N,4,15130");
+        ib_build_output(b, conf, IB_SSD_R34_CONFS, IB_DTYPE_FLOAT32, "N,81,15130");
+    }
     rc = ib_build_error(b, err);
     if (rc) {
         ib_build_destroy(b);

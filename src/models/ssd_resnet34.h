@@ -2,7 +2,7 @@
  * ssd_resnet34.h - the SSD-ResNet34 (SSD-large, 1200x1200) builder (benchmarks.md §1.2; the
  * reference model code ssd_r34.py SSD_R34 with strides [3, 3, 2, 2, 2, 2] and
  * base_model_r34.py ResNet34): seeded random weights, raw head outputs; the decode + NMS run
- * in C afterwards (metrics/ssd_post.h), as the reference's Encoder.decode_batch does after
+ * in C afterwards (ir/ops/ssd_post.h), as the reference's Encoder.decode_batch does after
  * the network.
  */
 #ifndef IB_MODELS_SSD_RESNET34_H
@@ -14,6 +14,9 @@
 #define IB_SSD_R34_LOCS "bboxes"     /* float32 [N,4,15130]: dx, dy, dw, dh per anchor */
 #define IB_SSD_R34_CONFS "scores"    /* float32 [N,81,15130]: class logits per anchor */
 #define IB_SSD_R34_CLASSES 81
+/* with_postprocess: inferbench.SSDPostprocess's outputs */
+#define IB_SSD_R34_DETS "detections"  /* float32 [N,200,6]: xmin ymin xmax ymax score label */
+#define IB_SSD_R34_COUNT "det_count"  /* int64 [N]: rows of detections in use */
 
 /*
  * ib_models_ssd_resnet34 - torchvision ResNet34 conv1..layer3 with layer3's first block at

@@ -371,7 +371,7 @@ typedef struct bo_dut {
 } bo_dut;
 
 static const bo_dut DUT_CPU = {"cpu", {IB_PRECISION_FP32, IB_PRECISION_BF16, IB_PRECISION_INT8},
-                               true, false, true};
+                               true, false, true, false};
 static const bo_dut DUT_CUDA = {"cuda", {IB_PRECISION_FP32, IB_PRECISION_FP16, IB_PRECISION_BF16},
                                 false, true, false, false};
 /* the islands exist at fp16 only; -1 ends the list */
@@ -913,7 +913,7 @@ TEST_TIMEOUT(backend_ops_harness_gpu_rules, 300)
 {
     static const bo_dut ref_as_gpu = {"reference",
                                       {IB_PRECISION_FP32, IB_PRECISION_FP16, IB_PRECISION_BF16},
-                                      false, true, false};
+                                      false, true, false, false};
     const char *fams[] = {"eltwise", "shape", "matmul"};
     for (size_t i = 0; i < IB_ARRAY_LEN(fams); i++) {
         bo b;

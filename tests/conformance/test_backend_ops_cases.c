@@ -623,6 +623,17 @@ void bo_cases_shape(bo *b)
         RUN1(b, "DotInteraction 3-D X, int32 indices", 0,
              NODE(b, "DotInteraction", "inferbench", in6, at6));
     }
+    {
+        /* inferbench.SSDPostprocess: 2 images, 64 anchors, 4 classes (logits in [-2, 2], so
+         * many pass 0.05), max_output 100 cuts inside the candidates; rows and counts */
+        ib_value_id in[3] = {bo_input(b, F32, 3, DIMS(2, 4, 64), -1, 1),
+                             bo_input(b, F32, 3, DIMS(2, 4, 64), -2, 2),
+                             bo_const(b, F32, 2, DIMS(64, 4), 0.05, 0.6)};
+        ib_attr at[] = {bo_ai("max_output", 100), bo_ai("top_per_class", 40)};
+        ib_value_id outs[2];
+        bo_node(b, "SSDPostprocess", "inferbench", in, 3, at, 2, 2, outs);
+        bo_run(b, "SSDPostprocess 2 x 64 anchors x 4 classes", 0, outs, 2);
+    }
     static const char *const red[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                                       "ReduceProd", "ReduceL1",  "ReduceL2", "ReduceSumSquare"};
     for (size_t i = 0; i < IB_ARRAY_LEN(red); i++) {

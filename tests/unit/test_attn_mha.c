@@ -33,7 +33,7 @@ static ib_model *load_build(ib_build *b, const char *file)
 
 static ib_model *tiny_bert(void)
 {
-    ib_models_opts o = {3, true};
+    ib_models_opts o = {.seed = 3, .tiny = true};
     ib_build *b = NULL;
     ib_err err;
     ASSERT_OK_ERR(ib_models_bert(&o, &b, &err), &err);

@@ -18,7 +18,7 @@
 
 static ib_model *tiny_bert(void)
 {
-    ib_models_opts o = {7, true};
+    ib_models_opts o = {.seed = 7, .tiny = true};
     ib_build *b = NULL;
     ib_err err;
     ASSERT_OK_ERR(ib_models_bert(&o, &b, &err), &err);

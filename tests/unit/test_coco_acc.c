@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "metrics/coco_map.h"
-#include "metrics/ssd_post.h"
+#include "ir/ops/ssd_post.h"
 #include "test.h"
 
 static const ib_coco_image_info k_imgs[2] = {{42, 200, 100}, {7, 50, 50}};

@@ -17,7 +17,7 @@
 
 static ib_model *tiny_dlrm(void)
 {
-    ib_models_opts o = {5, true};
+    ib_models_opts o = {.seed = 5, .tiny = true};
     ib_build *b = NULL;
     ib_err err;
     ASSERT_OK_ERR(ib_models_dlrm(&o, 0, &b, &err), &err);

@@ -6,6 +6,7 @@
  * thresholds, center_point_box, flipped corners, classes, the output bound)
  * and QuantizeLinear/DequantizeLinear.
  */
+#include "ir/ops/ssd_post.h"
 #include "test_ops_util.h"
 
 static double sig(double x)
@@ -268,4 +269,51 @@ TEST(ops_quantize_dequantize)
     ASSERT_F32S(y, 0, -256, -250, 0, 254);
     ib_tensor_free(y);
     free_all((ib_tensor *[]){x, sc, zp, x2, s2, z2, u}, 7);
+}
+
+/* ---- inferbench.SSDPostprocess (ir/ops/detect.c) -------------------------------------- */
+
+/* The reference kernel is ir/ops/ssd_post.c image by image: its rows and counts equal
+ * ib_ssd_post's detections; bad shapes and attributes are refused naming the problem. */
+TEST(ops_ssd_postprocess_rows_and_bad_input)
+{
+    ib_err err;
+    enum { N = 2, C = 3, A = 40 };
+    ib_tensor *loc = t_rand(DIMS(N, 4, A), 11), *conf = t_rand(DIMS(N, C, A), 12);
+    ib_tensor *an = t_rand(DIMS(A, 4), 13);
+    float *ap = an->data;
+    for (int i = 0; i < A * 4; i++)
+        ap[i] = 0.3f + 0.25f * ap[i]; /* centres and sizes in (0.05, 0.55) */
+    ib_tensor *in[3] = {loc, conf, an}, *y[2] = {NULL, NULL};
+    ib_attr at[] = {A_INT("max_output", 30), A_INT("top_per_class", 20)};
+    ASSERT_OK_ERR(op_run_ex("inferbench", "SSDPostprocess", 1, at, 2, in, 3, y, 2, NULL, &err), &err);
+    ASSERT_INT_EQ(y[0]->desc.dims[1], 30);
+    ib_ssd_post_params p;
+    ib_ssd_post_params_default(&p);
+    p.max_out = 30;
+    p.top_per_class = 20;
+    for (int n = 0; n < N; n++) {
+        ib_ssd_det d[30];
+        size_t k = 0;
+        ASSERT_OK(ib_ssd_post((const float *)loc->data + n * 4 * A,
+                              (const float *)conf->data + n * C * A, an->data, A, C, &p, d, &k,
+                              NULL));
+        ASSERT_TRUE(k > 0);
+        ASSERT_INT_EQ(((const int64_t *)y[1]->data)[n], (int64_t)k);
+        float rows[30 * 6];
+        ib_ssd_rows(d, k, 30, rows);
+        ASSERT_MEM_EQ((const float *)y[0]->data + n * 30 * 6, rows, sizeof rows);
+    }
+    ib_tensor_free(y[0]);
+    ib_tensor_free(y[1]);
+    ib_attr zero = A_INT("top_per_class", 0);
+    ASSERT_STATUS(op_run_ex("inferbench", "SSDPostprocess", 1, &zero, 1, in, 3, y, 2, NULL, &err),
+                  IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "top_per_class");
+    ib_tensor *an2 = t_rand(DIMS(A + 1, 4), 14), *in2[3] = {loc, conf, an2};
+    ASSERT_STATUS(op_run_ex("inferbench", "SSDPostprocess", 1, NULL, 0, in2, 3, y, 2, NULL, &err),
+                  IB_EFORMAT);
+    ASSERT_STR_CONTAINS(err.msg, "anchors");
+    ib_tensor_free(an2);
+    free_all(in, 3);
 }

@@ -31,7 +31,7 @@ static ib_model *load_built(ib_build *b, const char *path)
 
 static ib_model *tiny_model(uint64_t seed)
 {
-    ib_models_opts o = {seed, true};
+    ib_models_opts o = {.seed = seed, .tiny = true};
     ib_build *b = NULL;
     ib_err err;
     ASSERT_OK_ERR(ib_models_resnet50(&o, &b, &err), &err);
@@ -128,7 +128,7 @@ TEST(resnet_tiny_topology_names_and_counts)
 
 TEST(resnet_seeded_weights)
 {
-    ib_models_opts o = {5, true};
+    ib_models_opts o = {.seed = 5, .tiny = true};
     ib_build *a = NULL, *b = NULL, *c = NULL;
     ASSERT_OK(ib_models_resnet50(&o, &a, NULL));
     ASSERT_OK(ib_models_resnet50(&o, &b, NULL));

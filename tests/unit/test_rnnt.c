@@ -26,7 +26,7 @@ extern const ib_benchmark ib_bench_rnnt;
 
 static ib_model *load_part(bool tiny, int part, uint64_t seed)
 {
-    ib_models_opts o = {seed, tiny};
+    ib_models_opts o = {.seed = seed, .tiny = tiny};
     ib_build *b = NULL;
     ib_err err;
     ASSERT_OK_ERR(ib_models_rnnt(&o, (enum ib_rnnt_part)part, &b, &err), &err);

@@ -208,7 +208,7 @@ TEST(runtime_dot_interaction_only_for_capable_backends)
 TEST(runtime_dot_interaction_dlrm_fuses)
 {
     ib_build *b = NULL;
-    ib_models_opts o = {1, true};
+    ib_models_opts o = {.seed = 1, .tiny = true};
     ib_err err;
     ASSERT_OK_ERR(ib_models_dlrm(&o, 1000, &b, &err), &err);
     ASSERT_OK_ERR(ib_build_write_file(b, "d.onnx", NULL, &err), &err);

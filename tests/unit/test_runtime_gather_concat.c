@@ -245,7 +245,7 @@ TEST(runtime_gather_concat_near_misses)
 TEST(runtime_gather_concat_dlrm_lookups_fuse)
 {
     ib_build *b = NULL;
-    ib_models_opts o = {1, true};
+    ib_models_opts o = {.seed = 1, .tiny = true};
     ib_err err;
     ASSERT_OK_ERR(ib_models_dlrm(&o, 1000, &b, &err), &err);
     ASSERT_OK_ERR(ib_build_write_file(b, "d.onnx", NULL, &err), &err);

@@ -9,7 +9,7 @@
 
 #include "inferbench/base.h"
 #include "inferbench/runtime.h"
-#include "metrics/ssd_post.h"
+#include "ir/ops/ssd_post.h"
 #include "models/ssd_resnet34.h"
 #include "onnx/build.h"
 #include "test.h"
@@ -17,7 +17,7 @@
 
 static ib_model *tiny(void)
 {
-    ib_models_opts o = {7, true};
+    ib_models_opts o = {.seed = 7, .tiny = true};
     ib_build *b = NULL;
     ib_err err;
     ASSERT_OK_ERR(ib_models_ssd_resnet34(&o, &b, &err), &err);
@@ -111,7 +111,7 @@ TEST_TIMEOUT(ssd_model_full_matches_published_size, 120)
 {
     /* benchmarks.md §1.2: ~20 M parameters (from the r1.1 model definition) and 433 GFLOP
      * per 1200x1200 image (the MLPerf Inference paper's 433 GOPs) */
-    ib_models_opts o = {1, false};
+    ib_models_opts o = {.seed = 1, .tiny = false};
     ib_build *b = NULL;
     ib_err err;
     ASSERT_OK_ERR(ib_models_ssd_resnet34(&o, &b, &err), &err);

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "metrics/ssd_post.h"
+#include "ir/ops/ssd_post.h"
 #include "test.h"
 
 TEST(ssd_post_decode_and_softmax)

@@ -233,6 +233,7 @@ extern const cu_op cu_ops_rnn[];    /* cuda_rnn.c: LSTM */
 extern const cu_op cu_ops_conv[];   /* cuda_conv.c: Conv, FusedConv, pooling */
 extern const cu_op cu_ops_logic[];  /* cuda_ops_logic.c: comparisons, And/Or/Xor/Not, Where */
 extern const cu_op cu_ops_attn[];   /* cuda_attn.c: inferbench.MultiHeadAttention */
+extern const cu_op cu_ops_detect[]; /* cuda_detect.c: inferbench.SSDPostprocess */
 
 /* The vtable entries of cuda_exec.c. */
 int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,

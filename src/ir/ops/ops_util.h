@@ -58,6 +58,7 @@ extern const ib_op_family ib_ops_quant;   /* quant.c */
 extern const ib_op_family ib_ops_fused;   /* fused.c */
 extern const ib_op_family ib_ops_mha;     /* fused_mha.c */
 extern const ib_op_family ib_ops_index;   /* index.c */
+extern const ib_op_family ib_ops_detect;  /* detect.c */
 
 /* ---- errors --------------------------------------------------------------- */
 

@@ -152,6 +152,21 @@ int ibk_mha_prepare(const ibk_mha *a, int bf16, int *warps, size_t *smem_bytes);
 int ibk_mha_run(ibk_stream s, int bf16, const void *q16, const void *k16, const void *v16,
                 const float *mask, float *y, const ibk_mha *a, int warps, size_t smem_bytes);
 
+/* inferbench.SSDPostprocess (ib_ssd.cu): loc [N, 4, A], conf [N, C, A], anchors [A, 4] ->
+ * rows [N, max_out, 6] and count [N] int64, as ir/ops/ssd_post.c. A and (C - 1) * top at
+ * most 16384 (the sorts' shared memory). */
+typedef struct ibk_ssd {
+    int64_t N, C, A, top, max_out;
+    float scale_xy, scale_wh, score_thr, nms_iou;
+} ibk_ssd;
+/* Device scratch bytes for a (256-byte aligned). */
+size_t ibk_ssd_scratch_bytes(const ibk_ssd *a);
+/* On the current device: *fits 0 when the sorts do not fit in shared memory; else raises the
+ * kernels' dynamic shared memory limits. */
+int ibk_ssd_prepare(const ibk_ssd *a, int *fits);
+int ibk_ssd_run(ibk_stream s, const float *loc, const float *conf, const float *anchors,
+                float *rows, int64_t *count, void *scratch, const ibk_ssd *a);
+
 /* Element types of ibk_cast. */
 enum ibk_dtype { IBK_F32, IBK_F64, IBK_I64, IBK_I32, IBK_I8, IBK_U8, IBK_BOOL };
 /* y = (ydt) x for n elements, by the reference's rules (ops/cast.c): int ->

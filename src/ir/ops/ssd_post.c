@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/common.h"
-#include "metrics/ssd_post.h"
+#include "ir/ops/ssd_post.h"
 
 void ib_ssd_post_params_default(ib_ssd_post_params *p)
 {
@@ -52,31 +52,88 @@ static void sort_desc(int32_t *idx, size_t n, const float *key, int32_t *tmp)
 
 #define SSD_CHUNK 256 /* anchors per softmax pass */
 
-int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
-                size_t n_class, const ib_ssd_post_params *p, ib_ssd_det *out, size_t *n_out,
-                ib_err *err)
+/* The workspace's parts, each 64-byte aligned: box [A][4], prob [C][A], idx and tmp [A],
+ * cand, cs, ci, ct [(C - 1) * per], alive [per]. */
+typedef struct ssd_ws {
+    float *box, *prob, *cs;
+    int32_t *idx, *tmp, *ci, *ct;
+    ib_ssd_det *cand;
+    uint8_t *alive;
+} ssd_ws;
+
+static size_t ws_layout(size_t n_anchor, size_t n_class, size_t per, char *base, ssd_ws *w)
 {
-    *n_out = 0;
+    size_t na = n_anchor ? n_anchor : 1, cap = (n_class - 1) * per, off = 0;
+#define WS_PART(field, bytes)                                                                  \
+    do {                                                                                       \
+        if (base)                                                                              \
+            w->field = (void *)(base + off);                                                   \
+        off += ((bytes) + 63) / 64 * 64;                                                       \
+    } while (0)
+    WS_PART(box, na * 4 * sizeof(float));
+    WS_PART(prob, na * n_class * sizeof(float));
+    WS_PART(idx, na * sizeof(int32_t));
+    WS_PART(tmp, na * sizeof(int32_t));
+    WS_PART(cand, cap * sizeof(ib_ssd_det));
+    WS_PART(cs, cap * sizeof(float));
+    WS_PART(ci, cap * sizeof(int32_t));
+    WS_PART(ct, cap * sizeof(int32_t));
+    WS_PART(alive, per);
+#undef WS_PART
+    return off;
+}
+
+static int check_params(size_t n_anchor, size_t n_class, const ib_ssd_post_params *p,
+                        ib_err *err)
+{
     if (n_class < 2 || p->top_per_class <= 0 || p->max_out <= 0 || n_anchor > INT32_MAX)
         return ib_err_set(err, IB_EINVAL,
                           "SSD post-processing: %zu classes (need >= 2 with background 0), "
                           "top_per_class %d and max_out %d (need > 0)",
                           n_class, p->top_per_class, p->max_out);
-    size_t na = n_anchor ? n_anchor : 1, per = (size_t)p->top_per_class;
-    float *box = ib_malloc(na * 4 * sizeof *box);
-    float *prob = ib_malloc(na * n_class * sizeof *prob); /* [class][anchor] */
-    int32_t *idx = ib_malloc(na * sizeof *idx), *tmp = ib_malloc(na * sizeof *tmp);
-    uint8_t *alive = ib_malloc(per);
-    size_t cap = (n_class - 1) * per;
-    ib_ssd_det *cand = ib_malloc(cap * sizeof *cand);
-    float *cs = ib_malloc(cap * sizeof *cs);
-    int32_t *ci = ib_malloc(cap * sizeof *ci), *ct = ib_malloc(cap * sizeof *ct);
-    int rc = IB_OK;
-    if (!box || !prob || !idx || !tmp || !alive || !cand || !cs || !ci || !ct) {
-        rc = ib_err_set(err, IB_ENOMEM, "SSD post-processing: out of memory (%zu anchors)",
-                        n_anchor);
-        goto out;
-    }
+    return IB_OK;
+}
+
+size_t ib_ssd_post_ws_bytes(size_t n_anchor, size_t n_class, const ib_ssd_post_params *p)
+{
+    if (n_class < 2 || p->top_per_class <= 0)
+        return 0;
+    return ws_layout(n_anchor, n_class, (size_t)p->top_per_class, NULL, NULL);
+}
+
+int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
+                size_t n_class, const ib_ssd_post_params *p, ib_ssd_det *out, size_t *n_out,
+                ib_err *err)
+{
+    *n_out = 0;
+    int rc = check_params(n_anchor, n_class, p, err);
+    if (rc)
+        return rc;
+    size_t bytes = ib_ssd_post_ws_bytes(n_anchor, n_class, p);
+    void *ws = ib_malloc(bytes);
+    if (!ws)
+        return ib_err_set(err, IB_ENOMEM, "SSD post-processing: out of memory (%zu anchors)",
+                          n_anchor);
+    rc = ib_ssd_post_ws(loc, conf, anchors, n_anchor, n_class, p, ws, out, n_out, err);
+    ib_free(ws);
+    return rc;
+}
+
+int ib_ssd_post_ws(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
+                   size_t n_class, const ib_ssd_post_params *p, void *ws, ib_ssd_det *out,
+                   size_t *n_out, ib_err *err)
+{
+    *n_out = 0;
+    int rc = check_params(n_anchor, n_class, p, err);
+    if (rc)
+        return rc;
+    size_t per = (size_t)p->top_per_class;
+    ssd_ws wp;
+    ws_layout(n_anchor, n_class, per, ws, &wp);
+    float *box = wp.box, *prob = wp.prob, *cs = wp.cs;
+    int32_t *idx = wp.idx, *tmp = wp.tmp, *ci = wp.ci, *ct = wp.ct;
+    ib_ssd_det *cand = wp.cand;
+    uint8_t *alive = wp.alive;
     /* scale_back_batch: xy = 0.1 * d * wh_a + xy_a; wh = exp(0.2 * d) * wh_a; xywh -> ltrb */
     for (size_t a = 0; a < n_anchor; a++) {
         const float *an = anchors + 4 * a;
@@ -157,16 +214,6 @@ int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_
     for (size_t i = 0; i < keep; i++)
         out[i] = cand[ci[keep - 1 - i]];
     *n_out = keep;
-out:
-    ib_free(box);
-    ib_free(prob);
-    ib_free(idx);
-    ib_free(tmp);
-    ib_free(alive);
-    ib_free(cand);
-    ib_free(cs);
-    ib_free(ci);
-    ib_free(ct);
     return rc;
 }
 
@@ -216,4 +263,23 @@ void ib_ssd_r34_anchors(float *out)
                 }
     }
     IB_ASSERT(o == IB_SSD_R34_ANCHORS);
+}
+
+void ib_ssd_rows(const ib_ssd_det *d, size_t n, size_t max_out, float *rows)
+{
+    memset(rows, 0, max_out * 6 * sizeof(float));
+    for (size_t i = 0; i < n && i < max_out; i++) {
+        memcpy(rows + 6 * i, d[i].box, 4 * sizeof(float));
+        rows[6 * i + 4] = d[i].score;
+        rows[6 * i + 5] = (float)d[i].label;
+    }
+}
+
+void ib_ssd_from_rows(const float *rows, size_t count, ib_ssd_det *d)
+{
+    for (size_t i = 0; i < count; i++) {
+        memcpy(d[i].box, rows + 6 * i, 4 * sizeof(float));
+        d[i].score = rows[6 * i + 4];
+        d[i].label = (int32_t)rows[6 * i + 5];
+    }
 }

@@ -7,8 +7,8 @@
  *
  * Pure functions: no I/O, no global state. Thread-safety: reentrant.
  */
-#ifndef IB_METRICS_SSD_POST_H
-#define IB_METRICS_SSD_POST_H
+#ifndef IB_IR_OPS_SSD_POST_H
+#define IB_IR_OPS_SSD_POST_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +48,19 @@ void ib_ssd_post_params_default(ib_ssd_post_params *p);
 int ib_ssd_post(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
                 size_t n_class, const ib_ssd_post_params *p, ib_ssd_det *out, size_t *n_out,
                 ib_err *err);
+
+/* The same with the caller's workspace of ib_ssd_post_ws_bytes(n_anchor, n_class, p) bytes,
+ * 64-byte aligned (allocates nothing: the backends' graph_run); 0 bytes for bad parameters. */
+size_t ib_ssd_post_ws_bytes(size_t n_anchor, size_t n_class, const ib_ssd_post_params *p);
+int ib_ssd_post_ws(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
+                   size_t n_class, const ib_ssd_post_params *p, void *ws, ib_ssd_det *out,
+                   size_t *n_out, ib_err *err);
+
+/* One image's detections as rows of 6 floats (xmin, ymin, xmax, ymax, score, label), zero
+ * past n: inferbench.SSDPostprocess's output rows (max_out of them). */
+void ib_ssd_rows(const ib_ssd_det *d, size_t n, size_t max_out, float *rows);
+/* The inverse: count rows into d (labels from their float). */
+void ib_ssd_from_rows(const float *rows, size_t count, ib_ssd_det *d);
 
 /*
  * ib_ssd_payload - the accuracy-log payload of PostProcessCocoPt: per detection the float32s

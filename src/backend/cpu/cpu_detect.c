@@ -1,0 +1,114 @@
+/*
+ * cpu_detect.c - inferbench.SSDPostprocess on the cpu backend (ir/ops/detect.c): the images
+ * of a batch in parallel, each through ir/ops/ssd_post.c's decode + NMS with a workspace
+ * made at compile time (graph_run allocates nothing), so the cpu gives the reference
+ * kernel's detections exactly.
+ */
+#include <omp.h>
+
+#include "backend/cpu/cpu_internal.h"
+#include "ir/ops/ssd_post.h"
+
+typedef struct cpu_ssd_ctx {
+    const float *loc, *conf, *anchors;
+    float *rows;
+    int64_t *count;        /* or NULL */
+    int64_t N, C, A;
+    ib_ssd_post_params p;
+    int max_threads;
+    size_t ws_bytes;       /* per thread: the workspace, then max_out detections */
+    char *ws;
+} cpu_ssd_ctx;
+
+static int ssd_run(void *kctx, int threads, ib_err *err)
+{
+    const cpu_ssd_ctx *k = kctx;
+    int nt = threads < 1 ? 1 : threads > k->max_threads ? k->max_threads : threads;
+    if (nt > k->N)
+        nt = k->N > 0 ? (int)k->N : 1;
+    int rc = IB_OK;
+    const size_t wsb = ib_ssd_post_ws_bytes((size_t)k->A, (size_t)k->C, &k->p);
+#pragma omp parallel num_threads(nt)
+    {
+        char *ws = k->ws + (size_t)omp_get_thread_num() * k->ws_bytes;
+        ib_ssd_det *det = (ib_ssd_det *)(ws + wsb);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t n = 0; n < k->N; n++) {
+            size_t cnt = 0;
+            /* parameters were checked at compile: this cannot fail */
+            if (ib_ssd_post_ws(k->loc + n * 4 * k->A, k->conf + n * k->C * k->A, k->anchors,
+                               (size_t)k->A, (size_t)k->C, &k->p, ws, det, &cnt, NULL)) {
+#pragma omp atomic write
+                rc = IB_EINVAL;
+            }
+            ib_ssd_rows(det, cnt, (size_t)k->p.max_out, k->rows + n * k->p.max_out * 6);
+            if (k->count)
+                k->count[n] = (int64_t)cnt;
+        }
+    }
+    return rc ? ib_err_set(err, rc, "SSD post-processing failed") : IB_OK;
+}
+
+static bool ssd_params_of(const ib_node *n, ib_ssd_post_params *p)
+{
+    ib_ssd_post_params_default(p);
+    p->scale_xy = ib_node_attr_float(n, "scale_xy", p->scale_xy);
+    p->scale_wh = ib_node_attr_float(n, "scale_wh", p->scale_wh);
+    p->score_thr = ib_node_attr_float(n, "score_threshold", p->score_thr);
+    p->nms_iou = ib_node_attr_float(n, "iou_threshold", p->nms_iou);
+    int64_t top = ib_node_attr_int(n, "top_per_class", p->top_per_class);
+    int64_t mo = ib_node_attr_int(n, "max_output", p->max_out);
+    if (top < 1 || top > 100000 || mo < 1 || mo > 100000)
+        return false;
+    p->top_per_class = (int)top;
+    p->max_out = (int)mo;
+    return true;
+}
+
+static bool ssd_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
+                         const ib_tensor_desc *const *in, enum ib_precision p)
+{
+    IB_UNUSED(c);
+    IB_UNUSED(p);
+    ib_ssd_post_params pp;
+    /* the graph's shape inference (ir/ops/detect.c) checked the shapes */
+    return n->n_inputs == 3 && in[0] && in[1] && in[2] && in[0]->dtype == IB_DTYPE_FLOAT32 &&
+           in[1]->dtype == IB_DTYPE_FLOAT32 && cpu_const_of(g, n, 2) && ssd_params_of(n, &pp);
+}
+
+static int ssd_compile(cpu_exec *e, const ib_node *n, ib_err *err)
+{
+    cpu_val *loc = cpu_in(e, n, 0), *conf = cpu_in(e, n, 1), *an = cpu_in(e, n, 2);
+    cpu_val *rows = cpu_out(e, n, 0), *cnt = cpu_out(e, n, 1);
+    cpu_ssd_ctx *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cpu_fail(e, err, IB_ENOMEM, "out of memory");
+    ssd_params_of(n, &k->p);
+    k->N = loc->desc.dims[0];
+    k->C = conf->desc.dims[1];
+    k->A = an->desc.dims[0];
+    k->anchors = an->cdata;
+    k->max_threads = e->ctx->threads > 0 ? e->ctx->threads : 1;
+    k->ws_bytes = (ib_ssd_post_ws_bytes((size_t)k->A, (size_t)k->C, &k->p) +
+                   (size_t)k->p.max_out * sizeof(ib_ssd_det) + 63) / 64 * 64;
+    k->ws = cpu_alloc(e, (size_t)k->max_threads * k->ws_bytes);
+    const void *lp, *cp;
+    void *rp, *np = NULL;
+    int rc = k->ws ? IB_OK : cpu_fail(e, err, IB_ENOMEM, "out of memory for the workspace");
+    if (!rc && !(rc = cpu_use_plain(e, loc, dnnl_f32, &lp, err)) &&
+        !(rc = cpu_use_plain(e, conf, dnnl_f32, &cp, err)) &&
+        !(rc = cpu_def_plain(e, rows, &rp, err)) && (!cnt || !(rc = cpu_def_plain(e, cnt, &np, err)))) {
+        k->loc = lp;
+        k->conf = cp;
+        k->rows = rp;
+        k->count = np;
+        return cpu_add_kernel(e, ssd_run, k, err);
+    }
+    ib_free(k);
+    return rc;
+}
+
+const cpu_op cpu_ops_detect[] = {
+    {"inferbench", "SSDPostprocess", ssd_supports, ssd_compile},
+    {NULL, NULL, NULL, NULL},
+};
