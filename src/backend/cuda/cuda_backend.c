@@ -170,6 +170,7 @@ static void cu_destroy(void *ctx)
         (void)cudaStreamSynchronize(c->stream);
     store_put(c->store);
     IB_VEC_FREE(&c->algos);
+    IB_VEC_FREE(&c->lt_algos);
     if (c->staging)
         (void)cudaFreeHost(c->staging);
     for (int i = 0; i < 2; i++)

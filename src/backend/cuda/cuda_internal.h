@@ -47,6 +47,13 @@ typedef struct cu_algo {
     int algo;
 } cu_algo;
 
+/* A cuBLASLt algorithm timed for one matmul description (cuda_matmul.c lt_timed), kept per
+ * context like cu_algo. */
+typedef struct cu_lt_algo {
+    int64_t key[16];
+    cublasLtMatmulAlgo_t algo;
+} cu_lt_algo;
+
 /* The weights of one device, shared by the contexts created with a peer on that device
  * (ib_backend_config.peer: the harness's workers on one GPU): one upload and one device
  * copy per constant for all of them. Refcounted by the contexts; its lock guards weights. */
@@ -72,6 +79,7 @@ typedef struct cu_ctx {
     cudaEvent_t staged[2]; /* recorded after the DMA of each staging half */
     cu_store *store;     /* this device's weights (possibly shared with peers) */
     IB_VEC(cu_algo) algos;
+    IB_VEC(cu_lt_algo) lt_algos;
 } cu_ctx;
 
 typedef struct cu_val {

@@ -91,6 +91,78 @@ static cublasComputeType_t compute_type(enum ib_precision p)
                                     : CUBLAS_COMPUTE_32F;
 }
 
+/* Issue 24: a matmul of at least LT_TIME_FLOP times the heuristic's first LT_CANDIDATES
+ * algorithms once (one warm-up call, then LT_TIME_REPS timed between CUDA events on the
+ * context's stream, at compile, on the planned pointers: no step has run, so whatever they
+ * hold is overwritten later) and keeps the fastest, cached per context by its description;
+ * smaller ones take the heuristic's first, as before. The convolutions do the same through
+ * cudnnFindConvolutionForwardAlgorithm (cuda_conv.c). Not yet run on a GPU (2026-12-05). */
+#define LT_CANDIDATES 8
+#define LT_TIME_FLOP 2.5e8
+#define LT_TIME_REPS 3
+
+static void lt_key(const mm_geom *g, bool use_epi, cublasComputeType_t ct, const lt_k *k,
+                   int64_t *key)
+{
+    memset(key, 0, 16 * sizeof *key);
+    int64_t v[] = {g->M, g->N, g->K, g->batch, g->ta, g->tb, g->sa, g->sb, g->sy,
+                   use_epi && g->bias, use_epi && g->relu, (int64_t)ct,
+                   (int64_t)align_of(k->A, g->sb * 4), (int64_t)align_of(k->B, g->sa * 4),
+                   (int64_t)align_of(k->D, g->sy * 4), g->beta != 0.0f};
+    memcpy(key, v, sizeof v);
+}
+
+static int lt_timed(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType_t ct, lt_k *k,
+                    const cublasLtMatmulHeuristicResult_t *res, int found, ib_err *err)
+{
+    cu_ctx *c = e->ctx;
+    int64_t key[16];
+    lt_key(g, use_epi, ct, k, key);
+    for (size_t i = 0; i < c->lt_algos.len; i++)
+        if (!memcmp(c->lt_algos.data[i].key, key, sizeof key)) {
+            k->algo = c->lt_algos.data[i].algo;
+            return IB_OK;
+        }
+    cudaEvent_t ev[2];
+    if (cudaEventCreate(&ev[0]) != cudaSuccess)
+        return IB_OK; /* keep the heuristic's first */
+    if (cudaEventCreate(&ev[1]) != cudaSuccess) {
+        (void)cudaEventDestroy(ev[0]);
+        return IB_OK;
+    }
+    float best = -1.0f;
+    int won = 0;
+    for (int i = 0; i < found; i++) {
+        if (res[i].state != CUBLAS_STATUS_SUCCESS)
+            continue;
+        k->algo = res[i].algo;
+        bool ok = run_lt(e, k, NULL) == IB_OK && cudaEventRecord(ev[0], c->stream) == cudaSuccess;
+        for (int r = 0; ok && r < LT_TIME_REPS; r++)
+            ok = run_lt(e, k, NULL) == IB_OK;
+        float ms = 0.0f;
+        ok = ok && cudaEventRecord(ev[1], c->stream) == cudaSuccess &&
+             cudaEventSynchronize(ev[1]) == cudaSuccess &&
+             cudaEventElapsedTime(&ms, ev[0], ev[1]) == cudaSuccess;
+        if (!ok) {
+            (void)cudaGetLastError(); /* a candidate that fails is skipped */
+            continue;
+        }
+        if (best < 0 || ms < best) {
+            best = ms;
+            won = i;
+        }
+    }
+    (void)cudaEventDestroy(ev[0]);
+    (void)cudaEventDestroy(ev[1]);
+    k->algo = res[won].algo;
+    cu_lt_algo a;
+    memcpy(a.key, key, sizeof key);
+    a.algo = res[won].algo;
+    if (IB_VEC_PUSH(&c->lt_algos, a))
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    return IB_OK;
+}
+
 /* Plan one Lt call for g with this epilogue and compute type into *out.
  * IB_EUNSUPPORTED (err untouched) when Lt offers no algorithm for it. */
 static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType_t ct, lt_k **out,
@@ -144,11 +216,13 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
                                          sizeof al_c);
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c,
                                          sizeof al_c);
-    cublasLtMatmulHeuristicResult_t res;
+    cublasLtMatmulHeuristicResult_t res[LT_CANDIDATES];
     int found = 0;
-    memset(&res, 0, sizeof res);
+    memset(res, 0, sizeof res);
+    const bool big = 2.0 * (double)g->M * (double)g->N * (double)g->K * (double)g->batch >=
+                     LT_TIME_FLOP;
     cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(c->lt, k->op, k->la, k->lb, k->lc, k->lc,
-                                                       pref, 1, &res, &found);
+                                                       pref, big ? LT_CANDIDATES : 1, res, &found);
     (void)cublasLtMatmulPreferenceDestroy(pref);
     if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && found < 1)) {
         rc = IB_EUNSUPPORTED; /* the caller tries a simpler form */
@@ -156,7 +230,9 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
     }
     if ((rc = cu_check_lt(e, err, st, "algorithm heuristic")))
         goto fail;
-    k->algo = res.algo;
+    k->algo = res[0].algo;
+    if (found > 1 && (rc = lt_timed(e, g, use_epi, ct, k, res, found, err)))
+        goto fail;
     *out = k;
     return IB_OK;
 fail:
