@@ -155,6 +155,9 @@ int ib_tensor_alloc(const ib_tensor_desc *desc, ib_tensor **out);
 int ib_tensor_wrap(const ib_tensor_desc *desc, void *data, size_t nbytes, ib_tensor **out);
 void ib_tensor_free(ib_tensor *t);
 size_t ib_tensor_desc_nbytes(const ib_tensor_desc *d); /* 0 if dynamic */
+/* Element strides of d broadcast onto `rank` dims (d right-aligned; its dims of 1 and the
+ * missing leading ones get stride 0), into st[0..rank): an attention mask over [N, h, S, Sk]. */
+void ib_tensor_desc_bcast_strides(const ib_tensor_desc *d, int rank, int64_t *st);
 /* "float32[1,3,224,224]" into buf. */
 const char *ib_tensor_desc_str(const ib_tensor_desc *d, char *buf, size_t n);
 bool ib_tensor_desc_equal(const ib_tensor_desc *a, const ib_tensor_desc *b);

@@ -223,3 +223,16 @@ float ib_f16_to_f32(uint16_t h)
     memcpy(&f, &u, 4);
     return f;
 }
+
+void ib_tensor_desc_bcast_strides(const ib_tensor_desc *d, int rank, int64_t *st)
+{
+    int64_t acc = 1;
+    for (int i = 0; i < rank; i++)
+        st[i] = 0;
+    for (int i = d->ndim - 1; i >= 0; i--) {
+        int j = i + rank - d->ndim;
+        if (j >= 0)
+            st[j] = d->dims[i] == 1 ? 0 : acc;
+        acc *= d->dims[i];
+    }
+}

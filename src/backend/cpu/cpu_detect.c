@@ -49,22 +49,6 @@ static int ssd_run(void *kctx, int threads, ib_err *err)
     return rc ? ib_err_set(err, rc, "SSD post-processing failed") : IB_OK;
 }
 
-static bool ssd_params_of(const ib_node *n, ib_ssd_post_params *p)
-{
-    ib_ssd_post_params_default(p);
-    p->scale_xy = ib_node_attr_float(n, "scale_xy", p->scale_xy);
-    p->scale_wh = ib_node_attr_float(n, "scale_wh", p->scale_wh);
-    p->score_thr = ib_node_attr_float(n, "score_threshold", p->score_thr);
-    p->nms_iou = ib_node_attr_float(n, "iou_threshold", p->nms_iou);
-    int64_t top = ib_node_attr_int(n, "top_per_class", p->top_per_class);
-    int64_t mo = ib_node_attr_int(n, "max_output", p->max_out);
-    if (top < 1 || top > 100000 || mo < 1 || mo > 100000)
-        return false;
-    p->top_per_class = (int)top;
-    p->max_out = (int)mo;
-    return true;
-}
-
 static bool ssd_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
                          const ib_tensor_desc *const *in, enum ib_precision p)
 {
@@ -73,7 +57,7 @@ static bool ssd_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
     ib_ssd_post_params pp;
     /* the graph's shape inference (ir/ops/detect.c) checked the shapes */
     return n->n_inputs == 3 && in[0] && in[1] && in[2] && in[0]->dtype == IB_DTYPE_FLOAT32 &&
-           in[1]->dtype == IB_DTYPE_FLOAT32 && cpu_const_of(g, n, 2) && ssd_params_of(n, &pp);
+           in[1]->dtype == IB_DTYPE_FLOAT32 && cpu_const_of(g, n, 2) && ib_ssd_params_of_node(n, &pp);
 }
 
 static int ssd_compile(cpu_exec *e, const ib_node *n, ib_err *err)
@@ -83,7 +67,7 @@ static int ssd_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     cpu_ssd_ctx *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cpu_fail(e, err, IB_ENOMEM, "out of memory");
-    ssd_params_of(n, &k->p);
+    ib_ssd_params_of_node(n, &k->p);
     k->N = loc->desc.dims[0];
     k->C = conf->desc.dims[1];
     k->A = an->desc.dims[0];

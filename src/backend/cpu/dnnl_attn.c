@@ -233,14 +233,8 @@ static int mha_fused(cpu_exec *e, const void *qp, const void *kp, const void *vp
         return cpu_fail(e, err, IB_ENOMEM, "out of memory");
     *k = (cpu_mha_ctx){.q = qp, .k = kp, .v = vp, .mask = mp, .y = yp, .N = qd[0],
                        .h = qd[1], .S = qd[2], .Sk = Sk, .D = qd[3], .Dv = Dv, .scale = scale};
-    if (md) {
-        /* right-aligned to [N, h, S, Sk]; a dim of 1 is broadcast (stride 0) */
-        int64_t st = 1;
-        for (int i = md->ndim - 1; i >= 0; i--) {
-            k->mst[i + 4 - md->ndim] = md->dims[i] == 1 ? 0 : st;
-            st *= md->dims[i];
-        }
-    }
+    if (md)
+        ib_tensor_desc_bcast_strides(md, 4, k->mst);
     k->max_threads = e->ctx->threads > 0 ? e->ctx->threads : 1;
     k->scratch = cpu_alloc(e, (size_t)k->max_threads * cpu_mha_scratch_floats(k->D, Dv, Sk) *
                                   sizeof(float));

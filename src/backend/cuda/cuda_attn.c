@@ -37,13 +37,8 @@ static void dims_of(const cu_val *q, const cu_val *k, const cu_val *v, const cu_
     d->Sk = k->desc.dims[1];
     d->D = q->desc.dims[2] / h;
     d->Dv = v->desc.dims[2] / h;
-    if (m) { /* right-aligned to [N, h, S, Sk] */
-        int64_t st = 1;
-        for (int i = m->desc.ndim - 1; i >= 0; i--) {
-            d->ms[i + 4 - m->desc.ndim] = m->desc.dims[i] == 1 ? 0 : st;
-            st *= m->desc.dims[i];
-        }
-    }
+    if (m)
+        ib_tensor_desc_bcast_strides(&m->desc, 4, d->ms);
 }
 
 static int64_t up16(int64_t x)

@@ -7,6 +7,7 @@
  * on the reference kernels with the fallback label. Not yet run on a GPU (2026-12-05).
  */
 #include "backend/cuda/cuda_internal.h"
+#include "ir/ops/ssd_post.h"
 
 #define SSD_MAX_SORT 16384
 
@@ -27,14 +28,17 @@ static int run_ssd(cu_exec *e, void *p, ib_err *err)
                        "SSD post-processing kernels");
 }
 
-static void params_of(const ib_node *n, ibk_ssd *a)
+static bool params_of(const ib_node *n, ibk_ssd *a)
 {
-    a->scale_xy = ib_node_attr_float(n, "scale_xy", 0.1f);
-    a->scale_wh = ib_node_attr_float(n, "scale_wh", 0.2f);
-    a->score_thr = ib_node_attr_float(n, "score_threshold", 0.05f);
-    a->nms_iou = ib_node_attr_float(n, "iou_threshold", 0.5f);
-    a->top = ib_node_attr_int(n, "top_per_class", 200);
-    a->max_out = ib_node_attr_int(n, "max_output", 200);
+    ib_ssd_post_params p;
+    bool ok = ib_ssd_params_of_node(n, &p);
+    a->scale_xy = p.scale_xy;
+    a->scale_wh = p.scale_wh;
+    a->score_thr = p.score_thr;
+    a->nms_iou = p.nms_iou;
+    a->top = p.top_per_class;
+    a->max_out = p.max_out;
+    return ok;
 }
 
 static bool sup_ssd(const cu_ctx *c, const ib_graph *g, const ib_node *n,
@@ -46,9 +50,8 @@ static bool sup_ssd(const cu_ctx *c, const ib_graph *g, const ib_node *n,
         !cu_is_const(g, n, 2) || in[1]->ndim != 3 || in[2]->ndim != 2)
         return false;
     ibk_ssd a;
-    params_of(n, &a);
     /* the graph's shape inference checked the rest (ir/ops/detect.c) */
-    return a.top >= 1 && a.max_out >= 1 && in[2]->dims[0] <= SSD_MAX_SORT &&
+    return params_of(n, &a) && in[2]->dims[0] <= SSD_MAX_SORT &&
            (in[1]->dims[1] - 1) * a.top <= SSD_MAX_SORT;
 }
 

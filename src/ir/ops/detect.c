@@ -18,21 +18,29 @@
 #include "ir/ops/ops_util.h"
 #include "ir/ops/ssd_post.h"
 
-static int ssd_params(const ib_op_ctx *ctx, ib_err *err, ib_ssd_post_params *p)
+bool ib_ssd_params_of_node(const ib_node *n, ib_ssd_post_params *p)
 {
     ib_ssd_post_params_default(p);
-    p->scale_xy = ib_op_attr_f(ctx, "scale_xy", p->scale_xy);
-    p->scale_wh = ib_op_attr_f(ctx, "scale_wh", p->scale_wh);
-    p->score_thr = ib_op_attr_f(ctx, "score_threshold", p->score_thr);
-    p->nms_iou = ib_op_attr_f(ctx, "iou_threshold", p->nms_iou);
-    int64_t top = ib_op_attr_i(ctx, "top_per_class", p->top_per_class);
-    int64_t mo = ib_op_attr_i(ctx, "max_output", p->max_out);
-    if (top < 1 || top > 100000 || mo < 1 || mo > 100000)
-        return IB_OP_BAD(ctx, err, "top_per_class (%lld) and max_output (%lld) must be in "
-                                   "[1, 100000]",
-                         (long long)top, (long long)mo);
+    if (!n)
+        return true;
+    p->scale_xy = ib_node_attr_float(n, "scale_xy", p->scale_xy);
+    p->scale_wh = ib_node_attr_float(n, "scale_wh", p->scale_wh);
+    p->score_thr = ib_node_attr_float(n, "score_threshold", p->score_thr);
+    p->nms_iou = ib_node_attr_float(n, "iou_threshold", p->nms_iou);
+    int64_t top = ib_node_attr_int(n, "top_per_class", p->top_per_class);
+    int64_t mo = ib_node_attr_int(n, "max_output", p->max_out);
+    if (top < 1 || top > IB_SSD_MAX_K || mo < 1 || mo > IB_SSD_MAX_K)
+        return false;
     p->top_per_class = (int)top;
     p->max_out = (int)mo;
+    return true;
+}
+
+static int ssd_params(const ib_op_ctx *ctx, ib_err *err, ib_ssd_post_params *p)
+{
+    if (!ib_ssd_params_of_node(ctx->node, p))
+        return IB_OP_BAD(ctx, err, "top_per_class and max_output must be in [1, %d]",
+                         IB_SSD_MAX_K);
     return IB_OK;
 }
 

@@ -10,6 +10,7 @@
 #ifndef IB_IR_OPS_SSD_POST_H
 #define IB_IR_OPS_SSD_POST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,12 @@ typedef struct ib_ssd_post_params {
 
 /* The reference's values (ssd_r34.py: decode_batch(..., 0.50, 200), max_num 200). */
 void ib_ssd_post_params_default(ib_ssd_post_params *p);
+
+/* inferbench.SSDPostprocess's attributes (ir/ops/detect.c) over the defaults; false when
+ * top_per_class or max_output is outside [1, IB_SSD_MAX_K]. n NULL: the defaults. */
+#define IB_SSD_MAX_K 100000
+struct ib_node;
+bool ib_ssd_params_of_node(const struct ib_node *n, ib_ssd_post_params *p);
 
 /*
  * ib_ssd_post - one image. loc is the model's box output [4][n_anchor] (dx, dy, dw, dh; the
