@@ -35,6 +35,8 @@
 # GRAPHPOST_BENCHMARKS (default "ssd-resnet34"): also a "fp16-graphpost" row, the model built
 # with its decode + NMS inside the graph (--variant graph-post: inferbench.SSDPostprocess on
 # the GPU, issue 24);
+# LT_GEMM (default 1): time cuBLASLt GEMMs at float32 vs float16 storage (bench/cuda/lt_gemm,
+# about 20 s), the measurement that decides whether the backend needs 16-bit activations;
 # PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
 # the same for BERT-Large fp16 at batch 32 instead (the second call); 0 skips.
 set -u
@@ -194,6 +196,15 @@ if [ -x "$O/bench/models/bert" ] && [ "${PROFILE_STEPS:-1}" = bert ]; then
         --seconds 2 --profile > "$OUT/profile-bert.txt" 2>&1 ||
         fail "the BERT profile failed (log: $OUT/profile-bert.txt)"
     sed -n '/^-- /,$p' "$OUT/profile-bert.txt" | head -40 | sed 's/^/   /'
+fi
+
+# ---- 4a'. what 16-bit storage would buy: cuBLASLt at BERT's and ResNet50's shapes in the forms
+# the backend has (float32 storage, FAST_16F) and could have (float16 storage), seconds
+if [ -x "$O/bench/cuda/lt_gemm" ] && [ "${LT_GEMM:-1}" = 1 ]; then
+    echo "== cuBLASLt storage forms (bench/cuda/lt_gemm)"
+    timeout 120 "$O/bench/cuda/lt_gemm" --reps 10 > "$OUT/lt_gemm.txt" 2>&1 ||
+        fail "bench/cuda/lt_gemm failed (log: $OUT/lt_gemm.txt)"
+    sed 's/^/   /' "$OUT/lt_gemm.txt"
 fi
 
 # ---- 4b. the PyTorch peer in the same call (issue 24: our figures beside PyTorch's) -------------
