@@ -377,6 +377,11 @@ typedef struct conv16_k {
     int z_kind, act;
     float a, b;
     int64_t N, Cin, HWin, K, HWout;
+    /* fused: one cudnnConvolutionBiasActivationForward writes Y (NHWC float16) */
+    bool fused;
+    cudnnTensorDescriptor_t bd;     /* the float16 bias [1, K, 1, 1] */
+    cudnnActivationDescriptor_t ad; /* Relu */
+    const void *bias16;             /* float16 bias, or K zeros */
 } conv16_k;
 
 static void conv16_free(void *p)
@@ -385,7 +390,21 @@ static void conv16_free(void *p)
     if (!k)
         return;
     destroy_descs(k->d.xd, k->d.yd, k->d.wd, k->d.cd);
+    if (k->bd)
+        (void)cudnnDestroyTensorDescriptor(k->bd);
+    if (k->ad)
+        (void)cudnnDestroyActivationDescriptor(k->ad);
     ib_free(k);
+}
+
+/* The fused form's one call: y = relu(conv(x) + z + bias), z absent = alpha2 0 (cuDNN still
+ * reads a z pointer: y's own). */
+static cudnnStatus_t conv16_fused_call(cu_exec *e, const conv16_k *k, void *ws)
+{
+    const float one = 1.f, alpha2 = k->z ? 1.f : 0.f;
+    return cudnnConvolutionBiasActivationForward(
+        e->ctx->dnn, &one, k->d.xd, k->x16, k->d.wd, k->w16, k->d.cd, k->algo, ws, k->ws,
+        &alpha2, k->d.yd, k->z ? k->z : k->y, k->bd, k->bias16, k->ad, k->d.yd, k->y);
 }
 
 static int run_conv16(cu_exec *e, void *p, ib_err *err)
@@ -398,6 +417,9 @@ static int run_conv16(cu_exec *e, void *p, ib_err *err)
                                                                       k->Cin, k->HWin),
                                     "island entry (NCHW float32 to NHWC float16)")))
         return rc;
+    if (k->fused)
+        return cu_check_dnn(e, err, conv16_fused_call(e, k, e->ws),
+                            "fused convolution + bias + Relu (NHWC float16)");
     const float one = 1.f, zero = 0.f;
     if ((rc = cu_check_dnn(e, err,
                            cudnnConvolutionForward(e->ctx->dnn, &one, k->d.xd, k->x16, k->d.wd,
@@ -412,6 +434,61 @@ static int run_conv16(cu_exec *e, void *p, ib_err *err)
                                                  k->z_kind, k->N, k->K, k->HWout, k->act, k->a,
                                                  k->b),
                        "conv epilogue (NHWC float16)");
+}
+
+/* Issue 24's fusion: an island conv whose Y and Z (if any) are NHWC float16 and whose
+ * activation is Relu runs as one cudnnConvolutionBiasActivationForward (the legacy API, as
+ * the rest of this file; the bias as float16, zeros when the node has none), so Y is written
+ * once instead of by the convolution and again by the epilogue kernel. The call is tried once
+ * here on the planned buffers (nothing has run yet, so it overwrites nothing that matters);
+ * when cuDNN refuses it the epilogue path stays (k->fused false, no error). Identity is left to
+ * that path: cuDNN takes it only with IMPLICIT_PRECOMP_GEMM. Not yet run on a GPU. */
+static int try_fused16(cu_exec *e, conv16_k *k, const cu_val *bias, ib_err *err)
+{
+    if (k->y_f32 || (k->z && k->z_kind != 1) || k->act != IBK_RELU)
+        return IB_OK;
+    int rc;
+    if ((rc = cu_check_dnn(e, err, cudnnCreateTensorDescriptor(&k->bd), "bias descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetTensor4dDescriptor(k->bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, 1,
+                                                      (int)k->K, 1, 1),
+                           "bias descriptor")) ||
+        (rc = cu_check_dnn(e, err, cudnnCreateActivationDescriptor(&k->ad),
+                           "activation descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetActivationDescriptor(k->ad, CUDNN_ACTIVATION_RELU,
+                                                        CUDNN_NOT_PROPAGATE_NAN, 0.0),
+                           "activation descriptor")))
+        return rc;
+    void *b16 = NULL;
+    if (bias && bias->host) {
+        if ((rc = cu_weight_get_f16(e->ctx, bias->host, 1, k->K, &b16, err)))
+            return rc;
+        if ((rc = cu_exec_hold_weight(e, bias->host, CU_W_F16, err))) {
+            cu_weight_put(e->ctx, bias->host, CU_W_F16);
+            return rc;
+        }
+    } else if (bias) {
+        return IB_OK; /* a bias computed in the graph: the epilogue reads it as float32 */
+    } else {
+        if ((rc = cu_alloc(e, (size_t)k->K * 2, &b16, err)) ||
+            (rc = cu_check_rt(e, err, cudaMemset(b16, 0, (size_t)k->K * 2), "zero bias")))
+            return rc;
+    }
+    k->bias16 = b16;
+    /* the exec's workspace is allocated after compile: the probe has its own */
+    void *ws = NULL;
+    if (k->ws && cudaMalloc(&ws, k->ws) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return IB_OK;
+    }
+    if (conv16_fused_call(e, k, ws) == CUDNN_STATUS_SUCCESS &&
+        cudaStreamSynchronize(e->ctx->stream) == cudaSuccess)
+        k->fused = true;
+    else
+        (void)cudaGetLastError();
+    (void)cudaFree(ws);
+    return IB_OK;
 }
 
 /* A conv of an island: X, Y and Z may each be NHWC float16 (island values) or float32 NCHW
@@ -496,9 +573,11 @@ static int comp_conv16(cu_exec *e, const ib_node *n, const cv_geom *cg, ib_err *
     k->z_kind = !z ? 0 : z->half ? 1 : 2;
     cu_fused_act(n, &k->act, &k->a, &k->b);
     k->epi = k->y_f32 || k->bias || k->z || k->act != IBK_COPY;
+    if (k->epi && (rc = try_fused16(e, k, bias, err)))
+        goto fail;
     if ((rc = cu_add_step(e, run_conv16, k, conv16_free, err)))
         return rc;
-    cu_step_kind(e, "cudnn-nhwc16");
+    cu_step_kind(e, k->fused ? "cudnn-nhwc16-fused" : "cudnn-nhwc16");
     return IB_OK;
 fail:
     conv16_free(k);
