@@ -16,7 +16,7 @@ typedef struct cpu_ssd_ctx {
     int64_t N, C, A;
     ib_ssd_post_params p;
     int max_threads;
-    size_t ws_bytes;       /* per thread: the workspace, then max_out detections */
+    size_t ws_bytes;       /* per thread: ib_ssd_post_rows_ws_bytes */
     char *ws;
 } cpu_ssd_ctx;
 
@@ -27,24 +27,19 @@ static int ssd_run(void *kctx, int threads, ib_err *err)
     if (nt > k->N)
         nt = k->N > 0 ? (int)k->N : 1;
     int rc = IB_OK;
-    const size_t wsb = ib_ssd_post_ws_bytes((size_t)k->A, (size_t)k->C, &k->p);
 #pragma omp parallel num_threads(nt)
     {
         char *ws = k->ws + (size_t)omp_get_thread_num() * k->ws_bytes;
-        ib_ssd_det *det = (ib_ssd_det *)(ws + wsb);
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t n = 0; n < k->N; n++) {
-            size_t cnt = 0;
+        for (int64_t n = 0; n < k->N; n++)
             /* parameters were checked at compile: this cannot fail */
-            if (ib_ssd_post_ws(k->loc + n * 4 * k->A, k->conf + n * k->C * k->A, k->anchors,
-                               (size_t)k->A, (size_t)k->C, &k->p, ws, det, &cnt, NULL)) {
+            if (ib_ssd_post_rows(k->loc + n * 4 * k->A, k->conf + n * k->C * k->A, k->anchors,
+                                 (size_t)k->A, (size_t)k->C, &k->p, ws,
+                                 k->rows + n * k->p.max_out * 6, k->count ? k->count + n : NULL,
+                                 NULL)) {
 #pragma omp atomic write
                 rc = IB_EINVAL;
             }
-            ib_ssd_rows(det, cnt, (size_t)k->p.max_out, k->rows + n * k->p.max_out * 6);
-            if (k->count)
-                k->count[n] = (int64_t)cnt;
-        }
     }
     return rc ? ib_err_set(err, rc, "SSD post-processing failed") : IB_OK;
 }
@@ -73,8 +68,7 @@ static int ssd_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     k->A = an->desc.dims[0];
     k->anchors = an->cdata;
     k->max_threads = e->ctx->threads > 0 ? e->ctx->threads : 1;
-    k->ws_bytes = (ib_ssd_post_ws_bytes((size_t)k->A, (size_t)k->C, &k->p) +
-                   (size_t)k->p.max_out * sizeof(ib_ssd_det) + 63) / 64 * 64;
+    k->ws_bytes = ib_ssd_post_rows_ws_bytes((size_t)k->A, (size_t)k->C, &k->p);
     k->ws = cpu_alloc(e, (size_t)k->max_threads * k->ws_bytes);
     const void *lp, *cp;
     void *rp, *np = NULL;

@@ -83,9 +83,7 @@ static size_t scratch_ssd(const ib_op_ctx *ctx, const ib_tensor_desc *const *in,
     ib_ssd_post_params p;
     if (ssd_params(ctx, NULL, &p) || in[2]->ndim != 2 || in[1]->ndim != 3 || in[1]->dims[1] < 2)
         return 0;
-    size_t mo = (size_t)p.max_out;
-    return ib_ssd_post_ws_bytes((size_t)in[2]->dims[0], (size_t)in[1]->dims[1], &p) + 64 +
-           mo * sizeof(ib_ssd_det);
+    return ib_ssd_post_rows_ws_bytes((size_t)in[2]->dims[0], (size_t)in[1]->dims[1], &p);
 }
 
 static int k_ssd(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in,
@@ -97,21 +95,14 @@ static int k_ssd(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
     if (rc)
         return rc;
     const int64_t N = in[0]->desc.dims[0], C = in[1]->desc.dims[1], A = in[2]->desc.dims[0];
-    size_t wsb = ib_ssd_post_ws_bytes((size_t)A, (size_t)C, &p);
-    char *ws = (char *)(((uintptr_t)ctx->scratch + 63) & ~(uintptr_t)63);
-    ib_ssd_det *det = (ib_ssd_det *)(ws + wsb);
+    void *ws = ctx->scratch; /* 64-byte aligned (ir/op.h) */
     const float *loc = in[0]->data, *conf = in[1]->data, *an = in[2]->data;
     float *rows = out[0]->data;
     int64_t *cnt = n_out > 1 && out[1] ? out[1]->data : NULL;
-    for (int64_t n = 0; n < N; n++) {
-        size_t k = 0;
-        if ((rc = ib_ssd_post_ws(loc + n * 4 * A, conf + n * C * A, an, (size_t)A, (size_t)C, &p,
-                                 ws, det, &k, err)))
+    for (int64_t n = 0; n < N; n++)
+        if ((rc = ib_ssd_post_rows(loc + n * 4 * A, conf + n * C * A, an, (size_t)A, (size_t)C,
+                                   &p, ws, rows + n * p.max_out * 6, cnt ? cnt + n : NULL, err)))
             return rc;
-        ib_ssd_rows(det, k, (size_t)p.max_out, rows + n * p.max_out * 6);
-        if (cnt)
-            cnt[n] = (int64_t)k;
-    }
     return IB_OK;
 }
 

@@ -66,7 +66,7 @@ static size_t ws_layout(size_t n_anchor, size_t n_class, size_t per, char *base,
     size_t na = n_anchor ? n_anchor : 1, cap = (n_class - 1) * per, off = 0;
 #define WS_PART(field, bytes)                                                                  \
     do {                                                                                       \
-        if (base)                                                                              \
+        if (w)                                                                                 \
             w->field = (void *)(base + off);                                                   \
         off += ((bytes) + 63) / 64 * 64;                                                       \
     } while (0)
@@ -263,6 +263,25 @@ void ib_ssd_r34_anchors(float *out)
                 }
     }
     IB_ASSERT(o == IB_SSD_R34_ANCHORS);
+}
+
+size_t ib_ssd_post_rows_ws_bytes(size_t n_anchor, size_t n_class, const ib_ssd_post_params *p)
+{
+    size_t b = ib_ssd_post_ws_bytes(n_anchor, n_class, p);
+    return b && p->max_out > 0 ? b + ((size_t)p->max_out * sizeof(ib_ssd_det) + 63) / 64 * 64 : 0;
+}
+
+int ib_ssd_post_rows(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
+                     size_t n_class, const ib_ssd_post_params *p, void *ws, float *rows,
+                     int64_t *count, ib_err *err)
+{
+    ib_ssd_det *det = (ib_ssd_det *)((char *)ws + ib_ssd_post_ws_bytes(n_anchor, n_class, p));
+    size_t k = 0;
+    int rc = ib_ssd_post_ws(loc, conf, anchors, n_anchor, n_class, p, ws, det, &k, err);
+    ib_ssd_rows(det, k, (size_t)p->max_out, rows); /* k is 0 on an error: zero rows */
+    if (count)
+        *count = (int64_t)k;
+    return rc;
 }
 
 void ib_ssd_rows(const ib_ssd_det *d, size_t n, size_t max_out, float *rows)

@@ -66,7 +66,14 @@ int ib_ssd_post_ws(const float *loc, const float *conf, const float *anchors, si
 /* One image's detections as rows of 6 floats (xmin, ymin, xmax, ymax, score, label), zero
  * past n: inferbench.SSDPostprocess's output rows (max_out of them). */
 void ib_ssd_rows(const ib_ssd_det *d, size_t n, size_t max_out, float *rows);
-/* The inverse: count rows into d (labels from their float). */
+/* One image straight to rows (max_out of them) and its count (NULL: not written): what
+ * inferbench.SSDPostprocess outputs. ws holds ib_ssd_post_rows_ws_bytes bytes, 64-byte aligned
+ * (the decode's workspace, then the detections). */
+size_t ib_ssd_post_rows_ws_bytes(size_t n_anchor, size_t n_class, const ib_ssd_post_params *p);
+int ib_ssd_post_rows(const float *loc, const float *conf, const float *anchors, size_t n_anchor,
+                     size_t n_class, const ib_ssd_post_params *p, void *ws, float *rows,
+                     int64_t *count, ib_err *err);
+/* The inverse of ib_ssd_rows: count rows into d (labels from their float). */
 void ib_ssd_from_rows(const float *rows, size_t count, ib_ssd_det *d);
 
 /*
