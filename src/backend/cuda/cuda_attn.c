@@ -133,52 +133,18 @@ static int comp_fused(cu_exec *e, const cu_val *q, const cu_val *k, const cu_val
 
 /* ---- fp32: split heads, the two products and the softmax, merge ---------------------- */
 
-typedef struct copy_k {
-    const float *x;
-    float *y;
-    ibk_view v;
-} copy_k;
-
-static int run_copy(cu_exec *e, void *p, ib_err *err)
-{
-    copy_k *k = p;
-    return cu_check_rt(e, err,
-                       (cudaError_t)ibk_strided_copy(e->ctx->stream, k->x, k->y, &k->v, 4),
-                       "attention head copy kernel");
-}
-
 /* y [d0, d1, d2, d3] (dense) = x read with strides st */
 static int add_copy4(cu_exec *e, const float *x, float *y, const int64_t *dims, const int64_t *st,
                      ib_err *err)
 {
-    copy_k *k = ib_calloc(1, sizeof *k);
-    if (!k)
-        return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    k->x = x;
-    k->y = y;
-    k->v.ndim = 4;
+    ibk_view v;
+    memset(&v, 0, sizeof v);
+    v.ndim = 4;
     for (int i = 0; i < 4; i++) {
-        k->v.dims[i] = dims[i];
-        k->v.sa[i] = st[i];
+        v.dims[i] = dims[i];
+        v.sa[i] = st[i];
     }
-    return cu_add_step(e, run_copy, k, NULL, err);
-}
-
-typedef struct soft_k {
-    float *s;
-    const float *mask;
-    int64_t rows, cols, mcs;
-    float scale;
-    ibk_view mv;
-} soft_k;
-
-static int run_soft(cu_exec *e, void *p, ib_err *err)
-{
-    soft_k *k = p;
-    return cu_check_rt(e, err,
-                       (cudaError_t)ibk_softmax(e->ctx->stream, k->s, k->s, k->rows, k->cols,
-                                                k->scale, k->mask, &k->mv, k->mcs, 0),
-                       "attention softmax kernel");
+    return cu_add_strided_copy(e, x, y, &v, 4, err);
 }
 
 static int comp_split(cu_exec *e, const cu_val *q, const cu_val *k, const cu_val *v,
@@ -201,26 +167,16 @@ static int comp_split(cu_exec *e, const cu_val *q, const cu_val *k, const cu_val
         (rc = add_copy4(e, k->dev, ks, kd, kst, err)) ||
         (rc = add_copy4(e, v->dev, vs, vd, vst, err)))
         return rc;
-    cu_mm_geom g1 = {.M = S, .N = Sk, .K = D, .batch = B, .tb = true, .sa = S * D, .sb = Sk * D,
-                     .sy = S * Sk, .a = qs, .b = ks, .y = sc, .alpha = 1.0f};
-    if ((rc = cu_add_gemm(e, &g1, err)))
-        return rc;
-    soft_k *s = ib_calloc(1, sizeof *s);
-    if (!s)
-        return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    *s = (soft_k){.s = sc, .mask = m ? m->dev : NULL, .rows = B * S, .cols = Sk,
-                  .mcs = d->ms[3], .scale = scale};
-    s->mv.ndim = 3; /* the row dims [N, h, S] */
-    s->mv.dims[0] = N;
-    s->mv.dims[1] = h;
-    s->mv.dims[2] = S;
+    cu_attn_geom a = {.q = qs, .k = ks, .v = vs, .y = ys, .scores = sc, .k_rows = true,
+                      .batch = B, .sq = S, .sk = Sk, .dd = D, .dv = Dv, .scale = scale,
+                      .mask = m ? m->dev : NULL, .mcs = d->ms[3]};
+    a.mv.ndim = 3; /* the row dims [N, h, S] */
+    a.mv.dims[0] = N;
+    a.mv.dims[1] = h;
+    a.mv.dims[2] = S;
     for (int i = 0; i < 3; i++)
-        s->mv.sa[i] = d->ms[i];
-    if ((rc = cu_add_step(e, run_soft, s, NULL, err)))
-        return rc;
-    cu_mm_geom g2 = {.M = S, .N = Dv, .K = Sk, .batch = B, .sa = S * Sk, .sb = Sk * Dv,
-                     .sy = S * Dv, .a = sc, .b = vs, .y = ys, .alpha = 1.0f};
-    if ((rc = cu_add_gemm(e, &g2, err)))
+        a.mv.sa[i] = d->ms[i];
+    if ((rc = cu_add_attention(e, &a, err)))
         return rc;
     /* y [N, S, h, Dv] from ys [N, h, S, Dv] */
     const int64_t yd[4] = {N, S, h, Dv}, yst[4] = {h * S * Dv, Dv, S * Dv, 1};

@@ -203,6 +203,27 @@ int cu_lt_plan(cu_exec *e, const cu_mm_geom *g, cu_lt **out, ib_err *err);
 int cu_lt_run(cu_exec *e, cu_lt *k, const float *a, const float *b, float *y, ib_err *err);
 void cu_lt_free(void *k);
 
+/* Attention over contiguous blocks (inferbench.Attention, and MultiHeadAttention's split-heads
+ * path): scores = q k' into `scores` [batch, sq, sk] (k [batch, sk, dd] when k_rows, else
+ * kt [batch, dd, sk]), softmax(scale scores + mask) in place, y [batch, sq, dv] = scores v. */
+typedef struct cu_attn_geom {
+    const float *q, *k, *v;
+    float *y, *scores;
+    bool k_rows;
+    int64_t batch, sq, sk, dd, dv;
+    float scale;
+    const float *mask; /* or NULL */
+    ibk_view mv;       /* the mask's strides over the row dims [..., sq] */
+    int64_t mcs;       /* and per key */
+} cu_attn_geom;
+int cu_add_attention(cu_exec *e, const cu_attn_geom *a, ib_err *err);
+
+/* ---- shape steps (cuda_ops_shape.c) ---------------------------------------- */
+
+/* A step copying y[i] = x[view(i)] for elements of esize bytes (Transpose, Expand, fills). */
+int cu_add_strided_copy(cu_exec *e, const void *x, void *y, const ibk_view *v, int esize,
+                        ib_err *err);
+
 /* ---- op table (cuda_backend.c) -------------------------------------------- */
 
 typedef bool (*cu_supports_fn)(const cu_ctx *c, const ib_graph *g, const ib_node *n,

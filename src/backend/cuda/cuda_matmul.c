@@ -375,29 +375,12 @@ static int run_gelu(cu_exec *e, void *p, ib_err *err)
                        "gelu kernel");
 }
 
-typedef struct fill_k {
-    const void *x;
-    void *y;
-    ibk_view v;
-} fill_k;
-
-static int run_fill(cu_exec *e, void *p, ib_err *err)
-{
-    fill_k *k = p;
-    return cu_check_rt(e, err, (cudaError_t)ibk_strided_copy(e->ctx->stream, k->x, k->y, &k->v, 4),
-                       "broadcast fill kernel");
-}
-
 /* Y = broadcast(c) (the C / bias term before a beta = 1 product). */
 static int add_fill(cu_exec *e, const cu_val *cterm, cu_val *y, ib_err *err)
 {
-    fill_k *k = ib_calloc(1, sizeof *k);
-    if (!k)
-        return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    cu_bcast_view(&cterm->desc, NULL, &y->desc, &k->v);
-    k->x = cterm->dev;
-    k->y = y->dev;
-    return cu_add_step(e, run_fill, k, NULL, err);
+    ibk_view v;
+    cu_bcast_view(&cterm->desc, NULL, &y->desc, &v);
+    return cu_add_strided_copy(e, cterm->dev, y->dev, &v, 4, err);
 }
 
 static bool is_fused(const ib_node *n)
@@ -556,48 +539,53 @@ static bool sup_attn(const cu_ctx *c, const ib_graph *g, const ib_node *n,
     return n->n_inputs < 4 || !in[3] || in[3]->ndim <= r;
 }
 
+int cu_add_attention(cu_exec *e, const cu_attn_geom *a, ib_err *err)
+{
+    mm_geom g1 = {.M = a->sq, .N = a->sk, .K = a->dd, .batch = a->batch, .tb = a->k_rows,
+                  .sa = a->sq * a->dd, .sb = a->dd * a->sk, .sy = a->sq * a->sk, .a = a->q,
+                  .b = a->k, .y = a->scores, .alpha = 1.0f};
+    int rc = cu_add_gemm(e, &g1, err);
+    if (rc)
+        return rc;
+    att_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    *k = (att_k){.s = a->scores, .mask = a->mask, .rows = a->batch * a->sq, .cols = a->sk,
+                 .scale = a->scale, .mv = a->mv, .mcs = a->mcs};
+    if ((rc = cu_add_step(e, run_att_softmax, k, NULL, err)))
+        return rc;
+    mm_geom g2 = {.M = a->sq, .N = a->dv, .K = a->sk, .batch = a->batch, .sa = a->sq * a->sk,
+                  .sb = a->sk * a->dv, .sy = a->sq * a->dv, .a = a->scores, .b = a->v,
+                  .y = a->y, .alpha = 1.0f};
+    return cu_add_gemm(e, &g2, err);
+}
+
 static int comp_attn(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *q = cu_in(e, n, 0), *kt = cu_in(e, n, 1), *v = cu_in(e, n, 2), *m = cu_in(e, n, 3);
     cu_val *y = cu_out(e, n, 0);
     int32_t r = q->desc.ndim;
-    int64_t batch = 1;
+    cu_attn_geom a = {.q = q->dev, .k = kt->dev, .v = v->dev, .y = y->dev, .batch = 1,
+                      .sq = q->desc.dims[r - 2], .sk = kt->desc.dims[r - 1],
+                      .dd = q->desc.dims[r - 1], .dv = v->desc.dims[r - 1],
+                      .scale = ib_node_attr_float(n, "scale", 1.0f)};
     for (int32_t d = 0; d < r - 2; d++)
-        batch *= q->desc.dims[d];
-    int64_t sq = q->desc.dims[r - 2], dd = q->desc.dims[r - 1], sk = kt->desc.dims[r - 1];
-    int64_t dv = v->desc.dims[r - 1];
+        a.batch *= q->desc.dims[d];
     /* The score block: the Attention nodes of a subgraph run one after another on
      * one stream, so they share one block (the largest asked for). */
-    void *s;
-    int rc = cu_att_block(e, (size_t)(batch * sq * sk) * sizeof(float), &s, err);
+    int rc = cu_att_block(e, (size_t)(a.batch * a.sq * a.sk) * sizeof(float),
+                          (void **)&a.scores, err);
     if (rc)
         return rc;
-    mm_geom g1 = {.M = sq, .N = sk, .K = dd, .batch = batch, .sa = sq * dd, .sb = dd * sk,
-                  .sy = sq * sk, .a = q->dev, .b = kt->dev, .y = s, .alpha = 1.0f};
-    if ((rc = cu_add_gemm(e, &g1, err)))
-        return rc;
-    att_k *k = ib_calloc(1, sizeof *k);
-    if (!k)
-        return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    k->s = s;
-    k->rows = batch * sq;
-    k->cols = sk;
-    k->scale = ib_node_attr_float(n, "scale", 1.0f);
     if (m) {
         ib_tensor_desc sd = q->desc;
-        sd.dims[r - 1] = sk;
-        ibk_view full;
-        cu_bcast_view(&m->desc, NULL, &sd, &full);
-        k->mask = m->dev;
-        k->mv = full;
-        k->mv.ndim = r - 1; /* row dims */
-        k->mcs = full.sa[r - 1];
+        sd.dims[r - 1] = a.sk;
+        cu_bcast_view(&m->desc, NULL, &sd, &a.mv);
+        a.mask = m->dev;
+        a.mcs = a.mv.sa[r - 1];
+        a.mv.ndim = r - 1; /* row dims */
     }
-    if ((rc = cu_add_step(e, run_att_softmax, k, NULL, err)))
-        return rc;
-    mm_geom g2 = {.M = sq, .N = dv, .K = sk, .batch = batch, .sa = sq * sk, .sb = sk * dv,
-                  .sy = sq * dv, .a = s, .b = v->dev, .y = y->dev, .alpha = 1.0f};
-    return cu_add_gemm(e, &g2, err);
+    return cu_add_attention(e, &a, err);
 }
 
 const cu_op cu_ops_matmul[] = {

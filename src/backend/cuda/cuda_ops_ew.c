@@ -199,16 +199,6 @@ static int binary_kop(const ib_node *n)
 }
 
 /* Broadcast strides of `in` against the output dims (numpy rules). */
-static void bcast_strides(const ib_tensor_desc *in, const ib_tensor_desc *out, int64_t *st)
-{
-    int64_t s[IB_MAX_DIMS];
-    cu_strides(in, s);
-    int32_t off = out->ndim - in->ndim;
-    for (int32_t d = 0; d < out->ndim; d++) {
-        int32_t k = d - off;
-        st[d] = (k < 0 || in->dims[k] == 1) ? 0 : s[k];
-    }
-}
 
 void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_tensor_desc *out,
                    ibk_view *v)
@@ -217,9 +207,9 @@ void cu_bcast_view(const ib_tensor_desc *a, const ib_tensor_desc *b, const ib_te
     v->ndim = out->ndim;
     for (int32_t d = 0; d < out->ndim; d++)
         v->dims[d] = out->dims[d];
-    bcast_strides(a, out, v->sa);
+    ib_tensor_desc_bcast_strides(a, out->ndim, v->sa);
     if (b)
-        bcast_strides(b, out, v->sb);
+        ib_tensor_desc_bcast_strides(b, out->ndim, v->sb);
     if (v->ndim == 0) { /* scalars: one element */
         v->ndim = 1;
         v->dims[0] = 1;

@@ -54,6 +54,16 @@ static int run_strided(cu_exec *e, void *k, ib_err *err)
                        "strided copy kernel");
 }
 
+int cu_add_strided_copy(cu_exec *e, const void *x, void *y, const ibk_view *v, int esize,
+                        ib_err *err)
+{
+    sc_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    *k = (sc_k){.x = x, .y = y, .v = *v, .esize = esize};
+    return cu_add_step(e, run_strided, k, NULL, err);
+}
+
 static bool sup_transpose(const cu_ctx *c, const ib_graph *g, const ib_node *n,
                           const ib_tensor_desc *const *in, enum ib_precision p)
 {
@@ -68,27 +78,23 @@ static bool sup_transpose(const cu_ctx *c, const ib_graph *g, const ib_node *n,
 static int comp_transpose(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
-    sc_k *k = ib_calloc(1, sizeof *k);
-    if (!k)
-        return cu_fail(e, err, IB_ENOMEM, "out of memory");
     const int64_t *perm;
     size_t np = ib_node_attr_ints(n, "perm", &perm);
     int64_t st[IB_MAX_DIMS];
     cu_strides(&x->desc, st);
     int32_t r = x->desc.ndim;
-    k->v.ndim = r ? r : 1;
-    k->v.dims[0] = 1;
+    ibk_view v;
+    memset(&v, 0, sizeof v);
+    v.ndim = r ? r : 1;
+    v.dims[0] = 1;
     for (int32_t d = 0; d < r; d++) {
         int64_t s = np ? perm[d] : r - 1 - d;
         if (s < 0)
             s += r;
-        k->v.dims[d] = x->desc.dims[s];
-        k->v.sa[d] = st[s];
+        v.dims[d] = x->desc.dims[s];
+        v.sa[d] = st[s];
     }
-    k->x = x->dev;
-    k->y = y->dev;
-    k->esize = (int)ib_dtype_size(x->desc.dtype);
-    return cu_add_step(e, run_strided, k, NULL, err);
+    return cu_add_strided_copy(e, x->dev, y->dev, &v, (int)ib_dtype_size(x->desc.dtype), err);
 }
 
 
@@ -104,14 +110,9 @@ static bool sup_expand(const cu_ctx *c, const ib_graph *g, const ib_node *n,
 static int comp_expand(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *x = cu_in(e, n, 0), *y = cu_out(e, n, 0);
-    sc_k *k = ib_calloc(1, sizeof *k);
-    if (!k)
-        return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    cu_bcast_view(&x->desc, NULL, &y->desc, &k->v);
-    k->x = x->dev;
-    k->y = y->dev;
-    k->esize = (int)ib_dtype_size(x->desc.dtype);
-    return cu_add_step(e, run_strided, k, NULL, err);
+    ibk_view v;
+    cu_bcast_view(&x->desc, NULL, &y->desc, &v);
+    return cu_add_strided_copy(e, x->dev, y->dev, &v, (int)ib_dtype_size(x->desc.dtype), err);
 }
 
 /* ---- Concat --------------------------------------------------------------- */

@@ -17,7 +17,6 @@
 
 typedef struct mha {
     int64_t N, S, Sk, h, D, Dv;
-    int64_t mdims[4]; /* the mask's dims padded to rank 4 with leading ones */
 } mha;
 
 static int mha_shape(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *const *in,
@@ -41,15 +40,12 @@ static int mha_shape(const ib_op_ctx *ctx, ib_err *err, const ib_tensor_desc *co
         return IB_OP_BAD(ctx, err, "K must be [N, Sk, %lld] and V [N, Sk, heads * Dv] for Q "
                                    "[N, S, %lld]",
                          (long long)q->dims[2], (long long)q->dims[2]);
-    for (int i = 0; i < 4; i++)
-        a->mdims[i] = 1;
     if (m) {
         const int64_t want[4] = {a->N, a->h, a->S, a->Sk};
         if (m->ndim > 4)
             return IB_OP_BAD(ctx, err, "mask rank %d > 4", m->ndim);
         for (int i = 0; i < m->ndim; i++) {
             int j = i + 4 - m->ndim;
-            a->mdims[j] = m->dims[i];
             if (m->dims[i] != 1 && m->dims[i] != want[j] && want[j] >= 0 && m->dims[i] >= 0)
                 return IB_OP_BAD(ctx, err, "mask dim %d (%lld) does not broadcast to %lld", i,
                                  (long long)m->dims[i], (long long)want[j]);
@@ -104,11 +100,9 @@ static int k_mha(const ib_op_ctx *ctx, const ib_tensor *const *in, uint32_t n_in
     float *Y = out[0]->data;
     int64_t H = a.h * a.D, Hv = a.h * a.Dv;
     /* mask strides of [N, h, S, Sk] (0 on broadcast dims) */
-    int64_t ms[4], acc = 1;
-    for (int i = 3; i >= 0; i--) {
-        ms[i] = a.mdims[i] == 1 ? 0 : acc;
-        acc *= a.mdims[i];
-    }
+    int64_t ms[4] = {0, 0, 0, 0};
+    if (mt)
+        ib_tensor_desc_bcast_strides(&mt->desc, 4, ms);
     for (int64_t n = 0; n < a.N; n++)
         for (int64_t c = 0; c < a.h; c++)
             for (int64_t i = 0; i < a.S; i++) {

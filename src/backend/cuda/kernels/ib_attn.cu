@@ -26,10 +26,10 @@
 #include <stdint.h>
 
 #include "cuda_kernels.h"
+#include "ibk_grid.cuh"
 
 using namespace nvcuda;
 
-#define MHA_THREADS 256 /* the pack kernel */
 #define MHA_WARPS 4     /* warps of the attention kernel: 64 queries a block */
 
 template <typename T> __device__ static T to16(float x);
@@ -60,13 +60,12 @@ extern "C" int ibk_mha_pack(ibk_stream s, int bf16, const float *x, void *y, int
                             int64_t L, int64_t h, int64_t D, int64_t Lp, int64_t Dp)
 {
     int64_t total = N * h * Lp * Dp;
-    int64_t g = (total + MHA_THREADS - 1) / MHA_THREADS;
-    unsigned grid = (unsigned)(g > 65535LL * 32 ? 65535LL * 32 : g > 0 ? g : 1);
+    unsigned grid = grid_for(total);
     if (bf16)
-        k_mha_pack<__nv_bfloat16><<<grid, MHA_THREADS, 0, s>>>(x, (__nv_bfloat16 *)y, L, h, D,
+        k_mha_pack<__nv_bfloat16><<<grid, IBK_THREADS, 0, s>>>(x, (__nv_bfloat16 *)y, L, h, D,
                                                                 Lp, Dp, total);
     else
-        k_mha_pack<__half><<<grid, MHA_THREADS, 0, s>>>(x, (__half *)y, L, h, D, Lp, Dp, total);
+        k_mha_pack<__half><<<grid, IBK_THREADS, 0, s>>>(x, (__half *)y, L, h, D, Lp, Dp, total);
     return (int)cudaGetLastError();
 }
 

@@ -12,16 +12,7 @@
 #include <stdint.h>
 
 #include "cuda_kernels.h"
-
-#define IBK_THREADS 256
-
-static unsigned grid_for(int64_t n)
-{
-    int64_t g = (n + IBK_THREADS - 1) / IBK_THREADS;
-    if (g > 65535LL * 32)
-        g = 65535LL * 32; /* grid-stride loops cover the rest */
-    return (unsigned)(g > 0 ? g : 1);
-}
+#include "ibk_grid.cuh"
 
 static int launch_status(void)
 {

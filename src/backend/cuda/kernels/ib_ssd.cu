@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "cuda_kernels.h"
+#include "ibk_grid.cuh"
 
 #define SSD_BLOCK 1024
 
@@ -263,10 +264,7 @@ extern "C" int ibk_ssd_run(ibk_stream s, const float *loc, const float *conf,
     float *kscore = prob + a->N * a->C * a->A;
     int32_t *kanchor = (int32_t *)(kscore + a->N * (a->C - 1) * a->top);
     int32_t *nkept = kanchor + a->N * (a->C - 1) * a->top;
-    int64_t total = a->N * a->A;
-    int64_t g = (total + 255) / 256;
-    k_decode<<<(unsigned)(g > 65535LL * 32 ? 65535LL * 32 : g), 256, 0, s>>>(loc, conf, anchors,
-                                                                            box, prob, *a);
+    k_decode<<<grid_for(a->N * a->A), IBK_THREADS, 0, s>>>(loc, conf, anchors, box, prob, *a);
     dim3 cg((unsigned)(a->C - 1), (unsigned)a->N);
     k_class<<<cg, SSD_BLOCK, class_smem(a), s>>>(box, prob, kscore, kanchor, nkept, *a);
     k_merge<<<(unsigned)a->N, SSD_BLOCK, merge_smem(a), s>>>(box, kscore, kanchor, nkept, rows,
