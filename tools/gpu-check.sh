@@ -15,8 +15,9 @@
 #      on the reference kernels (run.json placement; issue 25: 0), next to the
 #      published MLPerf v1.1 per-GPU figures of ../shared/reference/benchmarks.md
 #      (Dell R7525 3x A100-PCIe-40GB and 3x A30, TensorRT, divided by 3).
-# Any failing step prints "GPU-CHECK FAILED: <step>" and the script exits 1;
-# it never reports a figure it did not measure.
+# Any failing step prints "GPU-CHECK FAILED: <step>" and the script exits 1; steps left for
+# lack of time (GPU_CHECK_BUDGET, below) are named after "GPU-CHECK INCOMPLETE" and, if
+# nothing failed, it exits 3; it never reports a figure it did not measure.
 #
 # Usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--no-tests] [--bundle]
 #                              [--precisions "fp32 fp16"] [--benchmarks "resnet50 bert-99"]
@@ -72,6 +73,25 @@ die() {
     exit 1
 }
 mkdir -p "$OUT" || die "cannot create $OUT"
+# The device tool ends a call at 8 minutes and its output with it: every step's timeout is cut
+# to what is left of GPU_CHECK_BUDGET (seconds, default 450) less 15 s for the table, and a step
+# with under 20 s left is not started but named at the end ("GPU-CHECK INCOMPLETE", exit 3), so
+# a slow or hanging step costs the steps after it, never the table of what did run.
+BUDGET=${GPU_CHECK_BUDGET:-450}
+START=$(date +%s)
+NOT_RUN=""
+# step_time CAP NAME: sets TT to min(CAP, seconds left); under 20 s left it notes NAME in
+# NOT_RUN and returns 1 (called directly, not in $(...), so that NOT_RUN keeps the note)
+step_time() {
+    TT=$((BUDGET - ($(date +%s) - START) - 15))
+    if [ "$TT" -lt 20 ]; then
+        NOT_RUN="$NOT_RUN
+   $2"
+        echo "== not started, time budget spent: $2" >&2
+        return 1
+    fi
+    [ "$TT" -lt "$1" ] || TT=$1
+}
 
 # ---- 1. GPUs -------------------------------------------------------------------------------
 command -v nvidia-smi >/dev/null 2>&1 || die "nvidia-smi not found: no NVIDIA driver on this machine"
@@ -95,14 +115,17 @@ CLI=$O/bin/inferbench
 # ---- 3. tests --------------------------------------------------------------------------------
 if [ "$NO_TESTS" = 1 ]; then
     echo "== tests: skipped (--no-tests)"
+elif ! step_time 240 "the cuda_* tests"; then
+    : > "$OUT/tests.log"
 elif [ "$BUNDLE" = 1 ]; then
-    echo "== $O/tests/ib-tests 'cuda_*'"
-    "$O/tests/ib-tests" -j4 -v 'cuda_*' > "$OUT/tests.log" 2>&1
+    echo "== $O/tests/ib-tests 'cuda_*' (at most $TT s)"
+    timeout "$TT" "$O/tests/ib-tests" -j4 -v 'cuda_*' > "$OUT/tests.log" 2>&1
 else
-    echo "== make check T='cuda_*'"
-    make CUDA=1 BUILD=release O=$O check T='cuda_*' > "$OUT/tests.log" 2>&1
+    echo "== make check T='cuda_*' (at most $TT s)"
+    timeout "$TT" make CUDA=1 BUILD=release O=$O check T='cuda_*' > "$OUT/tests.log" 2>&1
 fi
 TRC=$?
+[ "$TRC" = 124 ] && echo "   the tests were stopped at the time budget: the lines above are those that ended" >&2
 [ "$NO_TESTS" = 1 ] && : > "$OUT/tests.log"
 grep -E '^(ok|not ok)' "$OUT/tests.log" | sed 's/^/   /'
 grep -E '^#   # (FAIL|[a-z_]+: [0-9]+ cases)' "$OUT/tests.log" | sed 's/^/   /'
@@ -149,9 +172,10 @@ for B in $BENCHMARKS; do
         eval "FIXED=\${$VAR:-}"
         BATCH_ARG=""
         [ -n "$FIXED" ] && BATCH_ARG="--batch $FIXED"
-        echo "== run $B $P ${FIXED:+batch $FIXED }on $NGPU GPU(s)"
+        step_time 300 "run $B $P" || continue
+        echo "== run $B $P ${FIXED:+batch $FIXED }on $NGPU GPU(s) (at most $TT s)"
         T0=$(date +%s)
-        timeout 300 "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
+        timeout "$TT" "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
             --devices all --precision "$PREC" $NHWC $VARIANT $BATCH_ARG --json --output-dir "$D" \
             > "$D.json" 2> "$D.err"
         RC=$?
@@ -179,43 +203,46 @@ for B in $BENCHMARKS; do
     done
 done
 
-# ---- 4a. where the device time goes: ResNet50 fp16 batch 128, per step (cuda profiling,
+# ---- 4a. the PyTorch peer in the same call (issue 24: our figures beside PyTorch's), before the
+# diagnostics below so that a short budget keeps it
+if [ -n "${PEER:-}" ] && [ -f "$PEER" ] && step_time 240 "the PyTorch peer"; then
+    echo "== PyTorch peer ($PEER: ResNet50 fp16/fp32 batch 128, BERT-Large fp16 batch 32)"
+    timeout "$TT" python3 "$PEER" resnet50_fp16_bs128_eager resnet50_fp16_bs128_cudagraph \
+        resnet50_fp32_bs128_eager bert_large_fp16_bs32_seq384 > "$OUT/torch_peer.txt" 2>&1 ||
+        fail "the PyTorch peer failed (log: $OUT/torch_peer.txt)"
+    grep -v '^{' "$OUT/torch_peer.txt" | sed 's/^/   /'
+elif [ -z "${PEER:-}" ] || [ ! -f "$PEER" ]; then
+    echo "== PyTorch peer: skipped (set PEER to gpu-torch-peer.py; .gpu/env.sh does)"
+fi
+
+# ---- 4b. where the device time goes: ResNet50 fp16 batch 128, per step (cuda profiling,
 # events around each step; the steps run one by one, not as a CUDA Graph), islands off and on
 if [ -x "$O/bench/models/models" ] && [ "${PROFILE_STEPS:-1}" = 1 ]; then
     for NH in "" "--nhwc-fp16"; do
+        step_time 120 "ResNet50 profile ${NH:-(NCHW)}" || continue
         echo "== per-step profile: ResNet50 fp16 batch 128 ${NH:-(NCHW float32 storage)}"
-        timeout 120 "$O/bench/models/models" --backend cuda --precisions fp16 --batches 128 \
+        timeout "$TT" "$O/bench/models/models" --backend cuda --precisions fp16 --batches 128 \
             --reps 1 --seconds 2 --profile=12 $NH > "$OUT/profile${NH}.txt" 2>&1 ||
             fail "the ResNet50 profile ${NH} failed (log: $OUT/profile${NH}.txt)"
         sed -n '/^-- /,$p' "$OUT/profile${NH}.txt" | head -40 | sed 's/^/   /'
     done
 fi
-if [ -x "$O/bench/models/bert" ] && [ "${PROFILE_STEPS:-1}" = bert ]; then
+if [ -x "$O/bench/models/bert" ] && [ "${PROFILE_STEPS:-1}" = bert ] &&
+    step_time 180 "BERT profile"; then
     echo "== per-step profile: BERT-Large fp16 batch 32, seq 384"
-    timeout 180 "$O/bench/models/bert" --backend cuda --precisions fp16 --batches 32 --reps 1 \
+    timeout "$TT" "$O/bench/models/bert" --backend cuda --precisions fp16 --batches 32 --reps 1 \
         --seconds 2 --profile > "$OUT/profile-bert.txt" 2>&1 ||
         fail "the BERT profile failed (log: $OUT/profile-bert.txt)"
     sed -n '/^-- /,$p' "$OUT/profile-bert.txt" | head -40 | sed 's/^/   /'
 fi
 
-# ---- 4a'. what 16-bit storage would buy: cuBLASLt at BERT's and ResNet50's shapes in the forms
+# ---- 4c. what 16-bit storage would buy: cuBLASLt at BERT's and ResNet50's shapes in the forms
 # the backend has (float32 storage, FAST_16F) and could have (float16 storage), seconds
-if [ -x "$O/bench/cuda/lt_gemm" ] && [ "${LT_GEMM:-1}" = 1 ]; then
+if [ -x "$O/bench/cuda/lt_gemm" ] && [ "${LT_GEMM:-1}" = 1 ] && step_time 120 "lt_gemm"; then
     echo "== cuBLASLt storage forms (bench/cuda/lt_gemm)"
-    timeout 120 "$O/bench/cuda/lt_gemm" --reps 10 > "$OUT/lt_gemm.txt" 2>&1 ||
+    timeout "$TT" "$O/bench/cuda/lt_gemm" --reps 10 > "$OUT/lt_gemm.txt" 2>&1 ||
         fail "bench/cuda/lt_gemm failed (log: $OUT/lt_gemm.txt)"
     sed 's/^/   /' "$OUT/lt_gemm.txt"
-fi
-
-# ---- 4b. the PyTorch peer in the same call (issue 24: our figures beside PyTorch's) -------------
-if [ -n "${PEER:-}" ] && [ -f "$PEER" ]; then
-    echo "== PyTorch peer ($PEER: ResNet50 fp16/fp32 batch 128, BERT-Large fp16 batch 32)"
-    timeout 240 python3 "$PEER" resnet50_fp16_bs128_eager resnet50_fp16_bs128_cudagraph \
-        resnet50_fp32_bs128_eager bert_large_fp16_bs32_seq384 > "$OUT/torch_peer.txt" 2>&1 ||
-        fail "the PyTorch peer failed (log: $OUT/torch_peer.txt)"
-    grep -v '^{' "$OUT/torch_peer.txt" | sed 's/^/   /'
-else
-    echo "== PyTorch peer: skipped (set PEER to gpu-torch-peer.py; .gpu/env.sh does)"
 fi
 
 # ---- 5. the table ----------------------------------------------------------------------------
@@ -236,5 +263,8 @@ echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.
 echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
 echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the reference kernels"
 echo "on the host (run.json placement); H100/H200 have no v1.1 figure there; no int8 on cuda yet."
+echo "time used: $(($(date +%s) - START)) s of a $BUDGET s budget (GPU_CHECK_BUDGET)"
+[ -z "$NOT_RUN" ] || echo "GPU-CHECK INCOMPLETE: not started within the time budget:$NOT_RUN" >&2
 [ "$FAILED" = 0 ] || { echo "GPU-CHECK FAILED (see messages above)" >&2; exit 1; }
+[ -z "$NOT_RUN" ] || exit 3
 echo "== GPU-CHECK OK"
