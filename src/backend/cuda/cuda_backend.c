@@ -473,8 +473,8 @@ out:
     return rc;
 }
 
-/* The float16 copy of a float32 constant, fmt CU_W_F16_KRSC (KCRS -> KRSC) or CU_W_F16
- * (RS = 1: the layout kept), converted on the device from the plain upload. */
+/* The 16-bit copy of a float32 constant, fmt CU_W_F16_KRSC (KCRS -> KRSC), CU_W_F16 or
+ * CU_W_BF16 (RS = 1: the layout kept), converted on the device from the plain upload. */
 static int weight_f16(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS, int fmt,
                       void **dev, ib_err *err)
 {
@@ -501,10 +501,13 @@ static int weight_f16(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t
     }
     if ((rc = cu_check_rt(NULL, err, cudaMalloc(&p, n ? n * 2 : 1), "cudaMalloc (weights)")))
         goto drop;
-    rc = cu_check_rt(NULL, err, (cudaError_t)ibk_nchw_to_nhwc_f16(c->stream, f32, p, K, C, RS),
-                     "constant to float16");
+    rc = cu_check_rt(NULL, err,
+                     (cudaError_t)(fmt == CU_W_BF16
+                                       ? ibk_f32_to_16(c->stream, 1, f32, p, (int64_t)n)
+                                       : ibk_nchw_to_nhwc_f16(c->stream, f32, p, K, C, RS)),
+                     "constant to 16 bits");
     if (!rc)
-        rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), "constant to float16");
+        rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), "constant to 16 bits");
     if (rc) {
         (void)cudaFree(p);
         goto drop;
@@ -530,6 +533,11 @@ int cu_weight_get_f16(cu_ctx *c, const void *host, int64_t rows, int64_t dim, vo
                       ib_err *err)
 {
     return weight_f16(c, host, rows, dim, 1, CU_W_F16, dev, err);
+}
+
+int cu_weight_get_16(cu_ctx *c, const void *host, int64_t n, bool bf16, void **dev, ib_err *err)
+{
+    return weight_f16(c, host, 1, n, 1, bf16 ? CU_W_BF16 : CU_W_F16, dev, err);
 }
 
 void cu_weight_put(cu_ctx *c, const void *host, int fmt)

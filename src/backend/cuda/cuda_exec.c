@@ -190,6 +190,7 @@ int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec *
     e->ctx = c;
     e->graph = sg->graph;
     e->precision = sg->precision;
+    e->cvt_val = -1;
     if ((rc = bind_values(e, sg, err)))
         goto fail;
     cu_conv_mark_islands(e, sg);

@@ -24,8 +24,9 @@
 #define CU_LT_WORKSPACE (32u << 20)    /* cuBLASLt workspace per context */
 
 /* How a constant is held on the device: as on the host, a 2-D conv filter as NHWC float16
- * (KRSC) for the nhwc_fp16 islands, or a float32 table as float16 (embedding tables at fp16). */
-enum cu_wfmt { CU_W_PLAIN, CU_W_F16_KRSC, CU_W_F16 };
+ * (KRSC) for the nhwc_fp16 islands, or a float32 tensor as float16 or bfloat16 in its layout
+ * (embedding tables at fp16; a matmul's constant operand at fp16 / bf16). */
+enum cu_wfmt { CU_W_PLAIN, CU_W_F16_KRSC, CU_W_F16, CU_W_BF16 };
 
 typedef struct cu_wref {
     const void *host;
@@ -118,6 +119,11 @@ struct ib_backend_exec {
     void *ws;                   /* device workspace (ws_need bytes) */
     void *att;                  /* attention scratch shared by the attention nodes (cu_att_block) */
     size_t att_bytes;
+    void *cvt;                  /* 16-bit copies of matmul inputs, shared by the matmuls (cuda_matmul.c) */
+    size_t cvt_bytes;
+    int64_t cvt_val;            /* the value the last conversion step wrote (-1: none) ... */
+    bool cvt_bf16;              /* ... in this format, at cvt_at */
+    void *cvt_at;
     uint32_t runs;              /* graph_run calls so far */
     cudaGraphExec_t gexec;      /* the steps captured as one CUDA Graph */
     bool graph_failed;          /* capture did not work: launch steps directly */
@@ -155,6 +161,9 @@ int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, in
 /* The float32 [rows, dim] table at host as float16, same layout (CU_W_F16). */
 int cu_weight_get_f16(cu_ctx *c, const void *host, int64_t rows, int64_t dim, void **dev,
                       ib_err *err);
+/* The float32 constant of n elements at host as float16 (bf16 false, CU_W_F16) or bfloat16
+ * (CU_W_BF16), same layout. */
+int cu_weight_get_16(cu_ctx *c, const void *host, int64_t n, bool bf16, void **dev, ib_err *err);
 void cu_weight_put(cu_ctx *c, const void *host, int fmt);
 /* Hold (host, fmt) in e's list, released at graph_free. */
 int cu_exec_hold_weight(cu_exec *e, const void *host, int fmt, ib_err *err);
@@ -190,6 +199,10 @@ typedef struct cu_mm_geom {
     float *y;
     float alpha, beta; /* beta != 0: Y already holds the C term */
     bool relu;
+    /* 16-bit operands (fp16 / bf16 sessions, a constant B): A and B as float16 (bfloat16 when
+     * bf16) at a16 / b16, Y float32, CUBLAS_COMPUTE_32F; NULL: a and b in float32 */
+    const void *a16, *b16;
+    bool bf16;
 } cu_mm_geom;
 
 /* Append g as steps: cuBLASLt at the session precision's compute type, the bias/Relu in

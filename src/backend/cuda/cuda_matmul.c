@@ -8,9 +8,16 @@
  * with no copies. Batched products use Lt's strided batches (stride 0 for a
  * broadcast operand); a MatMul whose B has no batch folds A's batch into M.
  *
- * Precision: fp32 computes in CUBLAS_COMPUTE_32F (no TF32); fp16 and bf16
- * use CUBLAS_COMPUTE_32F_FAST_16F / _FAST_16BF: Lt rounds the fp32 operands
- * to 16 bits for the tensor cores and accumulates in fp32. Epilogues: the
+ * Precision: fp32 computes in CUBLAS_COMPUTE_32F (no TF32). At fp16 and bf16 a
+ * product whose B is a constant (the layers' weights) takes 16-bit operands: B
+ * converted once per device store (cu_weight_get_16), A by a conversion step into a
+ * block the matmuls share (the same value converted once when the next matmul reads
+ * it too, as BERT's Q, K and V projections do), Y float32, CUBLAS_COMPUTE_32F. Float32
+ * operands with CUBLAS_COMPUTE_32F_FAST_16F / _FAST_16BF (Lt rounds them inside) are
+ * the other products' form, and the fallback when Lt has no algorithm for 16-bit
+ * inputs. Issue 24: Hopper's fastest tensor-core kernels read 16-bit operands; what
+ * float32 operands cost there is bench/cuda/lt_gemm's question. Written 2026-12-05
+ * without a GPU, not yet run (profile kind "cublaslt-16in"). Epilogues: the
  * bias (N values) and Relu are fused into the Lt call; Gelu, a bias of another
  * shape, Gemm's C and attention's mask/softmax are separate steps.
  */
@@ -27,6 +34,7 @@ typedef struct cu_lt {
     float alpha, beta;
     const void *A, *B; /* Lt's operands (our B and A) */
     void *D;
+    bool in16;         /* A and B are 16-bit (g->b16, g->a16) */
 } lt_k;
 
 static void lt_free(void *p)
@@ -64,10 +72,10 @@ static uint32_t align_of(const void *p, int64_t stride_bytes)
     return (uint32_t)(v & (~v + 1));
 }
 
-static int layout(cu_exec *e, cublasLtMatrixLayout_t *l, uint64_t rows, uint64_t cols, int64_t ld,
-                  int64_t batch, int64_t stride, ib_err *err)
+static int layout(cu_exec *e, cublasLtMatrixLayout_t *l, cudaDataType_t t, uint64_t rows,
+                  uint64_t cols, int64_t ld, int64_t batch, int64_t stride, ib_err *err)
 {
-    int rc = cu_check_lt(e, err, cublasLtMatrixLayoutCreate(l, CUDA_R_32F, rows, cols, ld),
+    int rc = cu_check_lt(e, err, cublasLtMatrixLayoutCreate(l, t, rows, cols, ld),
                          "layout create");
     if (rc || batch <= 1)
         return rc;
@@ -105,10 +113,12 @@ static void lt_key(const mm_geom *g, bool use_epi, cublasComputeType_t ct, const
                    int64_t *key)
 {
     memset(key, 0, 16 * sizeof *key);
+    int64_t es = k->in16 ? 2 : 4;
     int64_t v[] = {g->M, g->N, g->K, g->batch, g->ta, g->tb, g->sa, g->sb, g->sy,
                    use_epi && g->bias, use_epi && g->relu, (int64_t)ct,
-                   (int64_t)align_of(k->A, g->sb * 4), (int64_t)align_of(k->B, g->sa * 4),
-                   (int64_t)align_of(k->D, g->sy * 4), g->beta != 0.0f};
+                   (int64_t)align_of(k->A, g->sb * es), (int64_t)align_of(k->B, g->sa * es),
+                   (int64_t)align_of(k->D, g->sy * 4),
+                   (g->beta != 0.0f) | (k->in16 ? 2 : 0) | (k->in16 && g->bf16 ? 4 : 0)};
     memcpy(key, v, sizeof v);
 }
 
@@ -163,10 +173,10 @@ static int lt_timed(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeTyp
     return IB_OK;
 }
 
-/* Plan one Lt call for g with this epilogue and compute type into *out.
- * IB_EUNSUPPORTED (err untouched) when Lt offers no algorithm for it. */
-static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType_t ct, lt_k **out,
-                   ib_err *err)
+/* Plan one Lt call for g with this epilogue and compute type, with 16-bit operands when in16,
+ * into *out. IB_EUNSUPPORTED (err untouched) when Lt offers no algorithm for it. */
+static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType_t ct, bool in16,
+                   lt_k **out, ib_err *err)
 {
     lt_k *k = ib_calloc(1, sizeof *k);
     if (!k)
@@ -175,9 +185,12 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
     int rc;
     k->alpha = g->alpha;
     k->beta = g->beta;
-    k->A = g->b;
-    k->B = g->a;
+    k->in16 = in16;
+    k->A = in16 ? g->b16 : g->b;
+    k->B = in16 ? g->a16 : g->a;
     k->D = g->y;
+    const cudaDataType_t tin = !in16 ? CUDA_R_32F : g->bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    const int64_t es = in16 ? 2 : 4;
     cublasOperation_t opa = g->tb ? CUBLAS_OP_T : CUBLAS_OP_N; /* on our B */
     cublasOperation_t opb = g->ta ? CUBLAS_OP_T : CUBLAS_OP_N; /* on our A */
     if ((rc = cu_check_lt(e, err, cublasLtMatmulDescCreate(&k->op, ct, CUDA_R_32F),
@@ -194,17 +207,18 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
         cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g->bias,
                                        sizeof g->bias);
     /* Lt A = our B: stored [K,N] (ld N) or, transposed, [N,K] (ld K). */
-    if ((rc = layout(e, &k->la, (uint64_t)(g->tb ? g->K : g->N), (uint64_t)(g->tb ? g->N : g->K),
-                     g->tb ? g->K : g->N, g->batch, g->sb, err)) ||
-        (rc = layout(e, &k->lb, (uint64_t)(g->ta ? g->M : g->K), (uint64_t)(g->ta ? g->K : g->M),
-                     g->ta ? g->M : g->K, g->batch, g->sa, err)) ||
-        (rc = layout(e, &k->lc, (uint64_t)g->N, (uint64_t)g->M, g->N, g->batch, g->sy, err)))
+    if ((rc = layout(e, &k->la, tin, (uint64_t)(g->tb ? g->K : g->N),
+                     (uint64_t)(g->tb ? g->N : g->K), g->tb ? g->K : g->N, g->batch, g->sb, err)) ||
+        (rc = layout(e, &k->lb, tin, (uint64_t)(g->ta ? g->M : g->K),
+                     (uint64_t)(g->ta ? g->K : g->M), g->ta ? g->M : g->K, g->batch, g->sa, err)) ||
+        (rc = layout(e, &k->lc, CUDA_R_32F, (uint64_t)g->N, (uint64_t)g->M, g->N, g->batch, g->sy,
+                     err)))
         goto fail;
     cublasLtMatmulPreference_t pref = NULL;
     if ((rc = cu_check_lt(e, err, cublasLtMatmulPreferenceCreate(&pref), "preference create")))
         goto fail;
     uint64_t ws = CU_LT_WORKSPACE;
-    uint32_t al_a = align_of(k->A, g->sb * 4), al_b = align_of(k->B, g->sa * 4),
+    uint32_t al_a = align_of(k->A, g->sb * es), al_b = align_of(k->B, g->sa * es),
              al_c = align_of(k->D, g->sy * 4);
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                          sizeof ws);
@@ -240,7 +254,8 @@ fail:
     return rc;
 }
 
-/* Plan g in the first form Lt has an algorithm for: with the bias/Relu in Lt's epilogue at
+/* Plan g in the first form Lt has an algorithm for: with 16-bit operands (when g has them),
+ * with then without the bias/Relu in Lt's epilogue; then float32 operands with the epilogue at
  * the session precision's compute type (when epi), without the epilogue at that type, then
  * without it in plain CUBLAS_COMPUTE_32F. Any refusal but OOM moves on to the next, simpler
  * form (an unsupported compute type may also come back as an invalid value). *fused: the
@@ -253,12 +268,18 @@ static int plan_first(cu_exec *e, const mm_geom *g, bool epi, lt_k **out, bool *
         return cu_fail(e, err, IB_EUNSUPPORTED, "matmul dims exceed cuBLASLt's 32-bit range");
     cublasComputeType_t want = compute_type(e->precision);
     const struct {
-        bool epi;
+        bool epi, in16;
         cublasComputeType_t ct;
-    } tries[] = {{true, want}, {false, want}, {false, CUBLAS_COMPUTE_32F}};
+    } tries[] = {{true, true, CUBLAS_COMPUTE_32F},
+                 {false, true, CUBLAS_COMPUTE_32F},
+                 {true, false, want},
+                 {false, false, want},
+                 {false, false, CUBLAS_COMPUTE_32F}};
     int rc = IB_EUNSUPPORTED;
-    for (size_t t = epi ? 0 : 1; t < IB_ARRAY_LEN(tries) && rc != IB_OK && rc != IB_ENOMEM; t++) {
-        rc = plan_lt(e, g, tries[t].epi, tries[t].ct, out, err);
+    for (size_t t = 0; t < IB_ARRAY_LEN(tries) && rc != IB_OK && rc != IB_ENOMEM; t++) {
+        if ((tries[t].epi && !epi) || (tries[t].in16 && !(g->a16 && g->b16)))
+            continue;
+        rc = plan_lt(e, g, tries[t].epi, tries[t].ct, tries[t].in16, out, err);
         *fused = rc == IB_OK && tries[t].epi;
     }
     if (rc == IB_EUNSUPPORTED)
@@ -303,11 +324,56 @@ static int run_ep(cu_exec *e, void *p, ib_err *err)
                        "matmul epilogue kernel");
 }
 
-/* Plan Y = alpha op(A) op(B) [+ beta Y] [+ bias] [relu] (plan_first) and append it; when
- * the epilogue did not fit in Lt a bias + Relu kernel follows. The CUBLAS_COMPUTE_32F form
- * is a precision fallback: the result is then fp32-exact, which the conformance test
- * reports. */
-int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
+/* A's 16-bit copy for a product with 16-bit operands: where it goes, and whether a conversion
+ * step must write it (not when the shared block already holds this value in this format: the
+ * last conversion step was of the same value, which no step writes after its producer). */
+typedef struct cvt_req {
+    const float *src;
+    int64_t n, val;
+    bool bf16, cached;
+} cvt_req;
+
+typedef struct cvt_k {
+    const float *x;
+    void *y;
+    int64_t n;
+    int bf16;
+} cvt_k;
+
+static int run_cvt(cu_exec *e, void *p, ib_err *err)
+{
+    cvt_k *k = p;
+    return cu_check_rt(e, err, (cudaError_t)ibk_f32_to_16(e->ctx->stream, k->bf16, k->x, k->y, k->n),
+                       "matmul operand to 16 bits");
+}
+
+static int a16_prepare(cu_exec *e, const cu_val *a, bool bf16, const void **a16, cvt_req *rq,
+                       ib_err *err)
+{
+    *rq = (cvt_req){.src = a->dev, .n = ib_tensor_desc_numel(&a->desc), .val = a->id,
+                    .bf16 = bf16};
+    if (e->cvt_at && e->cvt_val == (int64_t)a->id && e->cvt_bf16 == bf16) {
+        rq->cached = true;
+        *a16 = e->cvt_at;
+        return IB_OK;
+    }
+    size_t bytes = (size_t)rq->n * 2;
+    if (bytes > e->cvt_bytes) { /* steps planned before keep the smaller block they were given */
+        int rc = cu_alloc(e, bytes, &e->cvt, err);
+        if (rc)
+            return rc;
+        e->cvt_bytes = bytes;
+    }
+    *a16 = e->cvt;
+    return IB_OK;
+}
+
+/* Plan Y = alpha op(A) op(B) [+ beta Y] [+ bias] [relu] (plan_first) and append it, after A's
+ * conversion step when the plan took 16-bit operands (rq, for g->a16); when the epilogue did
+ * not fit in Lt a bias + Relu kernel follows. The CUBLAS_COMPUTE_32F form with float32
+ * operands is a precision fallback: the result is then fp32-exact, which the conformance
+ * test reports. */
+static int add_gemm(cu_exec *e, const mm_geom *g, const cvt_req *rq, ib_err *err)
 {
     bool has_epi = g->bias || g->relu, fused = false;
     lt_k *k = NULL;
@@ -315,9 +381,26 @@ int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
     int rc = plan_first(e, g, has_epi, &k, &fused, err);
     if (rc)
         return rc;
+    if (k->in16 && rq && !rq->cached) {
+        cvt_k *ck = ib_calloc(1, sizeof *ck);
+        if (!ck) {
+            lt_free(k);
+            return cu_fail(e, err, IB_ENOMEM, "out of memory");
+        }
+        *ck = (cvt_k){.x = rq->src, .y = (void *)(uintptr_t)g->a16, .n = rq->n, .bf16 = rq->bf16};
+        if ((rc = cu_add_step(e, run_cvt, ck, NULL, err))) {
+            lt_free(k);
+            return rc;
+        }
+        cu_step_kind(e, "cvt16");
+        e->cvt_val = rq->val;
+        e->cvt_bf16 = rq->bf16;
+        e->cvt_at = (void *)(uintptr_t)g->a16;
+    }
+    bool in16 = k->in16;
     if ((rc = cu_add_step(e, run_lt, k, lt_free, err)))
         return rc;
-    cu_step_kind(e, "cublaslt");
+    cu_step_kind(e, in16 ? "cublaslt-16in" : "cublaslt");
     if (fused || !has_epi)
         return IB_OK;
     ep_k *ek = ib_calloc(1, sizeof *ek);
@@ -326,6 +409,40 @@ int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
     *ek = (ep_k){.y = g->y, .bias = g->bias, .rows = g->batch * g->M, .cols = g->N,
                  .act = g->relu ? IBK_RELU : IBK_COPY};
     return cu_add_step(e, run_ep, ek, NULL, err);
+}
+
+int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
+{
+    mm_geom f = *g; /* callers' products have float32 operands */
+    f.a16 = f.b16 = NULL;
+    return add_gemm(e, &f, NULL, err);
+}
+
+/* At fp16 / bf16, a product whose B is a constant not batched (a layer's weights) takes 16-bit
+ * operands: B's 16-bit copy from the device store, A's (g->a16) written by a conversion step.
+ * *rq is what add_gemm needs for that step; g is left with float32 operands only when the
+ * precision is fp32 or B is not such a constant. */
+static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, mm_geom *g, cvt_req *rq,
+                     ib_err *err)
+{
+    if ((e->precision != IB_PRECISION_FP16 && e->precision != IB_PRECISION_BF16) || !b->host ||
+        g->sb != 0)
+        return IB_OK;
+    bool bf16 = e->precision == IB_PRECISION_BF16;
+    int fmt = bf16 ? CU_W_BF16 : CU_W_F16;
+    void *b16 = NULL;
+    int rc = cu_weight_get_16(e->ctx, b->host, ib_tensor_desc_numel(&b->desc), bf16, &b16, err);
+    if (rc)
+        return rc;
+    if ((rc = cu_exec_hold_weight(e, b->host, fmt, err))) {
+        cu_weight_put(e->ctx, b->host, fmt);
+        return rc;
+    }
+    if ((rc = a16_prepare(e, a, bf16, &g->a16, rq, err)))
+        return rc;
+    g->b16 = b16;
+    g->bf16 = bf16;
+    return IB_OK;
 }
 
 /* Batch strides of A [..., r, c] and B against the output batch dims; false
@@ -447,7 +564,8 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
             g.beta = 1.0f;
         }
     }
-    if ((rc = cu_add_gemm(e, &g, err)))
+    cvt_req rq = {0};
+    if ((rc = use_16bit(e, a, b, &g, &rq, err)) || (rc = add_gemm(e, &g, &rq, err)))
         return rc;
     if (!gelu)
         return IB_OK;
@@ -499,7 +617,10 @@ static int comp_gemm(cu_exec *e, const ib_node *n, ib_err *err)
             g.beta = beta;
         }
     }
-    return cu_add_gemm(e, &g, err);
+    cvt_req rq = {0};
+    if ((rc = use_16bit(e, a, b, &g, &rq, err)))
+        return rc;
+    return add_gemm(e, &g, &rq, err);
 }
 
 /* ---- Attention: Y = softmax(scale Q Kt + mask) V ------------------------------------- */

@@ -72,6 +72,9 @@ int ibk_bias_act(ibk_stream s, float *y, const float *bias, const float *z, int6
 /* NHWC float16 conv islands (nhwc_fp16). y16[n, p, c] = half(x[n, c, p]) for x float32
  * [N, C, HW] (also a KCRS filter into KRSC, with N = K). */
 int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int64_t N, int64_t C, int64_t HW);
+/* y16[i] = x[i] as float16 (bf16 0) or bfloat16 (bf16 1), rounded to nearest even, i < n:
+ * a matmul's 16-bit operands at fp16/bf16 (cuda_matmul.c) and their weights. */
+int ibk_f32_to_16(ibk_stream s, int bf16, const float *x, void *y16, int64_t n);
 /* Comparisons and logic (bool = one byte 0/1), numpy broadcast through v (sa, sb).
  * ibk_compare: y = a OP b for op 0 Equal, 1 Less, 2 Greater, 3 LessOrEqual, 4 GreaterOrEqual
  * over dtype 0 float32, 1 int64, 2 int32 (NaN compares false). ibk_logic: y = a OP b for op

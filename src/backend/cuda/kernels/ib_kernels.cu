@@ -6,6 +6,7 @@
  * and sm_90 only, see the Makefile). Accumulations (softmax, LayerNorm,
  * reductions) are in float with block-wide tree reductions.
  */
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -542,6 +543,26 @@ extern "C" int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int
     if (n <= 0)
         return 0;
     k_nchw_to_nhwc_f16<<<grid_for(n), IBK_THREADS, 0, s>>>(x, (__half *)y16, C, HW, n);
+    return launch_status();
+}
+
+/* y16[i] = x[i] rounded to nearest even, as float16 or bfloat16 (a matmul's 16-bit operand) */
+__global__ static void k_f32_to_16(const float *x, void *y16, int bf16, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        if (bf16)
+            ((__nv_bfloat16 *)y16)[i] = __float2bfloat16_rn(x[i]);
+        else
+            ((__half *)y16)[i] = __float2half_rn(x[i]);
+    }
+}
+
+extern "C" int ibk_f32_to_16(ibk_stream s, int bf16, const float *x, void *y16, int64_t n)
+{
+    if (n <= 0)
+        return 0;
+    k_f32_to_16<<<grid_for(n), IBK_THREADS, 0, s>>>(x, y16, bf16, n);
     return launch_status();
 }
 
