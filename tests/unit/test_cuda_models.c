@@ -472,12 +472,13 @@ TEST_TIMEOUT(cuda_mha_bert_shapes, 120)
     free(got);
 }
 
-/* issue 24: at fp16 / bf16 a product with a constant B runs on 16-bit operands (cuda_matmul.c):
- * x [2, 64, 256] -> FusedMatMul(x, W1, b1, Gelu) = h, MatMul(x, W2) = z, MatMul(h, W3) = o on
- * cuda against the cpu at fp32. Three "cublaslt-16in" steps and two "cvt16" ones (x converted
- * once for the two products reading it, then h); none at fp32. Not yet run on a GPU. */
+/* issue 24: at fp16 / bf16 a product with a constant B runs on 16-bit operands (cuda_matmul.c),
+ * at int8 on int8 ones (cuda_matmul_i8.c): x [2, 64, 256] -> FusedMatMul(x, W1, b1, Gelu) = h,
+ * MatMul(x, W2) = z, MatMul(h, W3) = o on cuda against the cpu at fp32. Three "cublaslt-16in"
+ * (or "cublaslt-i8") steps and two conversion steps ("cvt16" or "quant8": x converted once for
+ * the two products reading it, then h); none at fp32. Not yet run on a GPU. */
 static void mm16_case(const char *backend, enum ib_precision p, const float *x, float *z,
-                      float *o, int *in16, int *cvt)
+                      float *o, int *in16, int *cvt, int *i8)
 {
     ib_build *b = NULL;
     ASSERT_OK(ib_build_create(7, 13, &b));
@@ -499,22 +500,28 @@ static void mm16_case(const char *backend, enum ib_precision p, const float *x, 
     ib_session_options_defaults(&so);
     so.backend = backend;
     so.precision = p;
+    ib_tensor_view iv = {.name = "x", .desc = {IB_DTYPE_FLOAT32, 3, {2, 64, 256}},
+                         .data = (void *)(uintptr_t)x, .capacity = 2 * 64 * 256 * 4};
+    if (p == IB_PRECISION_INT8) { /* calibrated on the input itself */
+        so.calib_inputs = &iv;
+        so.calib_batches = 1;
+        so.calib_input_count = 1;
+    }
     ib_session *s = NULL;
     ib_err err;
     ib_err_clear(&err);
     ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
-    ib_tensor_view iv = {.name = "x", .desc = {IB_DTYPE_FLOAT32, 3, {2, 64, 256}},
-                         .data = (void *)(uintptr_t)x};
     ib_tensor_view ov[2] = {{.name = "z", .data = z, .capacity = 2 * 64 * 128 * 4},
                             {.name = "o", .data = o, .capacity = 2 * 64 * 64 * 4}};
     ASSERT_OK(ib_session_set_profiling(s, true));
     ASSERT_OK_ERR(ib_session_run(s, &iv, 1, ov, 2, &err), &err);
     ib_profile pr;
     ASSERT_OK(ib_session_profile(s, &pr, NULL));
-    *in16 = *cvt = 0;
+    *in16 = *cvt = *i8 = 0;
     for (size_t i = 0; i < pr.n; i++) {
         *in16 += !strcmp(pr.entries[i].kind, "cublaslt-16in");
-        *cvt += !strcmp(pr.entries[i].kind, "cvt16");
+        *cvt += !strcmp(pr.entries[i].kind, "cvt16") + !strcmp(pr.entries[i].kind, "quant8");
+        *i8 += !strcmp(pr.entries[i].kind, "cublaslt-i8");
     }
     ib_profile_free(&pr);
     ib_session_destroy(s);
@@ -528,20 +535,24 @@ TEST_TIMEOUT(cuda_matmul_16bit_operands, 120)
         o[2 * 64 * 64];
     for (size_t i = 0; i < IB_ARRAY_LEN(x); i++)
         x[i] = (float)(urand() * 2 - 1);
-    int in16 = 0, cvt = 0;
-    mm16_case("cpu", IB_PRECISION_FP32, x, zr, orf, &in16, &cvt);
-    static const enum ib_precision ps[3] = {IB_PRECISION_FP32, IB_PRECISION_FP16,
-                                            IB_PRECISION_BF16};
-    static const double tol[3] = {1e-9, 1e-4, 1e-3};
-    for (int i = 0; i < 3; i++) {
-        mm16_case("cuda", ps[i], x, z, o, &in16, &cvt);
+    int in16 = 0, cvt = 0, i8 = 0;
+    mm16_case("cpu", IB_PRECISION_FP32, x, zr, orf, &in16, &cvt, &i8);
+    /* int8: both operands at about 7 bits (A symmetric over its calibrated range, B per
+     * column), two products deep: NMSE near 1e-4 */
+    static const enum ib_precision ps[4] = {IB_PRECISION_FP32, IB_PRECISION_FP16,
+                                            IB_PRECISION_BF16, IB_PRECISION_INT8};
+    static const double tol[4] = {1e-9, 1e-4, 1e-3, 3e-3};
+    for (int i = 0; i < 4; i++) {
+        mm16_case("cuda", ps[i], x, z, o, &in16, &cvt, &i8);
         double ez = nmse(z, zr, IB_ARRAY_LEN(z)), eo = nmse(o, orf, IB_ARRAY_LEN(o));
-        printf("# 16-bit operands cuda [%s] vs cpu fp32: nmse z %.3g o %.3g (tol %.3g); "
-               "cublaslt-16in steps %d, cvt16 steps %d\n",
-               ib_precision_name(ps[i]), ez, eo, tol[i], in16, cvt);
+        printf("# low-precision operands cuda [%s] vs cpu fp32: nmse z %.3g o %.3g (tol %.3g); "
+               "cublaslt-16in steps %d, conversion steps %d, cublaslt-i8 steps %d\n",
+               ib_precision_name(ps[i]), ez, eo, tol[i], in16, cvt, i8);
         ASSERT_TRUE(ez <= tol[i] && eo <= tol[i]);
-        ASSERT_INT_EQ(in16, i == 0 ? 0 : 3);
+        ASSERT_TRUE(ez > 0 || i == 0); /* a low-precision path ran */
+        ASSERT_INT_EQ(in16, i == 1 || i == 2 ? 3 : 0);
         ASSERT_INT_EQ(cvt, i == 0 ? 0 : 2);
+        ASSERT_INT_EQ(i8, i == 3 ? 3 : 0);
     }
 }
 
@@ -873,6 +884,47 @@ TEST(cuda_nhwc_islands_marked)
     ASSERT_STR_EQ(which, "the first conv's output");
     ASSERT_INT_EQ(islands_marked(true, IB_PRECISION_FP32, &which), 0);
     ASSERT_INT_EQ(islands_marked(false, IB_PRECISION_FP16, &which), 0);
+#endif
+}
+
+/* The int8 products' weights (cuda_matmul_i8.c), host side: per column of B, max |q| = 127,
+ * each element within half a step of B, the same q from B and from its transpose (transB),
+ * a zero column at scale 1, and NaN / Inf kept in range (no undefined conversion). */
+TEST(cuda_int8_weights_per_column)
+{
+#ifndef IB_WITH_CUDA
+    TEST_SKIP("built without CUDA");
+#else
+    enum { K = 12, N = 5 };
+    float b[K * N], bt[N * K], inv[N], inv_t[N];
+    int8_t q[N * K], qt[N * K];
+    for (int k = 0; k < K; k++)
+        for (int n = 0; n < N; n++) {
+            float v = n == 3 ? 0.0f : (float)((k * 7 + n * 3) % 11 - 5) * (float)(n + 1) * 0.1f;
+            b[k * N + n] = v;
+            bt[n * K + k] = v;
+        }
+    cu_quant_cols_s8(b, K, N, false, q, inv);
+    cu_quant_cols_s8(bt, K, N, true, qt, inv_t);
+    ASSERT_TRUE(memcmp(q, qt, sizeof q) == 0);
+    for (int n = 0; n < N; n++) {
+        ASSERT_TRUE(inv[n] == inv_t[n]);
+        int qmax = 0;
+        for (int k = 0; k < K; k++) {
+            int v = q[n * K + k];
+            qmax = v < 0 ? (-v > qmax ? -v : qmax) : (v > qmax ? v : qmax);
+            ASSERT_TRUE(fabs((double)v * (double)inv[n] - (double)b[k * N + n]) <= 0.5 * (double)inv[n] + 1e-7);
+        }
+        ASSERT_INT_EQ(qmax, n == 3 ? 0 : 127);
+        if (n == 3)
+            ASSERT_TRUE(inv[n] == 1.0f);
+    }
+    b[0] = NAN;
+    b[1] = INFINITY;
+    cu_quant_cols_s8(b, K, N, false, q, inv);
+    for (int i = 0; i < N * K; i++)
+        ASSERT_TRUE(q[i] >= -127 && q[i] <= 127);
+    ASSERT_TRUE(inv[1] == 1.0f); /* an infinite column falls back to scale 1 */
 #endif
 }
 

@@ -540,6 +540,38 @@ int cu_weight_get_16(cu_ctx *c, const void *host, int64_t n, bool bf16, void **d
     return weight_f16(c, host, 1, n, 1, bf16 ? CU_W_BF16 : CU_W_F16, dev, err);
 }
 
+int cu_weight_get_derived(cu_ctx *c, const void *host, int fmt, size_t nbytes,
+                          void (*fill)(void *user, void *dst), void *user, void **dev,
+                          ib_err *err)
+{
+    cu_store *s = c->store;
+    int rc = IB_OK;
+    void *tmp = NULL, *p = NULL;
+    ib_mutex_lock(&s->mu);
+    cu_weight *w = store_find(s, host, fmt, nbytes);
+    if (w) {
+        *dev = w->dev;
+        goto out;
+    }
+    if (!(tmp = ib_malloc(nbytes ? nbytes : 1))) {
+        rc = ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
+        goto out;
+    }
+    fill(user, tmp);
+    if ((rc = cu_check_rt(NULL, err, cudaMalloc(&p, nbytes ? nbytes : 1), "cudaMalloc (weights)")))
+        goto out;
+    if ((rc = cu_copy(c, p, tmp, nbytes, true, err))) {
+        (void)cudaFree(p);
+        goto out;
+    }
+    if (!(rc = store_add(s, host, fmt, nbytes, p, err)))
+        *dev = p;
+out:
+    ib_mutex_unlock(&s->mu);
+    ib_free(tmp);
+    return rc;
+}
+
 void cu_weight_put(cu_ctx *c, const void *host, int fmt)
 {
     cu_store *s = c->store;
@@ -611,8 +643,10 @@ static bool cu_supports_op(void *ctx, const ib_graph *g, const ib_node *n,
                            const ib_tensor_desc *const *in, enum ib_precision p)
 {
     const cu_ctx *c = ctx;
-    /* int8 and fp8 are not implemented (docs/cuda_backend.md): the
-     * partitioner then keeps such sessions on the reference kernels. */
+    /* fp8 is not implemented (docs/cuda_backend.md): the partitioner then keeps such
+     * sessions on the reference kernels. int8 takes what fp16 takes (cuda_matmul_i8.c). */
+    if (p == IB_PRECISION_INT8)
+        p = IB_PRECISION_FP16;
     if (p != IB_PRECISION_FP32 && p != IB_PRECISION_FP16 && p != IB_PRECISION_BF16)
         return false;
     for (uint32_t i = 0; i < n->n_inputs; i++)

@@ -142,6 +142,9 @@ static int bind_values(cu_exec *e, const ib_backend_subgraph *sg, ib_err *err)
         cu_val *v = &e->vals[i];
         v->id = bd->value;
         v->desc = bd->desc;
+        v->has_range = bd->range_max > bd->range_min;
+        v->rmin = bd->range_min;
+        v->rmax = bd->range_max;
         e->val_of[bd->value] = (int32_t)i;
         if (bd->constant) {
             size_t n = ib_tensor_desc_nbytes(&bd->desc);
@@ -189,7 +192,10 @@ int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec *
         return ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
     e->ctx = c;
     e->graph = sg->graph;
-    e->precision = sg->precision;
+    /* int8 (cuda_matmul_i8.c): every op as at fp16, the products with constant weights on
+     * int8 operands where their input has a calibrated range */
+    e->int8 = sg->precision == IB_PRECISION_INT8;
+    e->precision = e->int8 ? IB_PRECISION_FP16 : sg->precision;
     e->cvt_val = -1;
     if ((rc = bind_values(e, sg, err)))
         goto fail;

@@ -25,8 +25,10 @@
 
 /* How a constant is held on the device: as on the host, a 2-D conv filter as NHWC float16
  * (KRSC) for the nhwc_fp16 islands, or a float32 tensor as float16 or bfloat16 in its layout
- * (embedding tables at fp16; a matmul's constant operand at fp16 / bf16). */
-enum cu_wfmt { CU_W_PLAIN, CU_W_F16_KRSC, CU_W_F16, CU_W_BF16 };
+ * (embedding tables at fp16; a matmul's constant operand at fp16 / bf16), or a matmul's constant
+ * B quantised per column to int8 for the int8 products (from B [K, N], or [N, K] when
+ * transposed: cuda_matmul_i8.c). */
+enum cu_wfmt { CU_W_PLAIN, CU_W_F16_KRSC, CU_W_F16, CU_W_BF16, CU_W_S8_COLS, CU_W_S8_ROWS };
 
 typedef struct cu_wref {
     const void *host;
@@ -87,6 +89,8 @@ typedef struct cu_val {
     ib_value_id id;
     ib_tensor_desc desc;
     bool half;          /* held as NHWC float16 (an nhwc_fp16 island's inner value) */
+    bool has_range;     /* the int8 calibration's range of the value (binding range_min/max) */
+    float rmin, rmax;
     void *dev;          /* device address of the value (binding or uploaded constant) */
     const void *host;   /* constant data on the host, else NULL */
 } cu_val;
@@ -119,11 +123,15 @@ struct ib_backend_exec {
     void *ws;                   /* device workspace (ws_need bytes) */
     void *att;                  /* attention scratch shared by the attention nodes (cu_att_block) */
     size_t att_bytes;
-    void *cvt;                  /* 16-bit copies of matmul inputs, shared by the matmuls (cuda_matmul.c) */
+    void *cvt;                  /* matmul inputs converted (cu_cvt), shared by the matmuls */
     size_t cvt_bytes;
     int64_t cvt_val;            /* the value the last conversion step wrote (-1: none) ... */
-    bool cvt_bf16;              /* ... in this format, at cvt_at */
+    int cvt_fmt;                /* ... in this format and scale, at cvt_at */
+    float cvt_scale;
     void *cvt_at;
+    bool int8;                  /* an int8 session: precision is FP16 but for int8 products */
+    void *i32;                  /* int32 products of the int8 matmuls, shared (cuda_matmul_i8.c) */
+    size_t i32_bytes;
     uint32_t runs;              /* graph_run calls so far */
     cudaGraphExec_t gexec;      /* the steps captured as one CUDA Graph */
     bool graph_failed;          /* capture did not work: launch steps directly */
@@ -164,6 +172,11 @@ int cu_weight_get_f16(cu_ctx *c, const void *host, int64_t rows, int64_t dim, vo
 /* The float32 constant of n elements at host as float16 (bf16 false, CU_W_F16) or bfloat16
  * (CU_W_BF16), same layout. */
 int cu_weight_get_16(cu_ctx *c, const void *host, int64_t n, bool bf16, void **dev, ib_err *err);
+/* A device form of the constant at host that fill(user, dst) makes on the host (nbytes), kept
+ * in the store under (host, fmt) and uploaded once per device. */
+int cu_weight_get_derived(cu_ctx *c, const void *host, int fmt, size_t nbytes,
+                          void (*fill)(void *user, void *dst), void *user, void **dev,
+                          ib_err *err);
 void cu_weight_put(cu_ctx *c, const void *host, int fmt);
 /* Hold (host, fmt) in e's list, released at graph_free. */
 int cu_exec_hold_weight(cu_exec *e, const void *host, int fmt, ib_err *err);
@@ -215,6 +228,34 @@ typedef struct cu_lt cu_lt;
 int cu_lt_plan(cu_exec *e, const cu_mm_geom *g, cu_lt **out, ib_err *err);
 int cu_lt_run(cu_exec *e, cu_lt *k, const float *a, const float *b, float *y, ib_err *err);
 void cu_lt_free(void *k);
+
+/* A product's float32 input converted by a step into the block the products share (e->cvt):
+ * float16, bfloat16, or int8 at a scale (clamp(rint(x * scale), -127, 127)). cu_cvt_prepare
+ * says where (dst) and whether the block already holds it (cached: the last conversion step
+ * was of the same value, format and scale, and no step writes a value after its producer);
+ * cu_cvt_add appends the step unless cached. */
+enum cu_cvt_fmt { CU_CVT_F16, CU_CVT_BF16, CU_CVT_S8 };
+typedef struct cu_cvt {
+    const float *src;
+    int64_t n, val;
+    int fmt;
+    float scale;
+    bool cached;
+    void *dst;
+} cu_cvt;
+int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c, ib_err *err);
+int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err);
+
+/* int8 products (cuda_matmul_i8.c): g's product at int8 when the session is int8, g's B is a
+ * constant [K, N] (or [N, K] when g->tb) not batched, A has a calibrated range, and Lt has an
+ * IMMA algorithm: *done tells. The bias (g->bias) and act (an ibk_unary_op) go in the dequant
+ * epilogue. */
+int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b, int act,
+                   bool *done, ib_err *err);
+/* The int8 copy of a constant B for those products: q [N][K] (B's column n as row n), scaled
+ * per column to +-127, and inv_s[n] = max |B[:, n]| / 127 (1 for a zero column). Host side,
+ * no device. */
+void cu_quant_cols_s8(const float *b, int64_t K, int64_t N, bool tb, int8_t *q, float *inv_s);
 
 /* Attention over contiguous blocks (inferbench.Attention, and MultiHeadAttention's split-heads
  * path): scores = q k' into `scores` [batch, sq, sk] (k [batch, sk, dd] when k_rows, else

@@ -17,7 +17,9 @@
  * the other products' form, and the fallback when Lt has no algorithm for 16-bit
  * inputs. Issue 24: Hopper's fastest tensor-core kernels read 16-bit operands; what
  * float32 operands cost there is bench/cuda/lt_gemm's question. Written 2026-12-05
- * without a GPU, not yet run (profile kind "cublaslt-16in"). Epilogues: the
+ * without a GPU, not yet run (profile kind "cublaslt-16in"). In an int8 session such a
+ * product runs on int8 operands when A has a calibrated range (cuda_matmul_i8.c), and as
+ * at fp16 otherwise. Epilogues: the
  * bias (N values) and Relu are fused into the Lt call; Gelu, a bias of another
  * shape, Gemm's C and attention's mask/softmax are separate steps.
  */
@@ -324,47 +326,59 @@ static int run_ep(cu_exec *e, void *p, ib_err *err)
                        "matmul epilogue kernel");
 }
 
-/* A's 16-bit copy for a product with 16-bit operands: where it goes, and whether a conversion
- * step must write it (not when the shared block already holds this value in this format: the
- * last conversion step was of the same value, which no step writes after its producer). */
-typedef struct cvt_req {
-    const float *src;
-    int64_t n, val;
-    bool bf16, cached;
-} cvt_req;
-
 typedef struct cvt_k {
     const float *x;
     void *y;
     int64_t n;
-    int bf16;
+    int fmt;
+    float scale;
 } cvt_k;
 
 static int run_cvt(cu_exec *e, void *p, ib_err *err)
 {
     cvt_k *k = p;
-    return cu_check_rt(e, err, (cudaError_t)ibk_f32_to_16(e->ctx->stream, k->bf16, k->x, k->y, k->n),
-                       "matmul operand to 16 bits");
+    int st = k->fmt == CU_CVT_S8 ? ibk_f32_to_s8(e->ctx->stream, k->x, k->y, k->scale, k->n)
+                                 : ibk_f32_to_16(e->ctx->stream, k->fmt == CU_CVT_BF16, k->x,
+                                                 k->y, k->n);
+    return cu_check_rt(e, err, (cudaError_t)st, "matmul operand conversion");
 }
 
-static int a16_prepare(cu_exec *e, const cu_val *a, bool bf16, const void **a16, cvt_req *rq,
-                       ib_err *err)
+int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c, ib_err *err)
 {
-    *rq = (cvt_req){.src = a->dev, .n = ib_tensor_desc_numel(&a->desc), .val = a->id,
-                    .bf16 = bf16};
-    if (e->cvt_at && e->cvt_val == (int64_t)a->id && e->cvt_bf16 == bf16) {
-        rq->cached = true;
-        *a16 = e->cvt_at;
+    *c = (cu_cvt){.src = a->dev, .n = ib_tensor_desc_numel(&a->desc), .val = a->id, .fmt = fmt,
+                  .scale = scale};
+    if (e->cvt_at && e->cvt_val == (int64_t)a->id && e->cvt_fmt == fmt && e->cvt_scale == scale) {
+        c->cached = true;
+        c->dst = e->cvt_at;
         return IB_OK;
     }
-    size_t bytes = (size_t)rq->n * 2;
+    size_t bytes = (size_t)c->n * (fmt == CU_CVT_S8 ? 1 : 2);
     if (bytes > e->cvt_bytes) { /* steps planned before keep the smaller block they were given */
         int rc = cu_alloc(e, bytes, &e->cvt, err);
         if (rc)
             return rc;
         e->cvt_bytes = bytes;
     }
-    *a16 = e->cvt;
+    c->dst = e->cvt;
+    return IB_OK;
+}
+
+int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err)
+{
+    if (c->cached)
+        return IB_OK;
+    cvt_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    *k = (cvt_k){.x = c->src, .y = c->dst, .n = c->n, .fmt = c->fmt, .scale = c->scale};
+    int rc = cu_add_step(e, run_cvt, k, NULL, err);
+    if (rc)
+        return rc;
+    cu_step_kind(e, c->fmt == CU_CVT_S8 ? "quant8" : "cvt16");
+    e->cvt_val = c->val;
+    e->cvt_fmt = c->fmt;
+    e->cvt_scale = c->scale;
+    e->cvt_at = c->dst;
     return IB_OK;
 }
 
@@ -373,7 +387,7 @@ static int a16_prepare(cu_exec *e, const cu_val *a, bool bf16, const void **a16,
  * not fit in Lt a bias + Relu kernel follows. The CUBLAS_COMPUTE_32F form with float32
  * operands is a precision fallback: the result is then fp32-exact, which the conformance
  * test reports. */
-static int add_gemm(cu_exec *e, const mm_geom *g, const cvt_req *rq, ib_err *err)
+static int add_gemm(cu_exec *e, const mm_geom *g, const cu_cvt *rq, ib_err *err)
 {
     bool has_epi = g->bias || g->relu, fused = false;
     lt_k *k = NULL;
@@ -381,21 +395,9 @@ static int add_gemm(cu_exec *e, const mm_geom *g, const cvt_req *rq, ib_err *err
     int rc = plan_first(e, g, has_epi, &k, &fused, err);
     if (rc)
         return rc;
-    if (k->in16 && rq && !rq->cached) {
-        cvt_k *ck = ib_calloc(1, sizeof *ck);
-        if (!ck) {
-            lt_free(k);
-            return cu_fail(e, err, IB_ENOMEM, "out of memory");
-        }
-        *ck = (cvt_k){.x = rq->src, .y = (void *)(uintptr_t)g->a16, .n = rq->n, .bf16 = rq->bf16};
-        if ((rc = cu_add_step(e, run_cvt, ck, NULL, err))) {
-            lt_free(k);
-            return rc;
-        }
-        cu_step_kind(e, "cvt16");
-        e->cvt_val = rq->val;
-        e->cvt_bf16 = rq->bf16;
-        e->cvt_at = (void *)(uintptr_t)g->a16;
+    if (k->in16 && rq && (rc = cu_cvt_add(e, rq, err))) {
+        lt_free(k);
+        return rc;
     }
     bool in16 = k->in16;
     if ((rc = cu_add_step(e, run_lt, k, lt_free, err)))
@@ -422,7 +424,7 @@ int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
  * operands: B's 16-bit copy from the device store, A's (g->a16) written by a conversion step.
  * *rq is what add_gemm needs for that step; g is left with float32 operands only when the
  * precision is fp32 or B is not such a constant. */
-static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, mm_geom *g, cvt_req *rq,
+static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, mm_geom *g, cu_cvt *rq,
                      ib_err *err)
 {
     if ((e->precision != IB_PRECISION_FP16 && e->precision != IB_PRECISION_BF16) || !b->host ||
@@ -438,8 +440,9 @@ static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, mm_geom *g, c
         cu_weight_put(e->ctx, b->host, fmt);
         return rc;
     }
-    if ((rc = a16_prepare(e, a, bf16, &g->a16, rq, err)))
+    if ((rc = cu_cvt_prepare(e, a, bf16 ? CU_CVT_BF16 : CU_CVT_F16, 1.0f, rq, err)))
         return rc;
+    g->a16 = rq->dst;
     g->b16 = b16;
     g->bf16 = bf16;
     return IB_OK;
@@ -564,7 +567,14 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
             g.beta = 1.0f;
         }
     }
-    cvt_req rq = {0};
+    bool tanh_form = strcmp(ib_node_attr_string(n, "approximate", "none"), "tanh") == 0;
+    if (e->int8) {
+        bool done = false;
+        int ea = gelu ? (tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF) : g.relu ? IBK_RELU : IBK_COPY;
+        if ((rc = cu_add_gemm_i8(e, &g, a, b, ea, &done, err)) || done)
+            return rc;
+    }
+    cu_cvt rq = {0};
     if ((rc = use_16bit(e, a, b, &g, &rq, err)) || (rc = add_gemm(e, &g, &rq, err)))
         return rc;
     if (!gelu)
@@ -572,7 +582,6 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
     un_k2 *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    bool tanh_form = strcmp(ib_node_attr_string(n, "approximate", "none"), "tanh") == 0;
     *k = (un_k2){.op = tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF, .y = y->dev,
                  .n = ib_tensor_desc_numel(&y->desc)};
     return cu_add_step(e, run_gelu, k, NULL, err);
@@ -617,7 +626,12 @@ static int comp_gemm(cu_exec *e, const ib_node *n, ib_err *err)
             g.beta = beta;
         }
     }
-    cvt_req rq = {0};
+    if (e->int8) {
+        bool done = false;
+        if ((rc = cu_add_gemm_i8(e, &g, a, b, IBK_COPY, &done, err)) || done)
+            return rc;
+    }
+    cu_cvt rq = {0};
     if ((rc = use_16bit(e, a, b, &g, &rq, err)))
         return rc;
     return add_gemm(e, &g, &rq, err);

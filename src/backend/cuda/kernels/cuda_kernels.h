@@ -75,6 +75,12 @@ int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int64_t N, int
 /* y16[i] = x[i] as float16 (bf16 0) or bfloat16 (bf16 1), rounded to nearest even, i < n:
  * a matmul's 16-bit operands at fp16/bf16 (cuda_matmul.c) and their weights. */
 int ibk_f32_to_16(ibk_stream s, int bf16, const float *x, void *y16, int64_t n);
+/* int8 products (cuda_matmul_i8.c): y8[i] = clamp(rint(x[i] * scale), -127, 127) as int8;
+ * y [rows, cols] = act(acc * inv_sx * inv_sw[col] + bias[col]) from the int32 products (act
+ * an ibk_unary_op, IBK_COPY = none; bias may be NULL). */
+int ibk_f32_to_s8(ibk_stream s, const float *x, void *y8, float scale, int64_t n);
+int ibk_dequant_bias_act(ibk_stream s, const int32_t *acc, float *y, const float *inv_sw,
+                         float inv_sx, const float *bias, int64_t rows, int64_t cols, int act);
 /* Comparisons and logic (bool = one byte 0/1), numpy broadcast through v (sa, sb).
  * ibk_compare: y = a OP b for op 0 Equal, 1 Less, 2 Greater, 3 LessOrEqual, 4 GreaterOrEqual
  * over dtype 0 float32, 1 int64, 2 int32 (NaN compares false). ibk_logic: y = a OP b for op

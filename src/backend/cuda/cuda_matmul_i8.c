@@ -1,0 +1,234 @@
+/*
+ * cuda_matmul_i8.c - the int8 products of an int8 session on cuda (issue 24: INT8 through the
+ * existing calibration, cuBLASLt IMMA), written 2026-12-05 without a GPU, not yet run.
+ *
+ * An int8 session on cuda runs every op as at fp16 (e->precision FP16, e->int8) but for the
+ * products whose B is a constant [K, N] (or [N, K], transB) not batched and whose A has a
+ * calibrated range (the bindings' range_min/max from ib_session_calibrate), when K and N are
+ * multiples of 4 and A is not transposed:
+ *
+ *   1. A quantised symmetrically, q = clamp(rint(x * sx), -127, 127), sx = 127 / max|range|,
+ *      into the block the products share (cu_cvt, step kind "quant8"; consecutive readers of
+ *      one value convert it once);
+ *   2. Lt (IMMA): int32 acc [M, N] = q_A q_B^T, CUBLAS_COMPUTE_32I, in cuBLAS's one int8
+ *      operand order for plain layouts ("TN": Lt's A transposed, its B not, so B is held as
+ *      [N][K] whatever its ONNX layout), into an int32 block the int8 products share
+ *      ("cublaslt-i8");
+ *   3. y = act(acc * alpha / (sx * sw[n]) + bias[n]) ("dequant"): the bias, Relu or Gelu of
+ *      the node in the same pass.
+ *
+ * B is quantised once per device store on the host (cu_quant_cols_s8: per output column,
+ * sw[n] = 127 / max|B[:, n]|, the cpu backend's per-channel weight scales). The activations'
+ * scheme differs from the cpu's in one way: a non-negative range is still quantised to
+ * [-127, 127] (s8 for both operands, which IMMA takes), so such a value has 7 bits, not 8.
+ * Anything else (no range, a runtime B, batched B, a C term) keeps the fp16 path, as do the
+ * products Lt has no IMMA algorithm for.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.h"
+
+void cu_quant_cols_s8(const float *b, int64_t K, int64_t N, bool tb, int8_t *q, float *inv_s)
+{
+    for (int64_t n = 0; n < N; n++) {
+        float amax = 0.0f;
+        for (int64_t k = 0; k < K; k++)
+            amax = fmaxf(amax, fabsf(tb ? b[n * K + k] : b[k * N + n]));
+        float s = amax > 0.0f && isfinite(amax) ? 127.0f / amax : 1.0f;
+        inv_s[n] = 1.0f / s;
+        for (int64_t k = 0; k < K; k++) {
+            float r = rintf((tb ? b[n * K + k] : b[k * N + n]) * s);
+            q[n * K + k] = (int8_t)fminf(fmaxf(r, -127.0f), 127.0f); /* NaN -> -127, no UB */
+        }
+    }
+}
+
+/* The store's int8 form of B: inv_s [N] floats, then q [N][K] at a 256-byte boundary. */
+typedef struct qb_src {
+    const float *b;
+    int64_t K, N;
+    bool tb;
+} qb_src;
+
+static size_t qb_offset(int64_t N)
+{
+    return ((size_t)N * sizeof(float) + 255) / 256 * 256;
+}
+
+static void qb_fill(void *user, void *dst)
+{
+    const qb_src *s = user;
+    cu_quant_cols_s8(s->b, s->K, s->N, s->tb, (int8_t *)dst + qb_offset(s->N), dst);
+}
+
+typedef struct i8_k {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulAlgo_t algo;
+    const void *qa, *qb; /* Lt's A (our B, [N][K]) and B (our A, [M][K]) */
+    int32_t *acc;
+} i8_k;
+
+static void i8_free(void *p)
+{
+    i8_k *k = p;
+    if (!k)
+        return;
+    if (k->op)
+        (void)cublasLtMatmulDescDestroy(k->op);
+    if (k->la)
+        (void)cublasLtMatrixLayoutDestroy(k->la);
+    if (k->lb)
+        (void)cublasLtMatrixLayoutDestroy(k->lb);
+    if (k->lc)
+        (void)cublasLtMatrixLayoutDestroy(k->lc);
+    ib_free(k);
+}
+
+static int run_i8(cu_exec *e, void *p, ib_err *err)
+{
+    i8_k *k = p;
+    cu_ctx *c = e->ctx;
+    const int32_t one = 1, zero = 0;
+    return cu_check_lt(e, err,
+                       cublasLtMatmul(c->lt, k->op, &one, k->qa, k->la, k->qb, k->lb, &zero,
+                                      k->acc, k->lc, k->acc, k->lc, &k->algo, c->lt_ws,
+                                      CU_LT_WORKSPACE, c->stream),
+                       "int8 matmul");
+}
+
+typedef struct dq_k {
+    const int32_t *acc;
+    float *y;
+    const float *inv_sw, *bias;
+    float inv_sx;
+    int64_t rows, cols;
+    int act;
+} dq_k;
+
+static int run_dq(cu_exec *e, void *p, ib_err *err)
+{
+    dq_k *k = p;
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_dequant_bias_act(e->ctx->stream, k->acc, k->y, k->inv_sw,
+                                                         k->inv_sx, k->bias, k->rows, k->cols,
+                                                         k->act),
+                       "int8 matmul epilogue kernel");
+}
+
+/* Plan Lt's IMMA call into k (k->qa, qb, acc set): IB_EUNSUPPORTED (err untouched) when Lt has
+ * no algorithm for it. */
+static int plan_i8(cu_exec *e, const cu_mm_geom *g, i8_k *k, ib_err *err)
+{
+    cu_ctx *c = e->ctx;
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    int rc = cu_check_lt(e, err, cublasLtMatmulDescCreate(&k->op, CUBLAS_COMPUTE_32I, CUDA_R_32I),
+                         "int8 matmul desc create");
+    if (rc)
+        return rc;
+    cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    /* column-major: Lt A = q_B as [K, N] (ld K, transposed to N x K), Lt B = q_A as [K, M]
+     * (ld K), D = acc as [N, M] (ld N), i.e. row-major [M, N] */
+    if ((rc = cu_check_lt(e, err,
+                          cublasLtMatrixLayoutCreate(&k->la, CUDA_R_8I, (uint64_t)g->K,
+                                                     (uint64_t)g->N, g->K),
+                          "layout create")) ||
+        (rc = cu_check_lt(e, err,
+                          cublasLtMatrixLayoutCreate(&k->lb, CUDA_R_8I, (uint64_t)g->K,
+                                                     (uint64_t)g->M, g->K),
+                          "layout create")) ||
+        (rc = cu_check_lt(e, err,
+                          cublasLtMatrixLayoutCreate(&k->lc, CUDA_R_32I, (uint64_t)g->N,
+                                                     (uint64_t)g->M, g->N),
+                          "layout create")))
+        return rc;
+    cublasLtMatmulPreference_t pref = NULL;
+    if ((rc = cu_check_lt(e, err, cublasLtMatmulPreferenceCreate(&pref), "preference create")))
+        return rc;
+    uint64_t ws = CU_LT_WORKSPACE;
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                         sizeof ws);
+    cublasLtMatmulHeuristicResult_t res;
+    int found = 0;
+    memset(&res, 0, sizeof res);
+    cublasStatus_t st =
+        cublasLtMatmulAlgoGetHeuristic(c->lt, k->op, k->la, k->lb, k->lc, k->lc, pref, 1, &res,
+                                       &found);
+    (void)cublasLtMatmulPreferenceDestroy(pref);
+    if (st != CUBLAS_STATUS_SUCCESS || found < 1)
+        return IB_EUNSUPPORTED; /* the fp16 path takes it */
+    k->algo = res.algo;
+    return IB_OK;
+}
+
+static bool i8_shape(const cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b)
+{
+    return e->int8 && b->host && a->has_range && g->sb == 0 && g->batch == 1 && !g->ta &&
+           g->beta == 0.0f && g->K % 4 == 0 && g->N % 4 == 0 && g->M <= INT32_MAX &&
+           g->N <= INT32_MAX && g->K <= INT32_MAX &&
+           ib_tensor_desc_numel(&b->desc) == g->K * g->N;
+}
+
+int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b, int act,
+                   bool *done, ib_err *err)
+{
+    *done = false;
+    if (!i8_shape(e, g, a, b))
+        return IB_OK;
+    float amax = fmaxf(fabsf(a->rmin), fabsf(a->rmax));
+    float sx = amax > 0.0f && isfinite(amax) ? 127.0f / amax : 1.0f;
+    int fmt = g->tb ? CU_W_S8_ROWS : CU_W_S8_COLS;
+    qb_src src = {b->host, g->K, g->N, g->tb};
+    size_t nbytes = qb_offset(g->N) + (size_t)(g->K * g->N);
+    void *wq = NULL;
+    int rc = cu_weight_get_derived(e->ctx, b->host, fmt, nbytes, qb_fill, &src, &wq, err);
+    if (rc)
+        return rc;
+    if ((rc = cu_exec_hold_weight(e, b->host, fmt, err))) {
+        cu_weight_put(e->ctx, b->host, fmt);
+        return rc;
+    }
+    cu_cvt cv;
+    if ((rc = cu_cvt_prepare(e, a, CU_CVT_S8, sx, &cv, err)))
+        return rc;
+    size_t acc_bytes = (size_t)(g->M * g->N) * sizeof(int32_t);
+    if (acc_bytes > e->i32_bytes) { /* shared, as the attention scores: the largest asked for */
+        if ((rc = cu_alloc(e, acc_bytes, &e->i32, err)))
+            return rc;
+        e->i32_bytes = acc_bytes;
+    }
+    i8_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    k->qa = (const int8_t *)wq + qb_offset(g->N);
+    k->qb = cv.dst;
+    k->acc = e->i32;
+    if ((rc = plan_i8(e, g, k, err))) {
+        i8_free(k);
+        return rc == IB_EUNSUPPORTED ? IB_OK : rc; /* no IMMA algorithm: the fp16 path */
+    }
+    dq_k *d = ib_calloc(1, sizeof *d);
+    if (!d) {
+        i8_free(k);
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    }
+    *d = (dq_k){.acc = k->acc, .y = g->y, .inv_sw = wq, .bias = g->bias,
+                .inv_sx = g->alpha / sx, .rows = g->M, .cols = g->N, .act = act};
+    if ((rc = cu_cvt_add(e, &cv, err))) {
+        i8_free(k);
+        ib_free(d);
+        return rc;
+    }
+    if ((rc = cu_add_step(e, run_i8, k, i8_free, err))) {
+        ib_free(d);
+        return rc;
+    }
+    cu_step_kind(e, "cublaslt-i8");
+    if ((rc = cu_add_step(e, run_dq, d, NULL, err)))
+        return rc;
+    cu_step_kind(e, "dequant");
+    *done = true;
+    return IB_OK;
+}
