@@ -9,11 +9,16 @@
  *   fp16-in fp32-out float16 A, B, float32 D: 16-bit inputs, float32 between ops
  *   fp32 tf32        float32 with TF32 tensor cores (PyTorch's fp32 default)
  *   fp32             plain float32 (no tensor cores)
+ *   int8 i32-out     int8 A, B (A transposed: cuBLAS's "TN" int8 form), int32 D,
+ *                    CUBLAS_COMPUTE_32I: what --precision int8 runs on cuda (cuda_matmul_i8.c)
+ *   fp8 fp32-out     e4m3 A, B ("TN"), float32 D: a possible --precision fp8 on Hopper
+ *   fp8 bf16-out     the same with a bfloat16 D
  *
  * Per shape and form: the heuristic's first algorithm, a warm-up call, then --reps calls
- * between CUDA events; TFLOP/s = 2 M N K / time. Column-major C [M, N] = A [M, K] B [K, N].
+ * between CUDA events; TFLOP/s (TOP/s for int8) = 2 M N K / time. Column-major C [M, N] = A [M, K] B [K, N].
  * Operands are filled with byte 0x3c (float16 1.06, float32 0.0115). Prints figures, asserts
- * nothing (STYLE.md §11). Without a GPU (or built without CUDA) it says so and exits 0.
+ * nothing (STYLE.md §11). The three 8-bit forms print "no algorithm" where this GPU or
+ * cuBLASLt has none (fp8 needs compute capability 8.9 or 9.0). Without a GPU (or built without CUDA) it says so and exits 0.
  *
  * Usage: lt_gemm [--device N] [--reps N] [--shapes bert|resnet|all]
  */
@@ -48,14 +53,18 @@ typedef struct form {
     cudaDataType_t ab, d;
     cublasComputeType_t ct;
     cudaDataType_t scale;
+    bool tn; /* A stored [K, M] and transposed (the int8 and fp8 kernels' only form) */
 } form;
 
 static const form g_forms[] = {
-    {"fp32-io fast16", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_16F, CUDA_R_32F},
-    {"fp16-io", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F},
-    {"fp16-in fp32-out", CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F},
-    {"fp32 tf32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F},
-    {"fp32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F},
+    {"fp32-io fast16", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_16F, CUDA_R_32F, false},
+    {"fp16-io", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, false},
+    {"fp16-in fp32-out", CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, false},
+    {"fp32 tf32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, false},
+    {"fp32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, false},
+    {"int8 i32-out", CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, CUDA_R_32I, true},
+    {"fp8 fp32-out", CUDA_R_8F_E4M3, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F, true},
+    {"fp8 bf16-out", CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, true},
 };
 
 /* TFLOP/s of one GEMM form, or a negative value with *why set. */
@@ -67,8 +76,11 @@ static double time_gemm(cublasLtHandle_t lt, cudaStream_t st, void *ws, size_t w
     cublasLtMatmulPreference_t pref = NULL;
     double tf = -1.0;
     *why = "layout";
+    cublasOperation_t ta = f->tn ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (cublasLtMatmulDescCreate(&op, f->ct, f->scale) ||
-        cublasLtMatrixLayoutCreate(&la, f->ab, (uint64_t)s->M, (uint64_t)s->K, s->M) ||
+        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta) ||
+        (f->tn ? cublasLtMatrixLayoutCreate(&la, f->ab, (uint64_t)s->K, (uint64_t)s->M, s->K)
+               : cublasLtMatrixLayoutCreate(&la, f->ab, (uint64_t)s->M, (uint64_t)s->K, s->M)) ||
         cublasLtMatrixLayoutCreate(&lb, f->ab, (uint64_t)s->K, (uint64_t)s->N, s->K) ||
         cublasLtMatrixLayoutCreate(&ld, f->d, (uint64_t)s->M, (uint64_t)s->N, s->M) ||
         cublasLtMatmulPreferenceCreate(&pref))
@@ -82,17 +94,20 @@ static double time_gemm(cublasLtHandle_t lt, cudaStream_t st, void *ws, size_t w
     if (cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, ld, ld, pref, 1, &res, &found) ||
         found < 1)
         goto out;
-    float alpha = 1.0f, beta = 0.0f;
+    float alpha_f = 1.0f, beta_f = 0.0f;
+    int32_t alpha_i = 1, beta_i = 0;
+    const void *alpha = f->scale == CUDA_R_32I ? (const void *)&alpha_i : (const void *)&alpha_f;
+    const void *beta = f->scale == CUDA_R_32I ? (const void *)&beta_i : (const void *)&beta_f;
     cudaEvent_t e0, e1;
     *why = "events";
     if (cudaEventCreate(&e0) || cudaEventCreate(&e1))
         goto out;
     *why = "matmul failed";
-    bool ok = cublasLtMatmul(lt, op, &alpha, A, la, B, lb, &beta, D, ld, D, ld, &res.algo, ws,
+    bool ok = cublasLtMatmul(lt, op, alpha, A, la, B, lb, beta, D, ld, D, ld, &res.algo, ws,
                              wsb, st) == CUBLAS_STATUS_SUCCESS &&
               cudaEventRecord(e0, st) == cudaSuccess;
     for (int r = 0; ok && r < reps; r++)
-        ok = cublasLtMatmul(lt, op, &alpha, A, la, B, lb, &beta, D, ld, D, ld, &res.algo, ws, wsb,
+        ok = cublasLtMatmul(lt, op, alpha, A, la, B, lb, beta, D, ld, D, ld, &res.algo, ws, wsb,
                             st) == CUBLAS_STATUS_SUCCESS;
     float ms = 0;
     ok = ok && cudaEventRecord(e1, st) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess &&
