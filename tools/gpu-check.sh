@@ -38,8 +38,9 @@
 # the GPU, issue 24);
 # LT_GEMM (default 1): time cuBLASLt GEMMs at float32 vs float16 storage (bench/cuda/lt_gemm,
 # about 20 s), the measurement that decides whether the backend needs 16-bit activations;
-# INT8_BENCHMARKS (default "bert-99"): also an "int8" row (calibrated; the products with constant
-# weights on cuBLASLt IMMA, the rest as at fp16: cuda_matmul_i8.c, issue 24);
+# INT8_BENCHMARKS (default "resnet50 bert-99"): also an "int8" row (calibrated; the products
+# with constant weights on cuBLASLt IMMA and the 2-D convolutions on cuDNN int8, the rest as
+# at fp16: cuda_matmul_i8.c, cuda_conv_i8.c, issue 24);
 # PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
 # the same for BERT-Large fp16 at batch 32 instead (the second call); 0 skips.
 set -u
@@ -161,7 +162,7 @@ for B in $BENCHMARKS; do
     PLIST=$PRECISIONS
     case " ${NHWC_BENCHMARKS-resnet50} " in *" $B "*) PLIST="$PLIST fp16-nhwc" ;; esac
     case " ${GRAPHPOST_BENCHMARKS-ssd-resnet34} " in *" $B "*) PLIST="$PLIST fp16-graphpost" ;; esac
-    case " ${INT8_BENCHMARKS-bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) ;; *) PLIST="$PLIST int8" ;; esac ;; esac
+    case " ${INT8_BENCHMARKS-resnet50 bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) ;; *) PLIST="$PLIST int8" ;; esac ;; esac
     for P in $PLIST; do
         PREC=${P%-nhwc}
         PREC=${PREC%-graphpost}
@@ -265,8 +266,8 @@ done
 echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.2, INT8 for both"
 echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
 echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the reference kernels"
-echo "on the host (run.json placement); H100/H200 have no v1.1 figure there; cuda's int8 has int8"
-echo "products only (convolutions as at fp16)."
+echo "on the host (run.json placement); H100/H200 have no v1.1 figure there; cuda's int8 runs"
+echo "products and 2-D convolutions in int8, float32 between ops (docs/cuda_backend.md)."
 echo "time used: $(($(date +%s) - START)) s of a $BUDGET s budget (GPU_CHECK_BUDGET)"
 [ -z "$NOT_RUN" ] || echo "GPU-CHECK INCOMPLETE: not started within the time budget:$NOT_RUN" >&2
 [ "$FAILED" = 0 ] || { echo "GPU-CHECK FAILED (see messages above)" >&2; exit 1; }

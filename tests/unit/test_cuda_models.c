@@ -556,6 +556,80 @@ TEST_TIMEOUT(cuda_matmul_16bit_operands, 120)
     }
 }
 
+/* issue 24: an int8 session's convolutions on cuDNN's int8 NHWC kernels (cuda_conv_i8.c):
+ * x [2, 16, 12, 12] -> FusedConv 3x3 (32 channels, bias, Relu) = c, FusedConv 1x1 (16
+ * channels, bias, residual x, Relu) = y, on cuda at int8 against the cpu at fp32 (NMSE 3e-3),
+ * two "cudnn-i8" and two "quant8" steps; none at fp16. Not yet run on a GPU. */
+static void conv8_case(const char *backend, enum ib_precision p, const float *x, float *y,
+                       int *i8, int *q8)
+{
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(9, 13, &b));
+    ib_value_id xi = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,16,12,12");
+    ib_value_id w1 = ib_build_weight(b, "w1", IB_DTYPE_FLOAT32, "32,16,3,3", ib_fill_he());
+    ib_value_id b1 = ib_build_weight(b, "b1", IB_DTYPE_FLOAT32, "32", ib_fill_uniform(-0.1, 0.1));
+    ib_value_id w2 = ib_build_weight(b, "w2", IB_DTYPE_FLOAT32, "16,32,1,1", ib_fill_he());
+    ib_value_id b2 = ib_build_weight(b, "b2", IB_DTYPE_FLOAT32, "16", ib_fill_uniform(-0.1, 0.1));
+    ib_value_id in1[3] = {xi, w1, b1}, c, yo;
+    ib_build_node(b, "FusedConv", "inferbench", "c1", in1, 3, &c, 1, NULL, 0,
+                  "kernel_shape=[3,3] pads=[1,1,1,1] activation='Relu'");
+    ib_value_id in2[4] = {c, w2, b2, xi};
+    ib_build_node(b, "FusedConv", "inferbench", "c2", in2, 4, &yo, 1, NULL, 0,
+                  "kernel_shape=[1,1] activation='Relu'");
+    ib_build_output(b, yo, "y", IB_DTYPE_FLOAT32, "2,16,12,12");
+    ib_model *m = model_from(b);
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.backend = backend;
+    so.precision = p;
+    ib_tensor_view iv = {.name = "x", .desc = {IB_DTYPE_FLOAT32, 4, {2, 16, 12, 12}},
+                         .data = (void *)(uintptr_t)x, .capacity = 2 * 16 * 144 * 4};
+    if (p == IB_PRECISION_INT8) {
+        so.calib_inputs = &iv;
+        so.calib_batches = 1;
+        so.calib_input_count = 1;
+    }
+    ib_session *s = NULL;
+    ib_err err;
+    ib_err_clear(&err);
+    ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
+    ib_tensor_view ov = {.name = "y", .data = y, .capacity = 2 * 16 * 144 * 4};
+    ASSERT_OK(ib_session_set_profiling(s, true));
+    ASSERT_OK_ERR(ib_session_run(s, &iv, 1, &ov, 1, &err), &err);
+    ib_profile pr;
+    ASSERT_OK(ib_session_profile(s, &pr, NULL));
+    *i8 = *q8 = 0;
+    for (size_t i = 0; i < pr.n; i++) {
+        *i8 += !strcmp(pr.entries[i].kind, "cudnn-i8");
+        *q8 += !strcmp(pr.entries[i].kind, "quant8");
+    }
+    ib_profile_free(&pr);
+    ib_session_destroy(s);
+    ib_model_destroy(m);
+}
+
+TEST_TIMEOUT(cuda_conv_int8, 120)
+{
+    need_gpu();
+    static float x[2 * 16 * 144], ref[2 * 16 * 144], got[2 * 16 * 144];
+    for (size_t i = 0; i < IB_ARRAY_LEN(x); i++)
+        x[i] = (float)(urand() * 2 - 1);
+    int i8 = 0, q8 = 0;
+    conv8_case("cpu", IB_PRECISION_FP32, x, ref, &i8, &q8);
+    static const enum ib_precision ps[2] = {IB_PRECISION_FP16, IB_PRECISION_INT8};
+    static const double tol[2] = {1e-3, 3e-3};
+    for (int i = 0; i < 2; i++) {
+        conv8_case("cuda", ps[i], x, got, &i8, &q8);
+        double e = nmse(got, ref, IB_ARRAY_LEN(got));
+        printf("# convolutions cuda [%s] vs cpu fp32: nmse %.3g (tol %.3g); cudnn-i8 steps %d, "
+               "quant8 steps %d\n",
+               ib_precision_name(ps[i]), e, tol[i], i8, q8);
+        ASSERT_TRUE(e <= tol[i] && e > 0);
+        ASSERT_INT_EQ(i8, i == 1 ? 2 : 0);
+        ASSERT_INT_EQ(q8, i == 1 ? 2 : 0);
+    }
+}
+
 /* issue 24: inferbench.SSDPostprocess at SSD-ResNet34's shapes (2 images, 81 classes, the
  * 15,130 R34 anchors, logits spread so that thousands of candidates pass 0.05) on cuda
  * against the cpu (metrics' decode + NMS itself): the same counts and labels, scores and
@@ -925,6 +999,33 @@ TEST(cuda_int8_weights_per_column)
     for (int i = 0; i < N * K; i++)
         ASSERT_TRUE(q[i] >= -127 && q[i] <= 127);
     ASSERT_TRUE(inv[1] == 1.0f); /* an infinite column falls back to scale 1 */
+#endif
+}
+
+/* The int8 convolutions' filters (cuda_conv_i8.c), host side: KCRS float32 -> KRSC int8,
+ * per output channel max |q| = 127 and each element within half a step. */
+TEST(cuda_int8_filters_per_channel)
+{
+#ifndef IB_WITH_CUDA
+    TEST_SKIP("built without CUDA");
+#else
+    enum { K = 3, C = 8, RS = 9 };
+    float w[K * C * RS], inv[K];
+    int8_t q[K * RS * C];
+    for (int i = 0; i < K * C * RS; i++)
+        w[i] = (float)((i * 37) % 19 - 9) * 0.01f * (float)(1 + i / (C * RS));
+    cu_quant_filter_s8(w, K, C, RS, q, inv);
+    for (int k = 0; k < K; k++) {
+        int qmax = 0;
+        for (int c = 0; c < C; c++)
+            for (int p = 0; p < RS; p++) {
+                int v = q[(k * RS + p) * C + c];
+                qmax = abs(v) > qmax ? abs(v) : qmax;
+                double ref = (double)w[(k * C + c) * RS + p];
+                ASSERT_TRUE(fabs((double)v * (double)inv[k] - ref) <= 0.5 * (double)inv[k] + 1e-7);
+            }
+        ASSERT_INT_EQ(qmax, 127);
+    }
 #endif
 }
 

@@ -24,7 +24,6 @@
 #include "ir/op.h"
 #include "ir/ops/window.h"
 
-#define CU_CONV_WS_MAX ((size_t)256 << 20)
 /* Smaller batches (the warm-up's tails, SingleStream) take the heuristic's choice: timing
  * every variant's every convolution would lengthen compile for little. */
 #define CU_CONV_FIND_BATCH 8
@@ -593,11 +592,20 @@ static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
         return cu_fail(e, err, IB_EUNSUPPORTED, "geometry not expressible in cuDNN");
     if (x->half || y->half || (z && z->half))
         return comp_conv16(e, n, &cg, err);
+    int rc;
+    if (e->int8 && cg.nd == 4 && cg.group == 1) { /* cuda_conv_i8.c, else as at fp16 */
+        cu_conv2d g2 = {.N = cg.x[0], .C = cg.x[1], .H = cg.x[2], .W = cg.x[3], .K = cg.w[0],
+                        .R = cg.w[2], .S = cg.w[3], .P = cg.y[2], .Q = cg.y[3],
+                        .pad = {cg.pad[0], cg.pad[1]}, .stride = {cg.stride[0], cg.stride[1]},
+                        .dil = {cg.dil[0], cg.dil[1]}};
+        bool done = false;
+        if ((rc = cu_add_conv_i8(e, n, &g2, &done, err)) || done)
+            return rc;
+    }
     conv_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     cudnnHandle_t h = e->ctx->dnn;
-    int rc;
     int nsp = cg.nd - 2;
     if ((rc = tensor_desc(e, &k->xd, cg.nd, cg.x, err)) ||
         (rc = tensor_desc(e, &k->yd, cg.nd, cg.y, err)))

@@ -22,13 +22,23 @@
 #define CU_STAGING_BYTES (8u << 20)    /* pinned host staging for tensor_set/get (two halves) */
 #define CU_STAGING_DIRECT (64u << 10)  /* pageable copies up to this size skip the staging */
 #define CU_LT_WORKSPACE (32u << 20)    /* cuBLASLt workspace per context */
+#define CU_CONV_WS_MAX ((size_t)256 << 20) /* largest cuDNN workspace a convolution may ask */
 
 /* How a constant is held on the device: as on the host, a 2-D conv filter as NHWC float16
  * (KRSC) for the nhwc_fp16 islands, or a float32 tensor as float16 or bfloat16 in its layout
  * (embedding tables at fp16; a matmul's constant operand at fp16 / bf16), or a matmul's constant
  * B quantised per column to int8 for the int8 products (from B [K, N], or [N, K] when
- * transposed: cuda_matmul_i8.c). */
-enum cu_wfmt { CU_W_PLAIN, CU_W_F16_KRSC, CU_W_F16, CU_W_BF16, CU_W_S8_COLS, CU_W_S8_ROWS };
+ * transposed: cuda_matmul_i8.c), or a conv filter as KRSC int8 per output channel
+ * (cuda_conv_i8.c). */
+enum cu_wfmt {
+    CU_W_PLAIN,
+    CU_W_F16_KRSC,
+    CU_W_F16,
+    CU_W_BF16,
+    CU_W_S8_COLS,
+    CU_W_S8_ROWS,
+    CU_W_S8_KRSC
+};
 
 typedef struct cu_wref {
     const void *host;
@@ -132,6 +142,8 @@ struct ib_backend_exec {
     bool int8;                  /* an int8 session: precision is FP16 but for int8 products */
     void *i32;                  /* int32 products of the int8 matmuls, shared (cuda_matmul_i8.c) */
     size_t i32_bytes;
+    void *f32;                  /* NHWC float results of the int8 convs, shared (cuda_conv_i8.c) */
+    size_t f32_bytes;
     uint32_t runs;              /* graph_run calls so far */
     cudaGraphExec_t gexec;      /* the steps captured as one CUDA Graph */
     bool graph_failed;          /* capture did not work: launch steps directly */
@@ -230,14 +242,16 @@ int cu_lt_run(cu_exec *e, cu_lt *k, const float *a, const float *b, float *y, ib
 void cu_lt_free(void *k);
 
 /* A product's float32 input converted by a step into the block the products share (e->cvt):
- * float16, bfloat16, or int8 at a scale (clamp(rint(x * scale), -127, 127)). cu_cvt_prepare
+ * float16, bfloat16, or int8 at a scale (clamp(rint(x * scale), -127, 127)), the last also from
+ * NCHW to NHWC (an int8 convolution's input, [N, C, ...] -> [N, ..., C]). cu_cvt_prepare
  * says where (dst) and whether the block already holds it (cached: the last conversion step
  * was of the same value, format and scale, and no step writes a value after its producer);
  * cu_cvt_add appends the step unless cached. */
-enum cu_cvt_fmt { CU_CVT_F16, CU_CVT_BF16, CU_CVT_S8 };
+enum cu_cvt_fmt { CU_CVT_F16, CU_CVT_BF16, CU_CVT_S8, CU_CVT_S8_NHWC };
 typedef struct cu_cvt {
     const float *src;
     int64_t n, val;
+    int64_t c, hw; /* CU_CVT_S8_NHWC: channels and spatial size (n = N c hw) */
     int fmt;
     float scale;
     bool cached;
@@ -252,6 +266,19 @@ int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err);
  * epilogue. */
 int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b, int act,
                    bool *done, ib_err *err);
+/* int8 convolutions (cuda_conv_i8.c): a 2-D convolution with one group, x [N, C, H, W] with a
+ * calibrated range, a constant w [K, C, R, S], C and K multiples of 4, as cuDNN's int8 NHWC
+ * convolution with float output, then one epilogue (per-channel dequantisation, bias, the
+ * residual z, the activation) writing y [N, K, P, Q] float32: *done tells. */
+typedef struct cu_conv2d {
+    int N, C, H, W, K, R, S, P, Q;
+    int pad[2], stride[2], dil[2];
+} cu_conv2d;
+int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err);
+/* Its filter on the host: q [K][R][S][C] (KRSC), each output channel scaled to +-127, and
+ * inv_s[k] = max |w[k]| / 127 (1 for a zero or non-finite channel). */
+void cu_quant_filter_s8(const float *w, int64_t K, int64_t C, int64_t RS, int8_t *q, float *inv_s);
+
 /* The int8 copy of a constant B for those products: q [N][K] (B's column n as row n), scaled
  * per column to +-127, and inv_s[n] = max |B[:, n]| / 127 (1 for a zero column). Host side,
  * no device. */

@@ -329,7 +329,7 @@ static int run_ep(cu_exec *e, void *p, ib_err *err)
 typedef struct cvt_k {
     const float *x;
     void *y;
-    int64_t n;
+    int64_t n, c, hw;
     int fmt;
     float scale;
 } cvt_k;
@@ -337,22 +337,30 @@ typedef struct cvt_k {
 static int run_cvt(cu_exec *e, void *p, ib_err *err)
 {
     cvt_k *k = p;
-    int st = k->fmt == CU_CVT_S8 ? ibk_f32_to_s8(e->ctx->stream, k->x, k->y, k->scale, k->n)
-                                 : ibk_f32_to_16(e->ctx->stream, k->fmt == CU_CVT_BF16, k->x,
-                                                 k->y, k->n);
-    return cu_check_rt(e, err, (cudaError_t)st, "matmul operand conversion");
+    cudaStream_t s = e->ctx->stream;
+    int st = k->fmt == CU_CVT_S8        ? ibk_f32_to_s8(s, k->x, k->y, k->scale, k->n)
+             : k->fmt == CU_CVT_S8_NHWC ? ibk_nchw_to_nhwc_s8(s, k->x, k->y, k->scale,
+                                                              k->n / (k->c * k->hw), k->c, k->hw)
+                                        : ibk_f32_to_16(s, k->fmt == CU_CVT_BF16, k->x, k->y, k->n);
+    return cu_check_rt(e, err, (cudaError_t)st, "operand conversion");
 }
 
 int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c, ib_err *err)
 {
     *c = (cu_cvt){.src = a->dev, .n = ib_tensor_desc_numel(&a->desc), .val = a->id, .fmt = fmt,
                   .scale = scale};
+    if (fmt == CU_CVT_S8_NHWC) {
+        if (a->desc.ndim < 3 || a->desc.dims[0] < 1 || a->desc.dims[1] < 1)
+            return cu_fail(e, err, IB_EUNSUPPORTED, "NHWC conversion of a tensor of rank < 3");
+        c->c = a->desc.dims[1];
+        c->hw = c->n / (a->desc.dims[0] * c->c);
+    }
     if (e->cvt_at && e->cvt_val == (int64_t)a->id && e->cvt_fmt == fmt && e->cvt_scale == scale) {
         c->cached = true;
         c->dst = e->cvt_at;
         return IB_OK;
     }
-    size_t bytes = (size_t)c->n * (fmt == CU_CVT_S8 ? 1 : 2);
+    size_t bytes = (size_t)c->n * (fmt == CU_CVT_S8 || fmt == CU_CVT_S8_NHWC ? 1 : 2);
     if (bytes > e->cvt_bytes) { /* steps planned before keep the smaller block they were given */
         int rc = cu_alloc(e, bytes, &e->cvt, err);
         if (rc)
@@ -370,11 +378,12 @@ int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err)
     cvt_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    *k = (cvt_k){.x = c->src, .y = c->dst, .n = c->n, .fmt = c->fmt, .scale = c->scale};
+    *k = (cvt_k){.x = c->src, .y = c->dst, .n = c->n, .c = c->c, .hw = c->hw, .fmt = c->fmt,
+                 .scale = c->scale};
     int rc = cu_add_step(e, run_cvt, k, NULL, err);
     if (rc)
         return rc;
-    cu_step_kind(e, c->fmt == CU_CVT_S8 ? "quant8" : "cvt16");
+    cu_step_kind(e, c->fmt == CU_CVT_S8 || c->fmt == CU_CVT_S8_NHWC ? "quant8" : "cvt16");
     e->cvt_val = c->val;
     e->cvt_fmt = c->fmt;
     e->cvt_scale = c->scale;

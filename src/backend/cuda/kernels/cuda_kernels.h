@@ -81,6 +81,14 @@ int ibk_f32_to_16(ibk_stream s, int bf16, const float *x, void *y16, int64_t n);
 int ibk_f32_to_s8(ibk_stream s, const float *x, void *y8, float scale, int64_t n);
 int ibk_dequant_bias_act(ibk_stream s, const int32_t *acc, float *y, const float *inv_sw,
                          float inv_sx, const float *bias, int64_t rows, int64_t cols, int act);
+/* int8 convolutions (cuda_conv_i8.c): y8 [N, HW, C] = clamp(rint(x [N, C, HW] * scale), -127,
+ * 127); y [N, C, HW] = act(acc [N, HW, C] * inv_sx * inv_sw[c] + bias[c] + z [N, C, HW])
+ * (bias, z may be NULL; act an ibk_unary_op with parameters a, b). */
+int ibk_nchw_to_nhwc_s8(ibk_stream s, const float *x, void *y8, float scale, int64_t N, int64_t C,
+                        int64_t HW);
+int ibk_epi_i8conv(ibk_stream s, const float *acc, float *y, const float *inv_sw, float inv_sx,
+                   const float *bias, const float *z, int64_t N, int64_t C, int64_t HW, int act,
+                   float a, float b);
 /* Comparisons and logic (bool = one byte 0/1), numpy broadcast through v (sa, sb).
  * ibk_compare: y = a OP b for op 0 Equal, 1 Less, 2 Greater, 3 LessOrEqual, 4 GreaterOrEqual
  * over dtype 0 float32, 1 int64, 2 int32 (NaN compares false). ibk_logic: y = a OP b for op

@@ -446,6 +446,57 @@ extern "C" int ibk_f32_to_s8(ibk_stream s, const float *x, void *y8, float scale
     return launch_status();
 }
 
+/* y8[n, p, c] = clamp(rint(x[n, c, p] * scale), -127, 127): an int8 convolution's input */
+__global__ static void k_nchw_to_nhwc_s8(const float *x, int8_t *y, float scale, int64_t C,
+                                         int64_t HW, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t c = i % C, p = (i / C) % HW, b = i / (C * HW);
+        float q = rintf(x[(b * C + c) * HW + p] * scale);
+        y[i] = (int8_t)fminf(fmaxf(q, -127.0f), 127.0f);
+    }
+}
+
+extern "C" int ibk_nchw_to_nhwc_s8(ibk_stream s, const float *x, void *y8, float scale, int64_t N,
+                                   int64_t C, int64_t HW)
+{
+    int64_t n = N * C * HW;
+    if (n <= 0)
+        return 0;
+    k_nchw_to_nhwc_s8<<<grid_for(n), IBK_THREADS, 0, s>>>(x, (int8_t *)y8, scale, C, HW, n);
+    return launch_status();
+}
+
+/* y[n, c, p] = act(acc[n, p, c] * inv_sx * inv_sw[c] + bias[c] + z[n, c, p]) */
+__global__ static void k_epi_i8conv(const float *acc, float *y, const float *inv_sw, float inv_sx,
+                                    const float *bias, const float *z, int64_t C, int64_t HW,
+                                    int act, float a, float b, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t p = i % HW, c = (i / HW) % C, bn = i / (C * HW);
+        float v = acc[(bn * HW + p) * C + c] * (inv_sx * inv_sw[c]);
+        if (bias)
+            v += bias[c];
+        if (z)
+            v += z[i];
+        y[i] = unary_op(act, v, a, b);
+    }
+}
+
+extern "C" int ibk_epi_i8conv(ibk_stream s, const float *acc, float *y, const float *inv_sw,
+                              float inv_sx, const float *bias, const float *z, int64_t N,
+                              int64_t C, int64_t HW, int act, float a, float b)
+{
+    int64_t n = N * C * HW;
+    if (n <= 0)
+        return 0;
+    k_epi_i8conv<<<grid_for(n), IBK_THREADS, 0, s>>>(acc, y, inv_sw, inv_sx, bias, z, C, HW, act,
+                                                     a, b, n);
+    return launch_status();
+}
+
 /* y[r, c] = act(float(acc[r, c]) * inv_sx * inv_sw[c] + bias[c]) */
 __global__ static void k_dequant(const int32_t *acc, float *y, const float *inv_sw, float inv_sx,
                                  const float *bias, int64_t n, int64_t cols, int act)
