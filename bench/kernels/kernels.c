@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../models/bench_util.h"
 #include "backend/backend.h"
 #include "base/thread.h"
 #include "base/time.h"
@@ -434,8 +435,7 @@ static void kernel_rows(double peak[P_COUNT][3], double peak_cpu[P_COUNT][3], in
            "same precision and thread count)\n\n",
            REPS);
     int tlist[2] = {1, max_threads};
-    __builtin_cpu_init();
-    const bool amx = __builtin_cpu_supports("amx-bf16") && __builtin_cpu_supports("amx-int8");
+    const bool amx = bu_cpu_has_amx();
     if (amx)
         printf("This CPU has AMX tiles: oneDNN runs bf16 and int8 on them, so their %% of the "
                "vector peak reads \"AMX\".\n\n");

@@ -24,6 +24,14 @@
 #include "inferbench/runtime.h"
 #include "onnx/build.h"
 
+/* AMX tiles for bf16 and int8: oneDNN's matmuls and convolutions of those precisions run on
+ * them, so the vector units' peaks (vdpbf16ps, vpdpbusd) do not bound them (400-500 %). */
+static inline bool bu_cpu_has_amx(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("amx-bf16") && __builtin_cpu_supports("amx-int8");
+}
+
 static inline double bu_now_s(void)
 {
     struct timespec t;

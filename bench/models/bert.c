@@ -458,11 +458,9 @@ int main(int argc, char **argv)
            "weights; %.1f GFLOP/sample; %d threads pinned; median of %d runs of ~%.0f s\n",
            (long long)layers, layers > 1 ? "s" : "", (long long)seq, fl * 1e-9, threads, reps,
            seconds);
-    /* With AMX tiles, oneDNN's bf16 and int8 matmuls run on them, which the vector peaks
-     * (vdpbf16ps, vpdpbusd) do not bound: those rows read 400-500 % of them. Their % peak is
-     * left out rather than printed against the wrong peak. */
-    __builtin_cpu_init();
-    const bool amx = __builtin_cpu_supports("amx-bf16") && __builtin_cpu_supports("amx-int8");
+    /* with AMX tiles the bf16 and int8 rows' % peak is left out rather than printed against
+     * the wrong peak (bu_cpu_has_amx) */
+    const bool amx = bu_cpu_has_amx();
     if (host)
         printf("measured peak on %d pinned threads: fp32 %.0f GFLOP/s, bf16 %.0f GFLOP/s, int8 "
                "%.0f GOP/s%s\n", threads, peak[0], peak[1], peak[2],

@@ -653,8 +653,9 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
         if (w >= 0) {
             ib_run_sut_set_max_wait(&c, w);
             snprintf(res->max_wait_from, sizeof res->max_wait_from,
-                     "device: half the %.3g ms latency bound less a full batch's %.3g ms", (double)bound / 1e6,
-                     (double)c.batch * c.workers / res->warmup_samples_per_sec * 1e3);
+                     "device: half the %.3g ms latency bound less a full batch's %.3g ms",
+                     (double)bound / 1e6,
+                     ib_run_full_batch_s(c.batch, c.workers, res->warmup_samples_per_sec) * 1e3);
             ib_harness_stage(o, "Server batching window: %.3g ms (%s)", (double)w / 1e6,
                              res->max_wait_from);
         }
@@ -670,7 +671,7 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
     c.sut_timeout_ms = o->sut_timeout_ms >= 0 ? (uint64_t)o->sut_timeout_ms
                                               : IB_LG_DEFAULT_SUT_TIMEOUT_MS;
     if (o->sut_timeout_ms < 0 && res->warmup_samples_per_sec > 0) {
-        double gap_s = (double)c.workers * (double)c.batch / res->warmup_samples_per_sec;
+        double gap_s = ib_run_full_batch_s(c.batch, c.workers, res->warmup_samples_per_sec);
         double b1_s = (double)ib_run_sut_warmup_latency_ns(&c) / 1e9;
         double ms = 10e3 * (gap_s > b1_s ? gap_s : b1_s);
         if (ms > (double)c.sut_timeout_ms)

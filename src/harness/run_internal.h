@@ -55,6 +55,9 @@ const char *ib_run_sut_describe(const run_ctx *c);
  * for a full batch (batch x workers / the warm-up rate, all workers sharing the devices),
  * at least 0; -1 when bound or rate is unknown. */
 int64_t ib_run_server_device_wait_ns(int64_t bound_ns, int64_t batch, int workers, double rate);
+/* Seconds one worker takes for a full batch while all workers share the devices (batch x
+ * workers / rate); 0 when rate is unknown. */
+double ib_run_full_batch_s(int64_t batch, int workers, double rate);
 /* Set the in-process SUT's batching window (before the test starts). */
 void ib_run_sut_set_max_wait(run_ctx *c, int64_t ns);
 

@@ -60,12 +60,16 @@ static void note(const ib_harness_opts *o, run_ctx *c, const char *field, const 
              why);
 }
 
+double ib_run_full_batch_s(int64_t batch, int workers, double rate)
+{
+    return batch >= 1 && workers >= 1 && rate > 0 ? (double)batch * workers / rate : 0.0;
+}
+
 int64_t ib_run_server_device_wait_ns(int64_t bound_ns, int64_t batch, int workers, double rate)
 {
     if (bound_ns <= 0 || batch < 1 || workers < 1 || !(rate > 0))
         return -1;
-    double full = (double)batch * workers / rate * 1e9; /* one worker's full batch, ns */
-    double w = (double)bound_ns / 2 - full;
+    double w = (double)bound_ns / 2 - ib_run_full_batch_s(batch, workers, rate) * 1e9;
     return w > 0 ? (int64_t)w : 0;
 }
 

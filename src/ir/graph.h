@@ -161,6 +161,9 @@ void ib_tensor_desc_bcast_strides(const ib_tensor_desc *d, int rank, int64_t *st
 /* "float32[1,3,224,224]" into buf. */
 const char *ib_tensor_desc_str(const ib_tensor_desc *d, char *buf, size_t n);
 bool ib_tensor_desc_equal(const ib_tensor_desc *a, const ib_tensor_desc *b);
+/* d is a float32 tensor of rank nd (at most 3) with dims (a, b, c)[0..nd) (d may be NULL):
+ * the backends' LSTM weight and state checks. */
+bool ib_tensor_desc_is_f32(const ib_tensor_desc *d, int nd, int64_t a, int64_t b, int64_t c);
 
 /* fp16 / bf16 conversions (round to nearest even). The bf16 pair is inline so that
  * kernels converting whole rows (cpu_kernels_norm.c) vectorise it. */

@@ -112,6 +112,17 @@ bool ib_tensor_desc_equal(const ib_tensor_desc *a, const ib_tensor_desc *b)
     return true;
 }
 
+bool ib_tensor_desc_is_f32(const ib_tensor_desc *d, int nd, int64_t a, int64_t b, int64_t c)
+{
+    int64_t want[3] = {a, b, c};
+    if (!d || nd < 0 || nd > 3 || d->ndim != nd || d->dtype != IB_DTYPE_FLOAT32)
+        return false;
+    for (int i = 0; i < nd; i++)
+        if (d->dims[i] != want[i])
+            return false;
+    return true;
+}
+
 const char *ib_tensor_desc_str(const ib_tensor_desc *d, char *buf, size_t n)
 {
     size_t off = 0;

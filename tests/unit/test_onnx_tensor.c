@@ -467,3 +467,19 @@ TEST(onnx_tensor_pb_rejects_bad_files)
     onnx__tensor_proto__free_unpacked(tp, NULL);
     ib_free(buf);
 }
+
+/* ib_tensor_desc_is_f32: the backends' LSTM shape checks (cpu dnnl_rnn.c, cuda cuda_rnn.c) */
+TEST(tensor_desc_is_f32_dims_rank_dtype)
+{
+    ib_tensor_desc d = {IB_DTYPE_FLOAT32, 3, {1, 8, 4}};
+    ASSERT_TRUE(ib_tensor_desc_is_f32(&d, 3, 1, 8, 4));
+    ASSERT_TRUE(!ib_tensor_desc_is_f32(&d, 3, 1, 8, 5));
+    ASSERT_TRUE(!ib_tensor_desc_is_f32(&d, 2, 1, 8, 0)); /* rank */
+    ASSERT_TRUE(!ib_tensor_desc_is_f32(NULL, 3, 1, 8, 4));
+    ib_tensor_desc h = {IB_DTYPE_FLOAT32, 2, {1, 16}};
+    ASSERT_TRUE(ib_tensor_desc_is_f32(&h, 2, 1, 16, 0)); /* c unused at rank 2 */
+    h.dtype = IB_DTYPE_FLOAT16;
+    ASSERT_TRUE(!ib_tensor_desc_is_f32(&h, 2, 1, 16, 0));
+    ib_tensor_desc r4 = {IB_DTYPE_FLOAT32, 4, {1, 1, 1, 1}};
+    ASSERT_TRUE(!ib_tensor_desc_is_f32(&r4, 4, 1, 1, 1)); /* more than three dims: no */
+}

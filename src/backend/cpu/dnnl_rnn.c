@@ -25,17 +25,6 @@ static int64_t lstm_dirs(const ib_node *n)
     return strcmp(d, "bidirectional") == 0 ? 2 : (strcmp(d, "forward") == 0 || strcmp(d, "reverse") == 0) ? 1 : 0;
 }
 
-static bool desc_is(const ib_tensor_desc *d, int nd, int64_t a, int64_t b, int64_t c)
-{
-    int64_t want[3] = {a, b, c};
-    if (!d || d->ndim != nd || d->dtype != IB_DTYPE_FLOAT32)
-        return false;
-    for (int i = 0; i < nd; i++)
-        if (d->dims[i] != want[i])
-            return false;
-    return true;
-}
-
 static bool lstm_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
                           const ib_tensor_desc *const *in, enum ib_precision p)
 {
@@ -47,10 +36,12 @@ static bool lstm_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
         ib_node_attr(n, "clip") || ib_node_attr(n, "activations"))
         return false;
     int64_t T = in[0]->dims[0], N = in[0]->dims[1], I = in[0]->dims[2];
-    if (in[0]->dtype != IB_DTYPE_FLOAT32 || !desc_is(in[1], 3, D, 4 * H, I) ||
-        !desc_is(in[2], 3, D, 4 * H, H) || !cpu_is_const(g, n, 1) || !cpu_is_const(g, n, 2))
+    if (in[0]->dtype != IB_DTYPE_FLOAT32 || !ib_tensor_desc_is_f32(in[1], 3, D, 4 * H, I) ||
+        !ib_tensor_desc_is_f32(in[2], 3, D, 4 * H, H) || !cpu_is_const(g, n, 1) ||
+        !cpu_is_const(g, n, 2))
         return false;
-    if (n->n_inputs > 3 && in[3] && (!desc_is(in[3], 2, D, 8 * H, 0) || !cpu_is_const(g, n, 3)))
+    if (n->n_inputs > 3 && in[3] &&
+        (!ib_tensor_desc_is_f32(in[3], 2, D, 8 * H, 0) || !cpu_is_const(g, n, 3)))
         return false;
     if (n->n_inputs > 4 && in[4]) { /* sequence_lens: accepted only when all equal T */
         const ib_tensor *t = cpu_const_of(g, n, 4);
@@ -61,7 +52,7 @@ static bool lstm_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
                 return false;
     }
     for (uint32_t k = 5; k < 7; k++)
-        if (n->n_inputs > k && in[k] && !desc_is(in[k], 3, D, N, H))
+        if (n->n_inputs > k && in[k] && !ib_tensor_desc_is_f32(in[k], 3, D, N, H))
             return false;
     if (n->n_inputs > 7 && in[7]) /* peepholes */
         return false;
@@ -70,8 +61,8 @@ static bool lstm_supports(const cpu_ctx *c, const ib_graph *g, const ib_node *n,
     if (y && (y->desc.ndim != 4 || y->desc.dims[0] != T || y->desc.dims[1] != D ||
               y->desc.dims[2] != N || y->desc.dims[3] != H || y->desc.dtype != IB_DTYPE_FLOAT32))
         return false;
-    return (!yh || desc_is(&yh->desc, 3, D, N, H)) && (!yc || desc_is(&yc->desc, 3, D, N, H)) &&
-           n->n_outputs <= 3;
+    return (!yh || ib_tensor_desc_is_f32(&yh->desc, 3, D, N, H)) &&
+           (!yc || ib_tensor_desc_is_f32(&yc->desc, 3, D, N, H)) && n->n_outputs <= 3;
 }
 
 /* ONNX gate index of oneDNN gate g (i, f, c~, o) in ONNX's (i, o, f, c). */

@@ -17,33 +17,15 @@
  *   3. one epilogue (ibk_epi_i8conv): y NCHW float32 = act(acc / (sx * sw[k]) + bias[k] + z).
  *
  * The filter is quantised once per device store on the host, per output channel
- * (cu_quant_filter_s8: KCRS float32 -> KRSC int8, the cpu backend's per-channel weight scales).
+ * (cuda_quant.c: KCRS float32 -> KRSC int8, the cpu backend's per-channel weight scales).
  * A probe call at compile on the planned buffers decides: when cuDNN refuses the configuration
  * the convolution keeps the fp16 path. Activations stay float32 NCHW between ops, so each int8
  * convolution pays a quantisation pass and a float epilogue; int8 tensors chained from one
  * convolution to the next (INT8_CONFIG, int8 y) are the next step.
  */
-#include <math.h>
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
-
-void cu_quant_filter_s8(const float *w, int64_t K, int64_t C, int64_t RS, int8_t *q, float *inv_s)
-{
-    for (int64_t k = 0; k < K; k++) {
-        const float *wk = w + k * C * RS;
-        float amax = 0.0f;
-        for (int64_t i = 0; i < C * RS; i++)
-            amax = fmaxf(amax, fabsf(wk[i]));
-        float s = amax > 0.0f && isfinite(amax) ? 127.0f / amax : 1.0f;
-        inv_s[k] = 1.0f / s;
-        for (int64_t c = 0; c < C; c++)
-            for (int64_t p = 0; p < RS; p++) {
-                float r = rintf(wk[c * RS + p] * s);
-                q[(k * RS + p) * C + c] = (int8_t)fminf(fmaxf(r, -127.0f), 127.0f);
-            }
-    }
-}
 
 /* The store's int8 form of a filter: inv_s [K] floats, then q [K][R][S][C] at 256 bytes. */
 typedef struct qf_src {
@@ -51,15 +33,10 @@ typedef struct qf_src {
     int64_t K, C, RS;
 } qf_src;
 
-static size_t qf_offset(int64_t K)
-{
-    return ((size_t)K * sizeof(float) + 255) / 256 * 256;
-}
-
 static void qf_fill(void *user, void *dst)
 {
     const qf_src *s = user;
-    cu_quant_filter_s8(s->w, s->K, s->C, s->RS, (int8_t *)dst + qf_offset(s->K), dst);
+    cu_quant_filter_s8(s->w, s->K, s->C, s->RS, (int8_t *)dst + cu_s8_offset(s->K), dst);
 }
 
 typedef struct conv8_k {
@@ -175,11 +152,10 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
         conv8_free(k);
         return IB_OK; /* the fp16 path */
     }
-    float amax = fmaxf(fabsf(x->rmin), fabsf(x->rmax));
-    float sx = amax > 0.0f && isfinite(amax) ? 127.0f / amax : 1.0f;
+    float sx = cu_s8_range_scale(x);
     int64_t RS = (int64_t)g->R * g->S;
     qf_src src = {w->host, g->K, g->C, RS};
-    size_t nbytes = qf_offset(g->K) + (size_t)((int64_t)g->K * g->C * RS);
+    size_t nbytes = cu_s8_offset(g->K) + (size_t)((int64_t)g->K * g->C * RS);
     void *wq = NULL;
     if ((rc = cu_weight_get_derived(e->ctx, w->host, CU_W_S8_KRSC, nbytes, qf_fill, &src, &wq,
                                     err))) {
@@ -205,7 +181,7 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
         e->f32_bytes = acc_bytes;
     }
     k->x8 = cv.dst;
-    k->w8 = (const int8_t *)wq + qf_offset(g->K);
+    k->w8 = (const int8_t *)wq + cu_s8_offset(g->K);
     k->acc = e->f32;
     k->y = y->dev;
     k->inv_sw = wq;

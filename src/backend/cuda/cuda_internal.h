@@ -275,14 +275,21 @@ typedef struct cu_conv2d {
     int pad[2], stride[2], dil[2];
 } cu_conv2d;
 int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err);
-/* Its filter on the host: q [K][R][S][C] (KRSC), each output channel scaled to +-127, and
- * inv_s[k] = max |w[k]| / 127 (1 for a zero or non-finite channel). */
-void cu_quant_filter_s8(const float *w, int64_t K, int64_t C, int64_t RS, int8_t *q, float *inv_s);
 
+/* ---- int8 on the host (cuda_quant.c) --------------------------------------- */
+
+/* 127 / amax, or 1 when amax is zero or not finite; of a value's calibrated range */
+float cu_s8_scale(float amax);
+float cu_s8_range_scale(const cu_val *v);
+/* Bytes of `channels` float scales rounded up to 256: where an int8 weight's q follows them
+ * in its device store entry ([inv_s floats][q]). */
+size_t cu_s8_offset(int64_t channels);
 /* The int8 copy of a constant B for those products: q [N][K] (B's column n as row n), scaled
- * per column to +-127, and inv_s[n] = max |B[:, n]| / 127 (1 for a zero column). Host side,
- * no device. */
+ * per column to +-127, and inv_s[n] = max |B[:, n]| / 127 (1 for a zero column). */
 void cu_quant_cols_s8(const float *b, int64_t K, int64_t N, bool tb, int8_t *q, float *inv_s);
+/* The int8 copy of a conv filter w [K, C, R, S]: q [K][R][S][C] (KRSC), each output channel
+ * scaled to +-127, and inv_s[k] = max |w[k]| / 127 (1 for a zero or non-finite channel). */
+void cu_quant_filter_s8(const float *w, int64_t K, int64_t C, int64_t RS, int8_t *q, float *inv_s);
 
 /* Attention over contiguous blocks (inferbench.Attention, and MultiHeadAttention's split-heads
  * path): scores = q k' into `scores` [batch, sq, sk] (k [batch, sk, dd] when k_rows, else

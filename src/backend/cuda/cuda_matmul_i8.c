@@ -17,32 +17,16 @@
  *   3. y = act(acc * alpha / (sx * sw[n]) + bias[n]) ("dequant"): the bias, Relu or Gelu of
  *      the node in the same pass.
  *
- * B is quantised once per device store on the host (cu_quant_cols_s8: per output column,
+ * B is quantised once per device store on the host (cuda_quant.c: per output column,
  * sw[n] = 127 / max|B[:, n]|, the cpu backend's per-channel weight scales). The activations'
  * scheme differs from the cpu's in one way: a non-negative range is still quantised to
  * [-127, 127] (s8 for both operands, which IMMA takes), so such a value has 7 bits, not 8.
  * Anything else (no range, a runtime B, batched B, a C term) keeps the fp16 path, as do the
  * products Lt has no IMMA algorithm for.
  */
-#include <math.h>
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
-
-void cu_quant_cols_s8(const float *b, int64_t K, int64_t N, bool tb, int8_t *q, float *inv_s)
-{
-    for (int64_t n = 0; n < N; n++) {
-        float amax = 0.0f;
-        for (int64_t k = 0; k < K; k++)
-            amax = fmaxf(amax, fabsf(tb ? b[n * K + k] : b[k * N + n]));
-        float s = amax > 0.0f && isfinite(amax) ? 127.0f / amax : 1.0f;
-        inv_s[n] = 1.0f / s;
-        for (int64_t k = 0; k < K; k++) {
-            float r = rintf((tb ? b[n * K + k] : b[k * N + n]) * s);
-            q[n * K + k] = (int8_t)fminf(fmaxf(r, -127.0f), 127.0f); /* NaN -> -127, no UB */
-        }
-    }
-}
 
 /* The store's int8 form of B: inv_s [N] floats, then q [N][K] at a 256-byte boundary. */
 typedef struct qb_src {
@@ -51,15 +35,10 @@ typedef struct qb_src {
     bool tb;
 } qb_src;
 
-static size_t qb_offset(int64_t N)
-{
-    return ((size_t)N * sizeof(float) + 255) / 256 * 256;
-}
-
 static void qb_fill(void *user, void *dst)
 {
     const qb_src *s = user;
-    cu_quant_cols_s8(s->b, s->K, s->N, s->tb, (int8_t *)dst + qb_offset(s->N), dst);
+    cu_quant_cols_s8(s->b, s->K, s->N, s->tb, (int8_t *)dst + cu_s8_offset(s->N), dst);
 }
 
 typedef struct i8_k {
@@ -177,11 +156,10 @@ int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_va
     *done = false;
     if (!i8_shape(e, g, a, b))
         return IB_OK;
-    float amax = fmaxf(fabsf(a->rmin), fabsf(a->rmax));
-    float sx = amax > 0.0f && isfinite(amax) ? 127.0f / amax : 1.0f;
+    float sx = cu_s8_range_scale(a);
     int fmt = g->tb ? CU_W_S8_ROWS : CU_W_S8_COLS;
     qb_src src = {b->host, g->K, g->N, g->tb};
-    size_t nbytes = qb_offset(g->N) + (size_t)(g->K * g->N);
+    size_t nbytes = cu_s8_offset(g->N) + (size_t)(g->K * g->N);
     void *wq = NULL;
     int rc = cu_weight_get_derived(e->ctx, b->host, fmt, nbytes, qb_fill, &src, &wq, err);
     if (rc)
@@ -202,7 +180,7 @@ int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_va
     i8_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    k->qa = (const int8_t *)wq + qb_offset(g->N);
+    k->qa = (const int8_t *)wq + cu_s8_offset(g->N);
     k->qb = cv.dst;
     k->acc = e->i32;
     if ((rc = plan_i8(e, g, k, err))) {

@@ -16,17 +16,6 @@
 
 #include "backend/cuda/cuda_internal.h"
 
-static bool lstm_desc(const ib_tensor_desc *d, int nd, int64_t a, int64_t b, int64_t c)
-{
-    int64_t want[3] = {a, b, c};
-    if (!d || d->ndim != nd || d->dtype != IB_DTYPE_FLOAT32)
-        return false;
-    for (int i = 0; i < nd; i++)
-        if (d->dims[i] != want[i])
-            return false;
-    return true;
-}
-
 static bool sup_lstm(const cu_ctx *c, const ib_graph *g, const ib_node *n,
                      const ib_tensor_desc *const *in, enum ib_precision p)
 {
@@ -39,10 +28,12 @@ static bool sup_lstm(const cu_ctx *c, const ib_graph *g, const ib_node *n,
         ib_node_attr(n, "clip") || ib_node_attr(n, "activations"))
         return false;
     int64_t T = in[0]->dims[0], B = in[0]->dims[1], I = in[0]->dims[2];
-    if (!lstm_desc(in[1], 3, 1, 4 * H, I) || !lstm_desc(in[2], 3, 1, 4 * H, H) ||
-        !cu_is_const(g, n, 1) || !cu_is_const(g, n, 2) || T * B > 0x7fffffffLL)
+    if (!ib_tensor_desc_is_f32(in[1], 3, 1, 4 * H, I) ||
+        !ib_tensor_desc_is_f32(in[2], 3, 1, 4 * H, H) || !cu_is_const(g, n, 1) ||
+        !cu_is_const(g, n, 2) || T * B > 0x7fffffffLL)
         return false;
-    if (n->n_inputs > 3 && in[3] && (!lstm_desc(in[3], 2, 1, 8 * H, 0) || !cu_is_const(g, n, 3)))
+    if (n->n_inputs > 3 && in[3] &&
+        (!ib_tensor_desc_is_f32(in[3], 2, 1, 8 * H, 0) || !cu_is_const(g, n, 3)))
         return false;
     if (n->n_inputs > 4 && in[4]) { /* sequence_lens: only when every entry is T */
         const ib_value *v = ib_node_input(g, n, 4);
@@ -54,7 +45,7 @@ static bool sup_lstm(const cu_ctx *c, const ib_graph *g, const ib_node *n,
                 return false;
     }
     for (uint32_t k = 5; k < 7; k++)
-        if (n->n_inputs > k && in[k] && !lstm_desc(in[k], 3, 1, B, H))
+        if (n->n_inputs > k && in[k] && !ib_tensor_desc_is_f32(in[k], 3, 1, B, H))
             return false;
     if ((n->n_inputs > 7 && in[7]) || n->n_outputs > 3) /* peepholes */
         return false;
@@ -63,7 +54,8 @@ static bool sup_lstm(const cu_ctx *c, const ib_graph *g, const ib_node *n,
     if (y && (y->ndim != 4 || y->dims[0] != T || y->dims[1] != 1 || y->dims[2] != B ||
               y->dims[3] != H || y->dtype != IB_DTYPE_FLOAT32))
         return false;
-    return (!yh || lstm_desc(yh, 3, 1, B, H)) && (!yc || lstm_desc(yc, 3, 1, B, H));
+    return (!yh || ib_tensor_desc_is_f32(yh, 3, 1, B, H)) &&
+           (!yc || ib_tensor_desc_is_f32(yc, 3, 1, B, H));
 }
 
 typedef struct lstm_k {
