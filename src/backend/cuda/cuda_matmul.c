@@ -249,6 +249,15 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
     k->algo = res[0].algo;
     if (found > 1 && (rc = lt_timed(e, g, use_epi, ct, k, res, found, err)))
         goto fail;
+    /* the 16-bit operand forms are new here (2026-12-05, not yet run on a GPU): one call on
+     * the planned pointers before they are taken, so a form Lt lists but does not run falls
+     * back to the float32 operands instead of failing the session's runs */
+    if (in16 && (run_lt(e, k, NULL) != IB_OK ||
+                 cudaStreamSynchronize(c->stream) != cudaSuccess)) {
+        (void)cudaGetLastError();
+        rc = IB_EUNSUPPORTED;
+        goto fail;
+    }
     *out = k;
     return IB_OK;
 fail:

@@ -139,6 +139,12 @@ static int plan_i8(cu_exec *e, const cu_mm_geom *g, i8_k *k, ib_err *err)
     if (st != CUBLAS_STATUS_SUCCESS || found < 1)
         return IB_EUNSUPPORTED; /* the fp16 path takes it */
     k->algo = res.algo;
+    /* one call on the planned pointers: an algorithm Lt lists but does not run here leaves the
+     * product to the fp16 path instead of failing the session's runs */
+    if (run_i8(e, k, NULL) != IB_OK || cudaStreamSynchronize(c->stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return IB_EUNSUPPORTED;
+    }
     return IB_OK;
 }
 
