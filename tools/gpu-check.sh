@@ -21,12 +21,10 @@
 #
 # Usage: sh tools/gpu-check.sh [--skip-build] [--only-tests] [--no-tests] [--bundle]
 #                              [--precisions "fp32 fp16"] [--benchmarks "resnet50 bert-99"]
-# One 8-minute device call does not hold the tests, all six benchmarks, the fp16-nhwc row,
-# the profiles and the PyTorch peer: the default runs ResNet50, BERT and SSD-ResNet34; a
-# second call takes the rest without the tests:
-#   sh tools/gpu-check.sh --bundle --no-tests --benchmarks "dlrm-99 rnnt 3d-unet-99"
-#     (with PROFILE_STEPS=bert NHWC_BENCHMARKS= PEER= : BERT's profile, not what the first
-#     call did)
+# One device call does not hold the tests, all six benchmarks, the extra rows, the profiles
+# and the PyTorch peer; docs/cuda_backend.md section 6 splits a session's 15 minutes into
+# three calls of GPU_CHECK_BUDGET=290 (tests + ResNet50 and BERT at fp16 + the peer; the
+# fp16-nhwc, int8 and graph-post rows + lt_gemm; DLRM, RNN-T and 3D U-Net + BERT's profile).
 # --bundle: on a machine without make's libraries, from `. .gpu/env.sh`
 # (../shared/tools/gpu-bundle.sh): no build, the test binary runs directly.
 # Environment: GPU_CHECK_BUILD (build dir, build/gpu), GPU_CHECK_OUT (logs and run
