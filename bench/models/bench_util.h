@@ -284,6 +284,7 @@ typedef struct bu_session_opts {
     bool direct_conv; /* no Winograd convolutions (ib_session_options.direct_conv) */
     const char *backend; /* NULL = cpu */
     bool nhwc_fp16;      /* cuda at fp16 (ib_session_options.nhwc_fp16) */
+    bool half_chains;    /* cuda at fp16/bf16 (ib_session_options.half_chains) */
     const ib_tensor_view *calib;
     size_t calib_batches, calib_inputs;
 } bu_session_opts;
@@ -302,6 +303,7 @@ static inline ib_session *bu_session(const char *what, const ib_model *m, const 
     if (o->backend)
         so.backend = o->backend;
     so.nhwc_fp16 = o->nhwc_fp16;
+    so.half_chains = o->half_chains;
     if (o->precision == IB_PRECISION_INT8) {
         so.calib_inputs = o->calib;
         so.calib_batches = o->calib_batches;

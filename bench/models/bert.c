@@ -5,7 +5,8 @@
  *   build/release/bench/models/bert [--quick] [--layers 24] [--threads N] [--batches 1,8]
  *       [--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] [--no-torch]
  *       [--peer-modes jit,fastpath,autocast,cast,fastpath-cast,dynamic] [--real N]
- *       [--quiet-wait S] [--python /usr/bin/python3] [--profile]
+ *       [--quiet-wait S] [--python /usr/bin/python3] [--profile] [--backend cpu|cuda]
+ *       [--half-chains] (cuda at fp16/bf16: ib_session_options.half_chains, the 16-bit chains)
  *
  * Model: src/models/bert.c (the reference ONNX graph, seeded random weights; speed does not
  * depend on the values) at BERT-Large widths; --quick keeps every shape but builds 2 layers
@@ -243,8 +244,9 @@ static void bert_in_free(bert_in *x)
     free(x->end);
 }
 
-/* --backend (a program's option, set once by main): NULL = cpu */
+/* --backend and --half-chains (a program's options, set once by main): NULL = cpu */
 static const char *g_backend;
+static bool g_half_chains;
 
 static ib_session *make_session(const ib_model *m, enum ib_precision p, int threads,
                                 int64_t batch, bert_in *calib)
@@ -253,6 +255,7 @@ static ib_session *make_session(const ib_model *m, enum ib_precision p, int thre
     ib_session_options_defaults(&so);
     if (g_backend)
         so.backend = g_backend;
+    so.half_chains = g_half_chains;
     so.threads = threads;
     so.first_cpu = 0;
     so.precision = p;
@@ -408,6 +411,8 @@ int main(int argc, char **argv)
             no_ort = 1;
         else if (!strcmp(a, "--backend") && v)
             g_backend = argv[++i];
+        else if (!strcmp(a, "--half-chains"))
+            g_half_chains = true;
         else if (!strcmp(a, "--peer-modes") && v)
             peer_modes = argv[++i];
         else if (!strcmp(a, "--real") && v)
@@ -416,7 +421,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: %s [--quick] [--layers 24] [--threads N] [--batches 1,8] "
                             "[--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] "
                             "[--no-torch] [--no-ort] [--peer-modes jit,cast,...] [--real N] [--quiet-wait S] [--profile] "
-                            "[--backend cpu|cuda] [--python PATH]\n",
+                            "[--backend cpu|cuda] [--half-chains] [--python PATH]\n",
                     argv[0]);
             return !strcmp(a, "--help") || !strcmp(a, "-h") ? 0 : 2;
         }

@@ -128,6 +128,11 @@ typedef struct ib_session_options {
      * GPU). Read by ib_session_create only; ignored for other backends or devices; either
      * session may be destroyed first. NULL = none. */
     const ib_session *share_with;
+    /* cuda at fp16 / bf16: the values that products with constant weights, LayerNorm, Add and
+     * the fused attention pass only to each other (BERT's encoder) are held in 16 bits, so
+     * no step converts them and the ops between the products move half the bytes (issue
+     * 24). Off by default: not yet run on a GPU. */
+    bool half_chains;
 } ib_session_options;
 
 IB_API void ib_session_options_defaults(ib_session_options *o);

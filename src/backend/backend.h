@@ -35,6 +35,7 @@ typedef struct ib_backend_config {
     int device;
     bool direct_conv;     /* CPU: no Winograd convolutions (ib_session_options) */
     bool nhwc_fp16;       /* cuda at fp16: conv islands in NHWC float16 (ib_session_options) */
+    bool half_chains;     /* cuda at fp16/bf16: 16-bit chains of products (ib_session_options) */
     /* Another instance of the same backend to share read-only state with (the cuda backend
      * keeps one copy of the weights per device for all instances sharing); NULL = none. A
      * backend ignores a peer of another backend or device. The peer may be destroyed first. */

@@ -56,6 +56,9 @@ static void usage(FILE *f)
             "  --no-pin                 do not pin worker threads to CPUs\n"
             "  --nhwc-fp16              cuda at fp16: convolutions pass NHWC float16 to each\n"
             "                           other (not yet run on a GPU; off by default)\n"
+            "  --half-chains            cuda at fp16/bf16: products, LayerNorm, Add and the\n"
+            "                           fused attention pass 16-bit values to each other (not\n"
+            "                           yet run on a GPU; off by default)\n"
             "  --system NAME            results-tree system folder (default <host>-<backend>)\n"
             "  --tiny                   the tiny stand-in model (tests)\n"
             "  --seed N                 weights and synthetic data seed (default 1)\n"
@@ -137,7 +140,7 @@ enum {
     OPT_MAX_DUR, OPT_MIN_Q, OPT_TIMEOUT, OPT_RECORD, OPT_TRACE, OPT_JSON, OPT_NO_PROGRESS,
     OPT_OUT, OPT_BENCH, OPT_BACKEND, OPT_DATA, OPT_PRECISION, OPT_THREADS, OPT_WORKERS,
     OPT_BATCH, OPT_MAX_WAIT, OPT_QUICK, OPT_SYSTEM, OPT_TINY, OPT_SEED, OPT_SYNTH, OPT_PAYLOAD,
-    OPT_NO_PIN, OPT_NHWC_FP16, OPT_VARIANT, OPT_DATASET, OPT_ROW_CAP, OPT_DEVICES, OPT_FORCE, OPT_CACHE_DIR,
+    OPT_NO_PIN, OPT_NHWC_FP16, OPT_HALF_CHAINS, OPT_VARIANT, OPT_DATASET, OPT_ROW_CAP, OPT_DEVICES, OPT_FORCE, OPT_CACHE_DIR,
     OPT_ENDPOINT, OPT_MODEL_NAME, OPT_CONCURRENCY, OPT_REQ_TIMEOUT, OPT_JSON_TENSORS,
 };
 
@@ -185,6 +188,7 @@ int ib_cmd_run(int argc, char **argv)
         {"payload-dtype", required_argument, NULL, OPT_PAYLOAD},
         {"no-pin", no_argument, NULL, OPT_NO_PIN},
         {"nhwc-fp16", no_argument, NULL, OPT_NHWC_FP16},
+        {"half-chains", no_argument, NULL, OPT_HALF_CHAINS},
         {"variant", required_argument, NULL, OPT_VARIANT},
         {"dataset", required_argument, NULL, OPT_DATASET},
         {"row-cap", required_argument, NULL, OPT_ROW_CAP},
@@ -308,6 +312,7 @@ int ib_cmd_run(int argc, char **argv)
         case OPT_TINY: o.tiny = true; break;
         case OPT_NO_PIN: o.no_pin = true; break;
         case OPT_NHWC_FP16: o.nhwc_fp16 = true; break;
+        case OPT_HALF_CHAINS: o.half_chains = true; break;
         case OPT_VARIANT:
         case OPT_DATASET:
         case OPT_ROW_CAP: {

@@ -53,7 +53,7 @@ typedef struct ib_run_opts {
     const char *variant;       /* --variant/--dataset/--row-cap: entry-specific (NULL) */
     const char *variant_opt;   /* which of those flags gave it (for messages) */
     const char *devices;       /* --devices all|0,1,2 (accelerator backends; NULL) */
-    bool quick, tiny, no_pin, nhwc_fp16;
+    bool quick, tiny, no_pin, nhwc_fp16, half_chains;
     double quick_s;            /* --quick[=SECONDS]: the run's wall-clock budget */
     bool force;                /* replace run_1 / accuracy instead of the next run_N */
     const char *cache_dir;     /* --cache-dir (NULL: the XDG default) */

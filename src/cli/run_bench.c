@@ -148,6 +148,7 @@ int ib_run_benchmark(const ib_run_opts *o)
     h.max_wait_us = o->max_wait_us;
     h.pin = !o->no_pin;
     h.nhwc_fp16 = o->nhwc_fp16;
+    h.half_chains = o->half_chains;
     h.quick = o->quick;
     h.quick_s = o->quick_s;
     h.force = o->force;

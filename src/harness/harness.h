@@ -51,6 +51,7 @@ typedef struct ib_harness_opts {
     int64_t max_wait_us;       /* Server batching window (-1 = the entry's default) */
     bool pin;                  /* pin each worker's threads to its own CPUs (default true) */
     bool nhwc_fp16;            /* cuda at fp16: NHWC float16 conv islands (ib_session_options) */
+    bool half_chains;          /* cuda at fp16/bf16: 16-bit chains (ib_session_options) */
     const char *devices;       /* accelerator devices for the workers: "all" or "0,1,2"
                                 * (NULL = all; ignored by host backends) */
     bool quick;                /* short run, labelled not submittable */

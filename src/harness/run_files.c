@@ -142,6 +142,8 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     ib_jw_int(&jw, c->tpw);
     ib_jw_key(&jw, "nhwc_fp16");
     ib_jw_bool(&jw, o->nhwc_fp16);
+    ib_jw_key(&jw, "half_chains");
+    ib_jw_bool(&jw, o->half_chains);
     ib_jw_key(&jw, "pinned");
     ib_jw_bool(&jw, o->pin);
     ib_jw_key(&jw, "max_batch");

@@ -42,6 +42,11 @@ int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                          o->cfg.precision != IB_PRECISION_FP16))
         ib_harness_stage(o, "note: --nhwc-fp16 applies to --backend cuda at --precision fp16; "
                             "it changes nothing here");
+    if (o->half_chains && (!o->backend || strcmp(o->backend, "cuda") != 0 ||
+                           (o->cfg.precision != IB_PRECISION_FP16 &&
+                            o->cfg.precision != IB_PRECISION_BF16)))
+        ib_harness_stage(o, "note: --half-chains applies to --backend cuda at --precision fp16 "
+                            "or bf16; it changes nothing here");
     ib_harness_stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
              "up",
           c->workers, c->tpw, (long long)c->batch, o->backend, ib_precision_name(o->cfg.precision),
@@ -61,6 +66,7 @@ int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         .threads_per_worker = c->tpw,
         .pin = o->pin,
         .nhwc_fp16 = o->nhwc_fp16,
+        .half_chains = o->half_chains,
         .max_batch = c->batch,
         .max_wait_ns = c->max_wait_ns,
         .calib_samples = 0,

@@ -38,6 +38,7 @@ typedef struct ib_hsut_opts {
     int threads_per_worker;       /* >= 1 */
     bool pin;                     /* worker w uses CPUs [w*tpw, (w+1)*tpw) of the mask */
     bool nhwc_fp16;               /* ib_session_options.nhwc_fp16 */
+    bool half_chains;             /* ib_session_options.half_chains */
     int64_t max_batch;            /* >= 1 */
     int64_t max_wait_ns;          /* 0 = take what is queued */
     size_t calib_samples;         /* int8: samples for calibration (0 = the entry's) */

@@ -56,6 +56,7 @@ static int create_backends(ib_session *s, const struct ib_backend_ops *ops, ib_e
     cfg.device = s->opts.device;
     cfg.direct_conv = s->opts.direct_conv;
     cfg.nhwc_fp16 = s->opts.nhwc_fp16;
+    cfg.half_chains = s->opts.half_chains;
     const ib_session *peer = s->opts.share_with;
     s->opts.share_with = NULL; /* read here only: the peer may go first */
     if (peer && peer->n_backends > 0 && peer->opts.device == s->opts.device &&

@@ -119,7 +119,9 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
 
     /* --json: run.json on stdout, valid JSON with the run's facts; accuracy mode exits 0
      * with a synthetic model (its accuracy target does not apply) */
-    ASSERT_INT_EQ(run("--mode accuracy --json --system j --nhwc-fp16 --output-dir out"), 0);
+    ASSERT_INT_EQ(run("--mode accuracy --json --system j --nhwc-fp16 --half-chains "
+                      "--output-dir out"),
+                  0);
     json_error_t je;
     json_t *j = json_load_file("out.txt", 0, &je);
     ASSERT_NOT_NULL(j);
@@ -133,11 +135,14 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
     ASSERT_STR_CONTAINS(json_string_value(json_object_get(acc_obj, "line")), ", total=8");
     ASSERT_INT_EQ(json_integer_value(json_object_get(json_object_get(j, "data"), "samples")), 8);
     ASSERT_TRUE(json_is_true(json_object_get(json_object_get(j, "model"), "synthetic")));
-    /* recorded as asked (a cpu run ignores it: the islands are cuda's), and said so */
+    /* recorded as asked (a cpu run ignores them: the islands and chains are cuda's), and said
+     * so */
     ASSERT_TRUE(json_is_true(json_object_get(j, "nhwc_fp16")));
+    ASSERT_TRUE(json_is_true(json_object_get(j, "half_chains")));
     json_decref(j);
     char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "--nhwc-fp16 applies to --backend cuda at --precision fp16");
+    ASSERT_STR_CONTAINS(e, "--half-chains applies to --backend cuda at --precision fp16 or bf16");
     ib_free(e);
 }
 

@@ -72,6 +72,11 @@ typedef struct outs {
     size_t na, nb;
 } outs;
 
+/* cuda sessions of run_model with ib_session_options.half_chains, and the steps of kind "half"
+ * and "cvt16" their profile counted */
+static bool g_half;
+static int g_half_steps, g_cvt_steps;
+
 static void run_model(const ib_model *m, int bert, const char *backend, enum ib_precision p,
                       const void *const *in, outs *o)
 {
@@ -81,10 +86,14 @@ static void run_model(const ib_model *m, int bert, const char *backend, enum ib_
     so.precision = p;
     so.threads = 2;
     so.max_batch = 2;
+    const bool half = g_half && !strcmp(backend, "cuda");
+    so.half_chains = half;
     ib_session *s = NULL;
     ib_err err;
     ib_err_clear(&err);
     ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
+    if (half)
+        ASSERT_OK(ib_session_set_profiling(s, true));
     memset(o, 0, sizeof *o);
     if (!bert) {
         ib_tensor_view iv = {.name = IB_RESNET50_INPUT,
@@ -107,6 +116,16 @@ static void run_model(const ib_model *m, int bert, const char *backend, enum ib_
             {.name = IB_BERT_END_LOGITS, .data = o->b, .capacity = sizeof o->b}};
         ASSERT_OK_ERR(ib_session_run(s, iv, 3, ov, 2, &err), &err);
         o->na = o->nb = BT_BATCH * BT_SEQ;
+    }
+    if (half) {
+        ib_profile pr;
+        ASSERT_OK(ib_session_profile(s, &pr, NULL));
+        g_half_steps = g_cvt_steps = 0;
+        for (size_t i = 0; i < pr.n; i++) {
+            g_half_steps += !strcmp(pr.entries[i].kind, "half");
+            g_cvt_steps += !strcmp(pr.entries[i].kind, "cvt16");
+        }
+        ib_profile_free(&pr);
     }
     ib_session_destroy(s);
 }
@@ -196,6 +215,21 @@ TEST_TIMEOUT(cuda_model_bert_vs_cpu, 120)
 {
     need_gpu();
     compare(1, "cuda", "cpu", g_gpu_precs, 2);
+}
+
+/* issue 24's 16-bit chains (cuda_half.c): tiny BERT at fp16 with half_chains against the cpu
+ * at fp32, NMSE 1e-2 as without them; the LayerNorms and Adds ran as "half" steps and no
+ * product needed a conversion step (every product's A is a chain's). Not yet run on a GPU. */
+TEST_TIMEOUT(cuda_model_bert_half_chains_vs_cpu, 120)
+{
+    need_gpu();
+    static const enum ib_precision fp16 = IB_PRECISION_FP16;
+    g_half = true;
+    compare(1, "cuda", "cpu", &fp16, 1);
+    g_half = false;
+    printf("# half chains: %d half steps, %d cvt16 steps\n", g_half_steps, g_cvt_steps);
+    ASSERT_INT_GT(g_half_steps, 0);
+    ASSERT_INT_EQ(g_cvt_steps, 0);
 }
 
 /* The comparison itself, checked without a GPU: cpu against the reference. */
@@ -863,26 +897,11 @@ TEST_TIMEOUT(cuda_partition_models, 60)
  * the graph and the bindings): conv a (from the input) feeds conv b as X and as residual Z,
  * b feeds a MaxPool, whose output feeds conv c, the graph output. Only a is held half: b is
  * read by a non-conv, c crosses the edge; nothing is half at fp32 or with the option off. */
-static int islands_marked(bool on, enum ib_precision p, const char **which)
+/* A cuda exec over every live node of g, bound but not compiled (no device): what the marking
+ * passes read (cu_conv_mark_islands, cu_mark_half_chains). Static storage: one at a time. */
+static void fake_exec(const ib_graph *g, cu_ctx *ctx, enum ib_precision p, cu_exec *e,
+                      ib_backend_subgraph *sg)
 {
-    ib_build *b = NULL;
-    ASSERT_OK(ib_build_create(1, 13, &b));
-    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,8,8,8");
-    ib_value_id a = IB_BUILD_OP(b, "Relu", "", ib_build_conv2d(b, x, 8, 8, 3, 1, 1, 1, true));
-    ib_value_id c2 = ib_build_conv2d(b, a, 8, 8, 3, 1, 1, 1, true);
-    ib_value_id bb = IB_BUILD_OP(b, "Relu", "", IB_BUILD_OP(b, "Add", "", c2, a));
-    ib_value_id pool = IB_BUILD_OP(b, "MaxPool", "kernel_shape=[2,2] strides=[2,2]", bb);
-    ib_value_id c = ib_build_conv2d(b, pool, 8, 16, 1, 1, 0, 1, true);
-    ib_build_output(b, c, "y", IB_DTYPE_FLOAT32, "2,16,4,4");
-    ib_err err;
-    ib_err_clear(&err);
-    ib_graph *src = NULL, *g = NULL;
-    ASSERT_OK_ERR(ib_build_finish(b, &src, &err), &err);
-    ib_build_destroy(b);
-    ib_compile_options o;
-    ib_compile_options_defaults(&o);
-    ASSERT_OK_ERR(ib_compile(src, &o, &g, NULL, &err), &err);
-    /* the subgraph: every live node; a binding per value they touch */
     static ib_node_id nodes[64];
     static ib_backend_binding bind[256];
     static cu_val vals[256];
@@ -915,19 +934,44 @@ static int islands_marked(bool on, enum ib_precision p, const char **which)
             val_of[v] = (int32_t)nb++;
         }
     }
+    memset(e, 0, sizeof *e);
+    e->ctx = ctx;
+    e->graph = g;
+    e->precision = p;
+    e->vals = vals;
+    e->n_vals = nb;
+    e->val_of = val_of;
+    *sg = (ib_backend_subgraph){.graph = g, .nodes = nodes, .n_nodes = nn, .bindings = bind,
+                                .n_bindings = nb, .precision = p};
+}
+
+static int islands_marked(bool on, enum ib_precision p, const char **which)
+{
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,8,8,8");
+    ib_value_id a = IB_BUILD_OP(b, "Relu", "", ib_build_conv2d(b, x, 8, 8, 3, 1, 1, 1, true));
+    ib_value_id c2 = ib_build_conv2d(b, a, 8, 8, 3, 1, 1, 1, true);
+    ib_value_id bb = IB_BUILD_OP(b, "Relu", "", IB_BUILD_OP(b, "Add", "", c2, a));
+    ib_value_id pool = IB_BUILD_OP(b, "MaxPool", "kernel_shape=[2,2] strides=[2,2]", bb);
+    ib_value_id c = ib_build_conv2d(b, pool, 8, 16, 1, 1, 0, 1, true);
+    ib_build_output(b, c, "y", IB_DTYPE_FLOAT32, "2,16,4,4");
+    ib_err err;
+    ib_err_clear(&err);
+    ib_graph *src = NULL, *g = NULL;
+    ASSERT_OK_ERR(ib_build_finish(b, &src, &err), &err);
+    ib_build_destroy(b);
+    ib_compile_options o;
+    ib_compile_options_defaults(&o);
+    ASSERT_OK_ERR(ib_compile(src, &o, &g, NULL, &err), &err);
     cu_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.nhwc_fp16 = on;
     cu_exec e;
-    memset(&e, 0, sizeof e);
-    e.ctx = &ctx;
-    e.graph = g;
-    e.precision = p;
-    e.vals = vals;
-    e.n_vals = nb;
-    e.val_of = val_of;
-    ib_backend_subgraph sg = {.graph = g, .nodes = nodes, .n_nodes = nn, .bindings = bind,
-                              .n_bindings = nb, .precision = p};
+    ib_backend_subgraph sg;
+    fake_exec(g, &ctx, p, &e, &sg);
+    cu_val *vals = e.vals;
+    uint32_t nb = e.n_vals;
     cu_conv_mark_islands(&e, &sg);
     int half = 0;
     *which = "";
@@ -946,6 +990,78 @@ static int islands_marked(bool on, enum ib_precision p, const char **which)
     return half;
 }
 
+
+/* issue 24's 16-bit chains, decided without a GPU (cu_mark_half_chains reads the graph and the
+ * bindings): one BERT-like layer, LayerNorm -> Q, K, V products -> MultiHeadAttention ->
+ * product -> Add (residual) -> LayerNorm = h1 -> product (Gelu) -> product -> Add -> LayerNorm
+ * = the output, and h1 also read by a Relu (a second output). Every inner value is 16-bit but
+ * h1 (the Relu is no chain op) and the outputs; *names lists the 16-bit ones. */
+static int chains_marked(bool on, enum ib_precision p, char *names, size_t cap)
+{
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(3, 17, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,16,64");
+#define W(nm, shape) ib_build_weight(b, nm, IB_DTYPE_FLOAT32, shape, ib_fill_xavier())
+#define LN(nm, in)                                                                              \
+    ib_build_op(b, "LayerNormalization", (ib_value_id[]){in, W(nm "s", "64"), W(nm "b", "64")}, \
+                3, "axis=-1 epsilon=1e-5")
+    ib_value_id h0 = LN("ln0", x), out[3];
+    const char *qkv[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; i++) {
+        char wn[8], bn[8];
+        snprintf(wn, sizeof wn, "w%s", qkv[i]);
+        snprintf(bn, sizeof bn, "b%s", qkv[i]);
+        ib_value_id in[3] = {h0, W(wn, "64,64"), W(bn, "64")};
+        ib_build_node(b, "FusedMatMul", "inferbench", qkv[i], in, 3, &out[i], 1, NULL, 0, "");
+    }
+    ib_value_id att, o, f, f2;
+    ib_value_id min[3] = {out[0], out[1], out[2]};
+    ib_build_node(b, "MultiHeadAttention", "inferbench", "mha", min, 3, &att, 1, NULL, 0,
+                  "heads=4 scale=0.25");
+    ib_value_id oin[3] = {att, W("wo", "64,64"), W("bo", "64")};
+    ib_build_node(b, "FusedMatMul", "inferbench", "o", oin, 3, &o, 1, NULL, 0, "");
+    ib_value_id r1 = ib_build_op(b, "Add", (ib_value_id[]){o, h0}, 2, NULL);
+    ib_value_id h1 = LN("ln1", r1);
+    ib_value_id fin[3] = {h1, W("w1", "64,256"), W("b1", "256")};
+    ib_build_node(b, "FusedMatMul", "inferbench", "ffn1", fin, 3, &f, 1, NULL, 0,
+                  "activation='Gelu'");
+    ib_value_id f2in[3] = {f, W("w2", "256,64"), W("b2", "64")};
+    ib_build_node(b, "FusedMatMul", "inferbench", "ffn2", f2in, 3, &f2, 1, NULL, 0, "");
+    ib_value_id r2 = ib_build_op(b, "Add", (ib_value_id[]){f2, h1}, 2, NULL);
+    ib_value_id y = LN("ln2", r2);
+    ib_value_id side = ib_build_op(b, "Relu", &h1, 1, NULL);
+#undef LN
+#undef W
+    ib_build_output(b, y, "y", IB_DTYPE_FLOAT32, "2,16,64");
+    ib_build_output(b, side, "side", IB_DTYPE_FLOAT32, "2,16,64");
+    ib_err err;
+    ib_err_clear(&err);
+    ib_graph *src = NULL, *g = NULL;
+    ASSERT_OK_ERR(ib_build_finish(b, &src, &err), &err);
+    ib_build_destroy(b);
+    ib_compile_options co;
+    ib_compile_options_defaults(&co);
+    ASSERT_OK_ERR(ib_compile(src, &co, &g, NULL, &err), &err);
+    cu_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.half_chains = on;
+    cu_exec e;
+    ib_backend_subgraph sg;
+    fake_exec(g, &ctx, p, &e, &sg);
+    cu_mark_half_chains(&e, &sg);
+    int n = 0;
+    names[0] = '\0';
+    for (uint32_t i = 0; i < e.n_vals; i++)
+        if (e.vals[i].h16) {
+            const ib_node *pn = &g->nodes.data[g->values.data[e.vals[i].id].producer];
+            size_t used = strlen(names);
+            snprintf(names + used, cap - used, "%s%s", n ? " " : "", pn->op_type);
+            n++;
+        }
+    ib_graph_destroy(g);
+    ib_graph_destroy(src);
+    return n;
+}
 #endif
 
 TEST(cuda_nhwc_islands_marked)
@@ -958,6 +1074,24 @@ TEST(cuda_nhwc_islands_marked)
     ASSERT_STR_EQ(which, "the first conv's output");
     ASSERT_INT_EQ(islands_marked(true, IB_PRECISION_FP32, &which), 0);
     ASSERT_INT_EQ(islands_marked(false, IB_PRECISION_FP16, &which), 0);
+#endif
+}
+
+TEST(cuda_half_chains_marked)
+{
+#ifndef IB_WITH_CUDA
+    TEST_SKIP("built without CUDA");
+#else
+    char names[512];
+    int n = chains_marked(true, IB_PRECISION_FP16, names, sizeof names);
+    printf("# 16-bit at fp16: %d (%s)\n", n, names);
+    /* h0, q, k, v, the attention, o, r1, ffn1, ffn2, r2: not h1, not the outputs */
+    ASSERT_INT_EQ(n, 10);
+    ASSERT_STR_EQ(names, "LayerNormalization FusedMatMul FusedMatMul FusedMatMul "
+                         "MultiHeadAttention FusedMatMul Add FusedMatMul FusedMatMul Add");
+    ASSERT_INT_EQ(chains_marked(true, IB_PRECISION_BF16, names, sizeof names), 10);
+    ASSERT_INT_EQ(chains_marked(true, IB_PRECISION_FP32, names, sizeof names), 0);
+    ASSERT_INT_EQ(chains_marked(false, IB_PRECISION_FP16, names, sizeof names), 0);
 #endif
 }
 

@@ -49,27 +49,27 @@ static int64_t up16(int64_t x)
 /* ---- fp16 / bf16: pack, then the fused kernel --------------------------------------- */
 
 typedef struct pack_k {
-    const float *x;
+    const void *x;
     void *y;
     int64_t N, L, h, D, Lp, Dp;
-    int bf16;
+    int bf16, xt;
 } pack_k;
 
 static int run_pack(cu_exec *e, void *p, ib_err *err)
 {
     pack_k *k = p;
     return cu_check_rt(e, err,
-                       (cudaError_t)ibk_mha_pack(e->ctx->stream, k->bf16, k->x, k->y, k->N, k->L,
-                                                 k->h, k->D, k->Lp, k->Dp),
+                       (cudaError_t)ibk_mha_pack(e->ctx->stream, k->bf16, k->x, k->xt, k->y, k->N,
+                                                 k->L, k->h, k->D, k->Lp, k->Dp),
                        "attention pack kernel");
 }
 
 typedef struct fused_k {
     const void *q, *k, *v;
     const float *mask;
-    float *y;
+    void *y;
     ibk_mha a;
-    int bf16, warps;
+    int bf16, warps, yt;
     size_t smem;
 } fused_k;
 
@@ -78,19 +78,29 @@ static int run_fused(cu_exec *e, void *p, ib_err *err)
     fused_k *k = p;
     return cu_check_rt(e, err,
                        (cudaError_t)ibk_mha_run(e->ctx->stream, k->bf16, k->q, k->k, k->v,
-                                                k->mask, k->y, &k->a, k->warps, k->smem),
+                                                k->mask, k->y, k->yt, &k->a, k->warps, k->smem),
                        "fused attention kernel");
 }
 
-static int add_pack(cu_exec *e, const float *x, void *y, int64_t N, int64_t L, int64_t h,
+static int add_pack(cu_exec *e, const cu_val *x, void *y, int64_t N, int64_t L, int64_t h,
                     int64_t D, int bf16, ib_err *err)
 {
     pack_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    *k = (pack_k){.x = x, .y = y, .N = N, .L = L, .h = h, .D = D, .Lp = up16(L), .Dp = up16(D),
-                  .bf16 = bf16};
+    *k = (pack_k){.x = x->dev, .y = y, .N = N, .L = L, .h = h, .D = D, .Lp = up16(L),
+                  .Dp = up16(D), .bf16 = bf16, .xt = cu_dtype_of(e, x)};
     return cu_add_step(e, run_pack, k, NULL, err);
+}
+
+/* The fused kernel's shared memory per warp (kernels/ib_attn.cu warp_bytes) within 96 KB, which
+ * every device of compute capability 8.x / 9.0 gives a block: then a 16-bit chain may feed it
+ * (cuda_half.c), since the fused path is certain to take the node. */
+bool cu_mha_fused_fits(int64_t Sk, int64_t Dv)
+{
+    return Sk > 0 && Dv > 0 && (size_t)16 * (size_t)up16(Sk) * 6 + (size_t)16 * (size_t)up16(Dv) * 4 +
+                                      64 <=
+                                  (size_t)96 << 10;
 }
 
 /* IB_EUNSUPPORTED (nothing added) when the shapes do not fit the kernel's shared memory. */
@@ -116,15 +126,15 @@ static int comp_fused(cu_exec *e, const cu_val *q, const cu_val *k, const cu_val
     if ((rc = cu_att_block(e, (nq + nk + nv) * 2, (void **)&blk, err)))
         return rc;
     void *q16 = blk, *k16 = blk + nq * 2, *v16 = blk + (nq + nk) * 2;
-    if ((rc = add_pack(e, q->dev, q16, d->N, d->S, d->h, d->D, bf16, err)) ||
-        (rc = add_pack(e, k->dev, k16, d->N, d->Sk, d->h, d->D, bf16, err)) ||
-        (rc = add_pack(e, v->dev, v16, d->N, d->Sk, d->h, d->Dv, bf16, err)))
+    if ((rc = add_pack(e, q, q16, d->N, d->S, d->h, d->D, bf16, err)) ||
+        (rc = add_pack(e, k, k16, d->N, d->Sk, d->h, d->D, bf16, err)) ||
+        (rc = add_pack(e, v, v16, d->N, d->Sk, d->h, d->Dv, bf16, err)))
         return rc;
     fused_k *f = ib_calloc(1, sizeof *f);
     if (!f)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     *f = (fused_k){.q = q16, .k = k16, .v = v16, .mask = m ? m->dev : NULL, .y = y->dev, .a = a,
-                   .bf16 = bf16, .warps = warps, .smem = smem};
+                   .bf16 = bf16, .warps = warps, .smem = smem, .yt = cu_dtype_of(e, y)};
     if ((rc = cu_add_step(e, run_fused, f, NULL, err)))
         return rc;
     cu_step_kind(e, "attn-fused");
@@ -211,6 +221,9 @@ static int comp_mha(cu_exec *e, const ib_node *n, ib_err *err)
         if (rc != IB_EUNSUPPORTED)
             return rc;
     }
+    if (q->h16 || k->h16 || v->h16 || y->h16) /* cuda_half.c marks only what the kernel takes */
+        return cu_fail(e, err, IB_EUNSUPPORTED,
+                       "the fused attention kernel refused a 16-bit chain's shapes");
     return comp_split(e, q, k, v, m, y, &d, scale, err);
 }
 

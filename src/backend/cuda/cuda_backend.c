@@ -207,6 +207,7 @@ static int cu_create(const ib_backend_config *cfg, void **out, ib_err *err)
     c->device = cfg->device;
     c->precision = cfg->precision;
     c->nhwc_fp16 = cfg->nhwc_fp16;
+    c->half_chains = cfg->half_chains;
     struct cudaDeviceProp prop;
     int rc = cu_check_rt(NULL, err, cudaGetDeviceProperties(&prop, c->device),
                          "cudaGetDeviceProperties");

@@ -81,6 +81,7 @@ typedef struct cu_ctx {
     int device;
     enum ib_precision precision;
     bool nhwc_fp16;      /* ib_backend_config.nhwc_fp16 */
+    bool half_chains;    /* ib_backend_config.half_chains (cuda_half.c) */
     char name[256];
     int sm_major, sm_minor, sm_count;
     size_t total_mem;
@@ -99,6 +100,8 @@ typedef struct cu_val {
     ib_value_id id;
     ib_tensor_desc desc;
     bool half;          /* held as NHWC float16 (an nhwc_fp16 island's inner value) */
+    bool h16;           /* held as row-major float16 (bfloat16 at bf16): a 16-bit chain's inner
+                         * value (cuda_half.c) */
     bool has_range;     /* the int8 calibration's range of the value (binding range_min/max) */
     float rmin, rmax;
     void *dev;          /* device address of the value (binding or uploaded constant) */
@@ -225,9 +228,11 @@ typedef struct cu_mm_geom {
     float alpha, beta; /* beta != 0: Y already holds the C term */
     bool relu;
     /* 16-bit operands (fp16 / bf16 sessions, a constant B): A and B as float16 (bfloat16 when
-     * bf16) at a16 / b16, Y float32, CUBLAS_COMPUTE_32F; NULL: a and b in float32 */
+     * bf16) at a16 / b16, Y float32 (or 16-bit when y16: a 16-bit chain's, with a 16-bit
+     * bias), CUBLAS_COMPUTE_32F; NULL: a and b in float32 */
     const void *a16, *b16;
-    bool bf16;
+    bool bf16, y16;
+    bool must16; /* A or Y is a 16-bit chain's: no float32-operand form may take it */
 } cu_mm_geom;
 
 /* Append g as steps: cuBLASLt at the session precision's compute type, the bias/Relu in
@@ -275,6 +280,24 @@ typedef struct cu_conv2d {
     int pad[2], stride[2], dil[2];
 } cu_conv2d;
 int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err);
+
+/* ---- 16-bit chains (cuda_half.c) ------------------------------------------- */
+
+/* With half_chains at fp16/bf16: mark the values held 16-bit (cu_val.h16), after binding and
+ * the NHWC islands, before the nodes compile. */
+void cu_mark_half_chains(cu_exec *e, const ib_backend_subgraph *sg);
+/* A product the chains take (its A may be 16-bit, its Y is written 16-bit when marked). */
+bool cu_half_matmul(cu_exec *e, const ib_node *n);
+/* The ibk_float_t v is held in: IBK_T_F32, or IBK_T_F16 / IBK_T_BF16 when h16. */
+int cu_dtype_of(const cu_exec *e, const cu_val *v);
+/* The chain ops' steps: LayerNorm and Add with each tensor of its own dtype, and an activation
+ * (IBK_RELU, IBK_GELU_ERF, IBK_GELU_TANH) in place on a 16-bit y. */
+int cu_add_ln16(cu_exec *e, const ib_node *n, ib_err *err);
+int cu_add_add16(cu_exec *e, const ib_node *n, ib_err *err);
+int cu_add_act16(cu_exec *e, const cu_val *y, int op, ib_err *err);
+/* Whether the fused attention kernel's shared memory for keys of Sk and values of Dv per head
+ * fits every supported device (cuda_attn.c). */
+bool cu_mha_fused_fits(int64_t Sk, int64_t Dv);
 
 /* ---- int8 on the host (cuda_quant.c) --------------------------------------- */
 

@@ -115,12 +115,13 @@ static void lt_key(const mm_geom *g, bool use_epi, cublasComputeType_t ct, const
                    int64_t *key)
 {
     memset(key, 0, 16 * sizeof *key);
-    int64_t es = k->in16 ? 2 : 4;
+    int64_t es = k->in16 ? 2 : 4, ed = k->in16 && g->y16 ? 2 : 4;
     int64_t v[] = {g->M, g->N, g->K, g->batch, g->ta, g->tb, g->sa, g->sb, g->sy,
                    use_epi && g->bias, use_epi && g->relu, (int64_t)ct,
                    (int64_t)align_of(k->A, g->sb * es), (int64_t)align_of(k->B, g->sa * es),
-                   (int64_t)align_of(k->D, g->sy * 4),
-                   (g->beta != 0.0f) | (k->in16 ? 2 : 0) | (k->in16 && g->bf16 ? 4 : 0)};
+                   (int64_t)align_of(k->D, g->sy * ed),
+                   (g->beta != 0.0f) | (k->in16 ? 2 : 0) | (k->in16 && g->bf16 ? 4 : 0) |
+                       (k->in16 && g->y16 ? 8 : 0)};
     memcpy(key, v, sizeof v);
 }
 
@@ -192,7 +193,8 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
     k->B = in16 ? g->a16 : g->a;
     k->D = g->y;
     const cudaDataType_t tin = !in16 ? CUDA_R_32F : g->bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    const int64_t es = in16 ? 2 : 4;
+    const cudaDataType_t tout = in16 && g->y16 ? tin : CUDA_R_32F; /* a 16-bit chain's Y */
+    const int64_t es = in16 ? 2 : 4, ed = in16 && g->y16 ? 2 : 4;
     cublasOperation_t opa = g->tb ? CUBLAS_OP_T : CUBLAS_OP_N; /* on our B */
     cublasOperation_t opb = g->ta ? CUBLAS_OP_T : CUBLAS_OP_N; /* on our A */
     if ((rc = cu_check_lt(e, err, cublasLtMatmulDescCreate(&k->op, ct, CUDA_R_32F),
@@ -213,7 +215,7 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
                      (uint64_t)(g->tb ? g->N : g->K), g->tb ? g->K : g->N, g->batch, g->sb, err)) ||
         (rc = layout(e, &k->lb, tin, (uint64_t)(g->ta ? g->M : g->K),
                      (uint64_t)(g->ta ? g->K : g->M), g->ta ? g->M : g->K, g->batch, g->sa, err)) ||
-        (rc = layout(e, &k->lc, CUDA_R_32F, (uint64_t)g->N, (uint64_t)g->M, g->N, g->batch, g->sy,
+        (rc = layout(e, &k->lc, tout, (uint64_t)g->N, (uint64_t)g->M, g->N, g->batch, g->sy,
                      err)))
         goto fail;
     cublasLtMatmulPreference_t pref = NULL;
@@ -221,7 +223,7 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
         goto fail;
     uint64_t ws = CU_LT_WORKSPACE;
     uint32_t al_a = align_of(k->A, g->sb * es), al_b = align_of(k->B, g->sa * es),
-             al_c = align_of(k->D, g->sy * 4);
+             al_c = align_of(k->D, g->sy * ed);
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                          sizeof ws);
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a,
@@ -290,13 +292,20 @@ static int plan_first(cu_exec *e, const mm_geom *g, bool epi, lt_k **out, bool *
     for (size_t t = 0; t < IB_ARRAY_LEN(tries) && rc != IB_OK && rc != IB_ENOMEM; t++) {
         if ((tries[t].epi && !epi) || (tries[t].in16 && !(g->a16 && g->b16)))
             continue;
+        /* a 16-bit chain's A or Y: only the 16-bit forms, and a 16-bit Y only with the bias and
+         * Relu inside Lt (the bias + Relu kernel after it reads float32) */
+        if (g->must16 && (!tries[t].in16 || (g->y16 && epi && !tries[t].epi)))
+            continue;
         rc = plan_lt(e, g, tries[t].epi, tries[t].ct, tries[t].in16, out, err);
         *fused = rc == IB_OK && tries[t].epi;
     }
     if (rc == IB_EUNSUPPORTED)
         return cu_fail(e, err, IB_EUNSUPPORTED,
-                       "cuBLASLt has no algorithm for M=%lld N=%lld K=%lld batch=%lld",
-                       (long long)g->M, (long long)g->N, (long long)g->K, (long long)g->batch);
+                       "cuBLASLt has no algorithm for M=%lld N=%lld K=%lld batch=%lld%s",
+                       (long long)g->M, (long long)g->N, (long long)g->K, (long long)g->batch,
+                       g->must16 ? " with 16-bit operands (a 16-bit chain's; run without "
+                                   "--half-chains)"
+                                 : "");
     return rc;
 }
 
@@ -439,11 +448,13 @@ int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
 }
 
 /* At fp16 / bf16, a product whose B is a constant not batched (a layer's weights) takes 16-bit
- * operands: B's 16-bit copy from the device store, A's (g->a16) written by a conversion step.
- * *rq is what add_gemm needs for that step; g is left with float32 operands only when the
- * precision is fp32 or B is not such a constant. */
-static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, mm_geom *g, cu_cvt *rq,
-                     ib_err *err)
+ * operands: B's 16-bit copy from the device store, A's (g->a16) written by a conversion step,
+ * or A itself when a 16-bit chain holds it; a 16-bit chain's Y makes Lt write 16 bits, with
+ * the bias (a constant vector, cuda_half.c) in 16 bits too. *rq is what add_gemm needs for the
+ * conversion step; g is left with float32 operands only when the precision is fp32 or B is not
+ * such a constant. */
+static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, const cu_val *bias,
+                     const cu_val *y, mm_geom *g, cu_cvt *rq, ib_err *err)
 {
     if ((e->precision != IB_PRECISION_FP16 && e->precision != IB_PRECISION_BF16) || !b->host ||
         g->sb != 0)
@@ -458,11 +469,28 @@ static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, mm_geom *g, c
         cu_weight_put(e->ctx, b->host, fmt);
         return rc;
     }
-    if ((rc = cu_cvt_prepare(e, a, bf16 ? CU_CVT_BF16 : CU_CVT_F16, 1.0f, rq, err)))
+    if (a->h16) { /* a 16-bit chain's: read as it is */
+        *rq = (cu_cvt){.cached = true, .dst = a->dev};
+    } else if ((rc = cu_cvt_prepare(e, a, bf16 ? CU_CVT_BF16 : CU_CVT_F16, 1.0f, rq, err))) {
         return rc;
+    }
     g->a16 = rq->dst;
     g->b16 = b16;
     g->bf16 = bf16;
+    g->must16 = a->h16 || y->h16;
+    if (!y->h16)
+        return IB_OK;
+    g->y16 = true;
+    if (g->bias) { /* the Lt epilogue's bias takes Y's type */
+        void *bias16 = NULL;
+        if ((rc = cu_weight_get_16(e->ctx, bias->host, g->N, bf16, &bias16, err)))
+            return rc;
+        if ((rc = cu_exec_hold_weight(e, bias->host, fmt, err))) {
+            cu_weight_put(e->ctx, bias->host, fmt);
+            return rc;
+        }
+        g->bias = bias16;
+    }
     return IB_OK;
 }
 
@@ -593,10 +621,13 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
             return rc;
     }
     cu_cvt rq = {0};
-    if ((rc = use_16bit(e, a, b, &g, &rq, err)) || (rc = add_gemm(e, &g, &rq, err)))
+    if ((rc = use_16bit(e, a, b, g.bias ? bias : NULL, y, &g, &rq, err)) ||
+        (rc = add_gemm(e, &g, &rq, err)))
         return rc;
     if (!gelu)
         return IB_OK;
+    if (y->h16)
+        return cu_add_act16(e, y, tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF, err);
     un_k2 *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
@@ -650,7 +681,7 @@ static int comp_gemm(cu_exec *e, const ib_node *n, ib_err *err)
             return rc;
     }
     cu_cvt rq = {0};
-    if ((rc = use_16bit(e, a, b, &g, &rq, err)))
+    if ((rc = use_16bit(e, a, b, g.bias ? cc : NULL, y, &g, &rq, err)))
         return rc;
     return add_gemm(e, &g, &rq, err);
 }

@@ -231,6 +231,8 @@ static bool sup_binary(const cu_ctx *c, const ib_graph *g, const ib_node *n,
 static int comp_binary(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *a = cu_in(e, n, 0), *b = cu_in(e, n, 1), *y = cu_out(e, n, 0);
+    if (a->h16 || b->h16 || y->h16) /* a 16-bit chain's Add (cuda_half.c) */
+        return cu_add_add16(e, n, err);
     bin_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
@@ -343,6 +345,8 @@ static bool sup_ln(const cu_ctx *c, const ib_graph *g, const ib_node *n,
 static int comp_ln(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *x = cu_in(e, n, 0), *s = cu_in(e, n, 1), *b = cu_in(e, n, 2), *y = cu_out(e, n, 0);
+    if (x->h16 || y->h16) /* a 16-bit chain's (cuda_half.c) */
+        return cu_add_ln16(e, n, err);
     ln_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");

@@ -38,6 +38,9 @@ enum ibk_binary_op { IBK_ADD, IBK_SUB, IBK_MUL, IBK_DIV, IBK_MAX, IBK_MIN, IBK_P
 
 enum ibk_reduce_op { IBK_RSUM, IBK_RMEAN, IBK_RMAX, IBK_RMIN, IBK_RSUMSQ, IBK_RL2, IBK_RL1 };
 
+/* Element types of the kernels that take more than float32 (the 16-bit chains). */
+enum ibk_float_t { IBK_T_F32, IBK_T_F16, IBK_T_BF16 };
+
 /* y = op(x) elementwise (a, b: LeakyRelu/Elu alpha, Clip min/max, HardSigmoid
  * alpha/beta, Pow exponent). In place (x == y) is allowed. */
 int ibk_unary(ibk_stream s, int op, const float *x, float *y, int64_t n, float a, float b);
@@ -75,6 +78,15 @@ int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int64_t N, int
 /* y16[i] = x[i] as float16 (bf16 0) or bfloat16 (bf16 1), rounded to nearest even, i < n:
  * a matmul's 16-bit operands at fp16/bf16 (cuda_matmul.c) and their weights. */
 int ibk_f32_to_16(ibk_stream s, int bf16, const float *x, void *y16, int64_t n);
+/* The 16-bit chains (ib_half.cu; cuda_half.c): x, y, a, b of the given ibk_float_t each,
+ * float32 arithmetic. LayerNorm over the last cols of each row (gamma/beta float32, beta may be
+ * NULL); y = a + b elementwise over n; y = act(y) in place for act IBK_RELU, IBK_GELU_ERF or
+ * IBK_GELU_TANH. */
+int ibk_layernorm_t(ibk_stream s, const void *x, int xt, const float *gamma, const float *beta,
+                    void *y, int yt, int64_t rows, int64_t cols, float eps);
+int ibk_add_t(ibk_stream s, const void *a, int at, const void *b, int bt, void *y, int yt,
+              int64_t n);
+int ibk_act_t(ibk_stream s, int op, void *y, int t, int64_t n);
 /* int8 products (cuda_matmul_i8.c): y8[i] = clamp(rint(x[i] * scale), -127, 127) as int8;
  * y [rows, cols] = act(acc * inv_sx * inv_sw[col] + bias[col]) from the int32 products (act
  * an ibk_unary_op, IBK_COPY = none; bias may be NULL). */
@@ -157,17 +169,19 @@ typedef struct ibk_mha {
     int64_t ms[4];
     float scale;
 } ibk_mha;
-/* y16 [N*h, Lp, Dp] (float16, or bfloat16 when bf16) = x [N, L, h*D] split by head, zero-
- * padded. */
-int ibk_mha_pack(ibk_stream s, int bf16, const float *x, void *y16, int64_t N, int64_t L,
+/* y16 [N*h, Lp, Dp] (float16, or bfloat16 when bf16) = x [N, L, h*D] (ibk_float_t xt) split by
+ * head, zero-padded. */
+int ibk_mha_pack(ibk_stream s, int bf16, const void *x, int xt, void *y16, int64_t N, int64_t L,
                  int64_t h, int64_t D, int64_t Lp, int64_t Dp);
 /* On the current device: how many warps of 16 queries a block holds in shared memory
  * (*warps 0: the shapes do not fit, use another path) and the bytes to launch with; also
  * raises the kernel's dynamic shared memory limit to that. */
 int ibk_mha_prepare(const ibk_mha *a, int bf16, int *warps, size_t *smem_bytes);
-/* y [N, S, h*Dv] float32 = softmax(scale q k^T + mask) v from the packed 16-bit q, k, v. */
+/* y [N, S, h*Dv] (ibk_float_t yt) = softmax(scale q k^T + mask) v from the packed 16-bit q, k,
+ * v. */
 int ibk_mha_run(ibk_stream s, int bf16, const void *q16, const void *k16, const void *v16,
-                const float *mask, float *y, const ibk_mha *a, int warps, size_t smem_bytes);
+                const float *mask, void *y, int yt, const ibk_mha *a, int warps,
+                size_t smem_bytes);
 
 /* inferbench.SSDPostprocess (ib_ssd.cu): loc [N, 4, A], conf [N, C, A], anchors [A, 4] ->
  * rows [N, max_out, 6] and count [N] int64, as ir/ops/ssd_post.c. A and (C - 1) * top at

@@ -11,7 +11,8 @@
  * 2. per query row: s * scale + mask, the max and the sum of exp(s - max) by warp
  *    shuffles, P = exp(s - max) rounded to 16 bits (keys past Sk are 0);
  * 3. O[16][Dvp] = P V (fp32 accumulation) into shared memory;
- * 4. y[n, i, h*Dv + e] = O[i][e] / sum, float32, for the real queries and columns.
+ * 4. y[n, i, h*Dv + e] = O[i][e] / sum, float32 (or 16-bit in a 16-bit chain), for the real
+ *    queries and columns.
  *
  * Shared memory per warp: 16 Skp floats + 16 Skp halves + 16 Dvp floats + 16 floats
  * (40 KB at BERT's Sk = 384, Dv = 64); ibk_mha_prepare sizes it and says how many warps a
@@ -26,6 +27,7 @@
 #include <stdint.h>
 
 #include "cuda_kernels.h"
+#include "ibk_float.cuh"
 #include "ibk_grid.cuh"
 
 using namespace nvcuda;
@@ -44,28 +46,29 @@ template <> __device__ __nv_bfloat16 to16<__nv_bfloat16>(float x)
 
 /* y[(n*h + hh), l, d] = x[n, l, hh*D + d], zero for l >= L or d >= D */
 template <typename T>
-__global__ static void k_mha_pack(const float *x, T *y, int64_t L, int64_t h, int64_t D,
+__global__ static void k_mha_pack(const void *x, int xt, T *y, int64_t L, int64_t h, int64_t D,
                                   int64_t Lp, int64_t Dp, int64_t total)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
          i += (int64_t)gridDim.x * blockDim.x) {
         int64_t d = i % Dp, r = i / Dp, l = r % Lp, nh = r / Lp;
         int64_t hh = nh % h, n = nh / h;
-        float v = (d < D && l < L) ? x[(n * L + l) * h * D + hh * D + d] : 0.0f;
+        float v = (d < D && l < L) ? ldt(x, xt, (n * L + l) * h * D + hh * D + d) : 0.0f;
         y[i] = to16<T>(v);
     }
 }
 
-extern "C" int ibk_mha_pack(ibk_stream s, int bf16, const float *x, void *y, int64_t N,
+extern "C" int ibk_mha_pack(ibk_stream s, int bf16, const void *x, int xt, void *y, int64_t N,
                             int64_t L, int64_t h, int64_t D, int64_t Lp, int64_t Dp)
 {
     int64_t total = N * h * Lp * Dp;
     unsigned grid = grid_for(total);
     if (bf16)
-        k_mha_pack<__nv_bfloat16><<<grid, IBK_THREADS, 0, s>>>(x, (__nv_bfloat16 *)y, L, h, D,
-                                                                Lp, Dp, total);
+        k_mha_pack<__nv_bfloat16><<<grid, IBK_THREADS, 0, s>>>(x, xt, (__nv_bfloat16 *)y, L, h,
+                                                                D, Lp, Dp, total);
     else
-        k_mha_pack<__half><<<grid, IBK_THREADS, 0, s>>>(x, (__half *)y, L, h, D, Lp, Dp, total);
+        k_mha_pack<__half><<<grid, IBK_THREADS, 0, s>>>(x, xt, (__half *)y, L, h, D, Lp, Dp,
+                                                         total);
     return (int)cudaGetLastError();
 }
 
@@ -78,8 +81,8 @@ static size_t warp_bytes(const ibk_mha *a)
 /* One warp per 16 queries of one (n, head); blockIdx.x = n*h + head, blockIdx.y the block
  * of `warps` x 16 queries. */
 template <typename T>
-__global__ static void k_mha(const T *q, const T *k, const T *v, const float *mask, float *y,
-                             ibk_mha a, int warps)
+__global__ static void k_mha(const T *q, const T *k, const T *v, const float *mask, void *y,
+                             int yt, ibk_mha a, int warps)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -158,7 +161,7 @@ __global__ static void k_mha(const T *q, const T *k, const T *v, const float *ma
     for (int64_t t = lane; t < 16 * a.Dv; t += 32) {
         int64_t r = t / a.Dv, e = t % a.Dv, i = q0 + r;
         if (i < a.S)
-            y[(n * a.S + i) * a.h * a.Dv + hh * a.Dv + e] = O[r * a.Dvp + e] * inv[r];
+            stt(y, yt, (n * a.S + i) * a.h * a.Dv + hh * a.Dv + e, O[r * a.Dvp + e] * inv[r]);
     }
 }
 
@@ -185,7 +188,7 @@ extern "C" int ibk_mha_prepare(const ibk_mha *a, int bf16, int *warps, size_t *s
 }
 
 extern "C" int ibk_mha_run(ibk_stream s, int bf16, const void *q, const void *k, const void *v,
-                           const float *mask, float *y, const ibk_mha *a, int warps,
+                           const float *mask, void *y, int yt, const ibk_mha *a, int warps,
                            size_t smem_bytes)
 {
     if (warps < 1 || a->N * a->h < 1 || a->N * a->h > 0x7fffffffLL)
@@ -197,9 +200,10 @@ extern "C" int ibk_mha_run(ibk_stream s, int bf16, const void *q, const void *k,
     if (bf16)
         k_mha<__nv_bfloat16><<<grid, 32 * warps, smem_bytes, s>>>(
             (const __nv_bfloat16 *)q, (const __nv_bfloat16 *)k, (const __nv_bfloat16 *)v, mask,
-            y, *a, warps);
+            y, yt, *a, warps);
     else
         k_mha<__half><<<grid, 32 * warps, smem_bytes, s>>>((const __half *)q, (const __half *)k,
-                                                          (const __half *)v, mask, y, *a, warps);
+                                                          (const __half *)v, mask, y, yt, *a,
+                                                          warps);
     return (int)cudaGetLastError();
 }
