@@ -602,11 +602,16 @@ static bool same_domain(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
+bool cu_node_is(const ib_node *n, const char *domain, const char *op_type)
+{
+    return strcmp(op_type, n->op_type) == 0 && same_domain(domain, n->domain);
+}
+
 const cu_op *cu_op_find(const ib_node *n)
 {
     for (size_t f = 0; f < IB_ARRAY_LEN(g_families); f++)
         for (const cu_op *op = g_families[f]; op->op_type; op++)
-            if (strcmp(op->op_type, n->op_type) == 0 && same_domain(op->domain, n->domain))
+            if (cu_node_is(n, op->domain, op->op_type))
                 return op;
     return NULL;
 }

@@ -174,9 +174,8 @@ typedef struct conv_k {
     int64_t N, C, inner;
 } conv_k;
 
-/* The descriptors of a forward convolution (NULL ones skipped). */
-static void destroy_descs(cudnnTensorDescriptor_t xd, cudnnTensorDescriptor_t yd,
-                          cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd)
+void cu_dnn_destroy_fwd(cudnnTensorDescriptor_t xd, cudnnTensorDescriptor_t yd,
+                        cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd)
 {
     if (xd)
         (void)cudnnDestroyTensorDescriptor(xd);
@@ -193,7 +192,7 @@ static void conv_free(void *p)
     conv_k *k = p;
     if (!k)
         return;
-    destroy_descs(k->xd, k->yd, k->wd, k->cd);
+    cu_dnn_destroy_fwd(k->xd, k->yd, k->wd, k->cd);
     ib_free(k);
 }
 
@@ -388,7 +387,7 @@ static void conv16_free(void *p)
     conv16_k *k = p;
     if (!k)
         return;
-    destroy_descs(k->d.xd, k->d.yd, k->d.wd, k->d.cd);
+    cu_dnn_destroy_fwd(k->d.xd, k->d.yd, k->d.wd, k->d.cd);
     if (k->bd)
         (void)cudnnDestroyTensorDescriptor(k->bd);
     if (k->ad)
@@ -398,8 +397,9 @@ static void conv16_free(void *p)
 
 /* The fused form's one call: y = relu(conv(x) + z + bias), z absent = alpha2 0 (cuDNN still
  * reads a z pointer: y's own). */
-static cudnnStatus_t conv16_fused_call(cu_exec *e, const conv16_k *k, void *ws)
+static cudnnStatus_t conv16_fused_call(cu_exec *e, const void *p, void *ws)
 {
+    const conv16_k *k = p;
     const float one = 1.f, alpha2 = k->z ? 1.f : 0.f;
     return cudnnConvolutionBiasActivationForward(
         e->ctx->dnn, &one, k->d.xd, k->x16, k->d.wd, k->w16, k->d.cd, k->algo, ws, k->ws,
@@ -461,12 +461,9 @@ static int try_fused16(cu_exec *e, conv16_k *k, const cu_val *bias, ib_err *err)
         return rc;
     void *b16 = NULL;
     if (bias && bias->host) {
-        if ((rc = cu_weight_get_f16(e->ctx, bias->host, 1, k->K, &b16, err)))
+        if ((rc = cu_weight_get_f16(e->ctx, bias->host, 1, k->K, &b16, err)) ||
+            (rc = cu_exec_hold_weight(e, bias->host, CU_W_F16, err)))
             return rc;
-        if ((rc = cu_exec_hold_weight(e, bias->host, CU_W_F16, err))) {
-            cu_weight_put(e->ctx, bias->host, CU_W_F16);
-            return rc;
-        }
     } else if (bias) {
         return IB_OK; /* a bias computed in the graph: the epilogue reads it as float32 */
     } else {
@@ -475,19 +472,25 @@ static int try_fused16(cu_exec *e, conv16_k *k, const cu_val *bias, ib_err *err)
             return rc;
     }
     k->bias16 = b16;
+    k->fused = cu_dnn_probe(e, k->ws, conv16_fused_call, k);
+    return IB_OK;
+}
+
+bool cu_dnn_probe(cu_exec *e, size_t ws_bytes,
+                  cudnnStatus_t (*call)(cu_exec *e, const void *k, void *ws), const void *k)
+{
     /* the exec's workspace is allocated after compile: the probe has its own */
     void *ws = NULL;
-    if (k->ws && cudaMalloc(&ws, k->ws) != cudaSuccess) {
+    if (ws_bytes && cudaMalloc(&ws, ws_bytes) != cudaSuccess) {
         (void)cudaGetLastError();
-        return IB_OK;
+        return false;
     }
-    if (conv16_fused_call(e, k, ws) == CUDNN_STATUS_SUCCESS &&
-        cudaStreamSynchronize(e->ctx->stream) == cudaSuccess)
-        k->fused = true;
-    else
+    bool ok = call(e, k, ws) == CUDNN_STATUS_SUCCESS &&
+              cudaStreamSynchronize(e->ctx->stream) == cudaSuccess;
+    if (!ok)
         (void)cudaGetLastError();
     (void)cudaFree(ws);
-    return IB_OK;
+    return ok;
 }
 
 /* A conv of an island: X, Y and Z may each be NHWC float16 (island values) or float32 NCHW
@@ -547,12 +550,9 @@ static int comp_conv16(cu_exec *e, const ib_node *n, const cv_geom *cg, ib_err *
     /* the filter as KRSC float16, held by this exec */
     void *w16 = NULL;
     if ((rc = cu_weight_get_f16_krsc(e->ctx, w->host, cg->w[0], cg->w[1],
-                                     (int64_t)cg->w[2] * cg->w[3], &w16, err)))
+                                     (int64_t)cg->w[2] * cg->w[3], &w16, err)) ||
+        (rc = cu_exec_hold_weight(e, w->host, CU_W_F16_KRSC, err)))
         goto fail;
-    if ((rc = cu_exec_hold_weight(e, w->host, CU_W_F16_KRSC, err))) {
-        cu_weight_put(e->ctx, w->host, CU_W_F16_KRSC);
-        goto fail;
-    }
     k->w16 = w16;
     if (x->half) {
         k->x16 = x->dev;

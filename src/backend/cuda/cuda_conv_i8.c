@@ -57,19 +57,13 @@ static void conv8_free(void *p)
     conv8_k *k = p;
     if (!k)
         return;
-    if (k->xd)
-        (void)cudnnDestroyTensorDescriptor(k->xd);
-    if (k->yd)
-        (void)cudnnDestroyTensorDescriptor(k->yd);
-    if (k->wd)
-        (void)cudnnDestroyFilterDescriptor(k->wd);
-    if (k->cd)
-        (void)cudnnDestroyConvolutionDescriptor(k->cd);
+    cu_dnn_destroy_fwd(k->xd, k->yd, k->wd, k->cd);
     ib_free(k);
 }
 
-static cudnnStatus_t conv8_call(cu_exec *e, const conv8_k *k, void *ws)
+static cudnnStatus_t conv8_call(cu_exec *e, const void *p, void *ws)
 {
+    const conv8_k *k = p;
     const float one = 1.f, zero = 0.f;
     return cudnnConvolutionForward(e->ctx->dnn, &one, k->xd, k->x8, k->wd, k->w8, k->cd,
                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, ws, k->ws,
@@ -111,23 +105,6 @@ static int describe(conv8_k *k, const cu_conv2d *g)
     return IB_OK;
 }
 
-/* One call on the planned buffers, with a workspace of its own (the exec's is allocated after
- * compile): true when cuDNN runs this configuration. */
-static bool probe(cu_exec *e, const conv8_k *k)
-{
-    void *ws = NULL;
-    if (k->ws && cudaMalloc(&ws, k->ws) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    bool ok = conv8_call(e, k, ws) == CUDNN_STATUS_SUCCESS &&
-              cudaStreamSynchronize(e->ctx->stream) == cudaSuccess;
-    if (!ok)
-        (void)cudaGetLastError();
-    (void)cudaFree(ws);
-    return ok;
-}
-
 int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err)
 {
     *done = false;
@@ -158,12 +135,8 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
     size_t nbytes = cu_s8_offset(g->K) + (size_t)((int64_t)g->K * g->C * RS);
     void *wq = NULL;
     if ((rc = cu_weight_get_derived(e->ctx, w->host, CU_W_S8_KRSC, nbytes, qf_fill, &src, &wq,
-                                    err))) {
-        conv8_free(k);
-        return rc;
-    }
-    if ((rc = cu_exec_hold_weight(e, w->host, CU_W_S8_KRSC, err))) {
-        cu_weight_put(e->ctx, w->host, CU_W_S8_KRSC);
+                                    err)) ||
+        (rc = cu_exec_hold_weight(e, w->host, CU_W_S8_KRSC, err))) {
         conv8_free(k);
         return rc;
     }
@@ -172,17 +145,15 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
         conv8_free(k);
         return rc;
     }
-    size_t acc_bytes = (size_t)g->N * g->K * g->P * g->Q * sizeof(float);
-    if (acc_bytes > e->f32_bytes) { /* shared by the int8 convolutions: the largest asked for */
-        if ((rc = cu_alloc(e, acc_bytes, &e->f32, err))) {
-            conv8_free(k);
-            return rc;
-        }
-        e->f32_bytes = acc_bytes;
+    void *acc = NULL;
+    if ((rc = cu_shared_block(e, &e->f32, &e->f32_bytes,
+                              (size_t)g->N * g->K * g->P * g->Q * sizeof(float), &acc, err))) {
+        conv8_free(k);
+        return rc;
     }
     k->x8 = cv.dst;
     k->w8 = (const int8_t *)wq + cu_s8_offset(g->K);
-    k->acc = e->f32;
+    k->acc = acc;
     k->y = y->dev;
     k->inv_sw = wq;
     k->inv_sx = 1.0f / sx;
@@ -194,7 +165,7 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
     k->N = g->N;
     k->K = g->K;
     k->PQ = (int64_t)g->P * g->Q;
-    if (!probe(e, k)) {
+    if (!cu_dnn_probe(e, k->ws, conv8_call, k)) {
         conv8_free(k);
         return IB_OK; /* cuDNN does not run it here: the fp16 path */
     }

@@ -45,16 +45,21 @@ int cu_alloc(cu_exec *e, size_t bytes, void **out, ib_err *err)
     return IB_OK;
 }
 
-int cu_att_block(cu_exec *e, size_t bytes, void **out, ib_err *err)
+int cu_shared_block(cu_exec *e, void **blk, size_t *have, size_t bytes, void **out, ib_err *err)
 {
-    if (bytes > e->att_bytes) {
-        int rc = cu_alloc(e, bytes, &e->att, err);
+    if (bytes > *have) { /* steps planned before keep the smaller block they were given */
+        int rc = cu_alloc(e, bytes, blk, err);
         if (rc)
             return rc;
-        e->att_bytes = bytes;
+        *have = bytes;
     }
-    *out = e->att;
+    *out = *blk;
     return IB_OK;
+}
+
+int cu_att_block(cu_exec *e, size_t bytes, void **out, ib_err *err)
+{
+    return cu_shared_block(e, &e->att, &e->att_bytes, bytes, out, err);
 }
 
 int cu_add_step(cu_exec *e, cu_step_fn fn, void *kctx, void (*kfree)(void *), ib_err *err)
@@ -167,7 +172,10 @@ static int bind_values(cu_exec *e, const ib_backend_subgraph *sg, ib_err *err)
 int cu_exec_hold_weight(cu_exec *e, const void *host, int fmt, ib_err *err)
 {
     cu_wref r = {host, fmt};
-    return IB_VEC_PUSH(&e->wrefs, r) ? cu_fail(e, err, IB_ENOMEM, "out of memory") : IB_OK;
+    if (!IB_VEC_PUSH(&e->wrefs, r))
+        return IB_OK;
+    cu_weight_put(e->ctx, host, fmt); /* the reference the caller's get took */
+    return cu_fail(e, err, IB_ENOMEM, "out of memory");
 }
 
 void cu_exec_release_weight(cu_exec *e, const void *host, int fmt)

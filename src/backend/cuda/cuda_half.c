@@ -32,12 +32,6 @@ int cu_dtype_of(const cu_exec *e, const cu_val *v)
     return e->precision == IB_PRECISION_BF16 ? IBK_T_BF16 : IBK_T_F16;
 }
 
-static bool is_op(const ib_node *n, const char *dom, const char *op)
-{
-    bool onnx = !n->domain[0] || !strcmp(n->domain, "ai.onnx");
-    return !strcmp(n->op_type, op) && (dom[0] ? !strcmp(n->domain, dom) : onnx);
-}
-
 static bool f32(const cu_val *v)
 {
     return v && v->desc.dtype == IB_DTYPE_FLOAT32 && !v->half;
@@ -52,8 +46,8 @@ static bool const_vec(const cu_val *v, int64_t n)
 
 bool cu_half_matmul(cu_exec *e, const ib_node *n)
 {
-    bool fused = is_op(n, "inferbench", "FusedMatMul"), gemm = is_op(n, "", "Gemm");
-    if (!fused && !gemm && !is_op(n, "", "MatMul"))
+    bool fused = cu_node_is(n, "inferbench", "FusedMatMul"), gemm = cu_node_is(n, "", "Gemm");
+    if (!fused && !gemm && !cu_node_is(n, "", "MatMul"))
         return false;
     cu_val *a = cu_in(e, n, 0), *b = cu_in(e, n, 1), *y = cu_out(e, n, 0);
     if (!f32(a) || !f32(b) || !f32(y) || !b->host || a->desc.ndim < 2 || b->desc.ndim < 2)
@@ -80,7 +74,7 @@ bool cu_half_matmul(cu_exec *e, const ib_node *n)
 
 static bool half_ln(cu_exec *e, const ib_node *n)
 {
-    if (!is_op(n, "", "LayerNormalization") && !is_op(n, "inferbench", "LayerNorm"))
+    if (!cu_node_is(n, "", "LayerNormalization") && !cu_node_is(n, "inferbench", "LayerNorm"))
         return false;
     cu_val *x = cu_in(e, n, 0), *s = cu_in(e, n, 1), *b = cu_in(e, n, 2), *y = cu_out(e, n, 0);
     if (!f32(x) || !f32(y) || x->desc.ndim < 1)
@@ -96,7 +90,7 @@ static bool half_ln(cu_exec *e, const ib_node *n)
 
 static bool half_add(cu_exec *e, const ib_node *n)
 {
-    if (!is_op(n, "", "Add") || n->n_inputs != 2)
+    if (!cu_node_is(n, "", "Add") || n->n_inputs != 2)
         return false;
     cu_val *a = cu_in(e, n, 0), *b = cu_in(e, n, 1), *y = cu_out(e, n, 0);
     return f32(a) && f32(b) && f32(y) && !a->host && !b->host &&
@@ -107,7 +101,7 @@ static bool half_add(cu_exec *e, const ib_node *n)
  * every device of compute capability 8.x / 9.0 gives a block (cu_mha_fused_fits) */
 static bool half_mha(cu_exec *e, const ib_node *n)
 {
-    if (!is_op(n, "inferbench", "MultiHeadAttention"))
+    if (!cu_node_is(n, "inferbench", "MultiHeadAttention"))
         return false;
     cu_val *q = cu_in(e, n, 0), *k = cu_in(e, n, 1), *v = cu_in(e, n, 2), *y = cu_out(e, n, 0);
     int64_t h = ib_node_attr_int(n, "heads", 0);

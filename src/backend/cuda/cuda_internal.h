@@ -193,7 +193,8 @@ int cu_weight_get_derived(cu_ctx *c, const void *host, int fmt, size_t nbytes,
                           void (*fill)(void *user, void *dst), void *user, void **dev,
                           ib_err *err);
 void cu_weight_put(cu_ctx *c, const void *host, int fmt);
-/* Hold (host, fmt) in e's list, released at graph_free. */
+/* Hold (host, fmt), which the caller got from the store, in e's list, released at graph_free;
+ * on failure the store's reference is given back here. */
 int cu_exec_hold_weight(cu_exec *e, const void *host, int fmt, ib_err *err);
 /* Give back e's hold on (host, fmt) now (no step of e may use it). */
 void cu_exec_release_weight(cu_exec *e, const void *host, int fmt);
@@ -204,8 +205,10 @@ cu_val *cu_in(cu_exec *e, const ib_node *n, uint32_t i);  /* NULL when absent */
 cu_val *cu_out(cu_exec *e, const ib_node *n, uint32_t i); /* NULL when absent */
 /* A private device block of `bytes` (freed with the exec). */
 int cu_alloc(cu_exec *e, size_t bytes, void **out, ib_err *err);
-/* The attention scratch block of at least `bytes`, shared by the attention nodes of the
- * exec (they run one after another on one stream); a larger request allocates a new one. */
+/* A scratch block of at least `bytes` that steps of the exec share (they run one after another
+ * on one stream): *blk, of *have bytes; a larger request allocates a new one, and the steps
+ * planned before keep the one they were given. cu_att_block: the attention nodes' (e->att). */
+int cu_shared_block(cu_exec *e, void **blk, size_t *have, size_t bytes, void **out, ib_err *err);
 int cu_att_block(cu_exec *e, size_t bytes, void **out, ib_err *err);
 /* Append a step; takes ownership of kctx (also on failure). */
 int cu_add_step(cu_exec *e, cu_step_fn fn, void *kctx, void (*kfree)(void *), ib_err *err);
@@ -265,12 +268,34 @@ typedef struct cu_cvt {
 int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c, ib_err *err);
 int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err);
 
+/* cuBLASLt helpers (cuda_matmul.c): a matrix layout (strided batches when batch > 1); the
+ * descriptors' teardown (NULL ones skipped); the heuristic's first `want` algorithms within the
+ * context's workspace (align: the minimum alignments of A, B and C/D in bytes, or NULL), its
+ * status in *st (the return is the preference's set-up). */
+int cu_lt_layout(cu_exec *e, cublasLtMatrixLayout_t *l, cudaDataType_t t, uint64_t rows,
+                 uint64_t cols, int64_t ld, int64_t batch, int64_t stride, ib_err *err);
+void cu_lt_destroy(cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la, cublasLtMatrixLayout_t lb,
+                   cublasLtMatrixLayout_t lc);
+int cu_lt_heuristic(cu_exec *e, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la,
+                    cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc, const uint32_t *align,
+                    int want, cublasLtMatmulHeuristicResult_t *res, int *found, cublasStatus_t *st,
+                    ib_err *err);
+
 /* int8 products (cuda_matmul_i8.c): g's product at int8 when the session is int8, g's B is a
  * constant [K, N] (or [N, K] when g->tb) not batched, A has a calibrated range, and Lt has an
  * IMMA algorithm: *done tells. The bias (g->bias) and act (an ibk_unary_op) go in the dequant
  * epilogue. */
 int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b, int act,
                    bool *done, ib_err *err);
+/* cuDNN helpers of the convolution files (cuda_conv.c): the forward descriptors' teardown
+ * (NULL ones skipped), and one call of `call` on the planned buffers at compile with a
+ * workspace of ws_bytes of its own (the exec's is allocated after compile): true when cuDNN
+ * runs the configuration, else its error is cleared. */
+void cu_dnn_destroy_fwd(cudnnTensorDescriptor_t xd, cudnnTensorDescriptor_t yd,
+                        cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd);
+bool cu_dnn_probe(cu_exec *e, size_t ws_bytes,
+                  cudnnStatus_t (*call)(cu_exec *e, const void *k, void *ws), const void *k);
+
 /* int8 convolutions (cuda_conv_i8.c): a 2-D convolution with one group, x [N, C, H, W] with a
  * calibrated range, a constant w [K, C, R, S], C and K multiples of 4, as cuDNN's int8 NHWC
  * convolution with float output, then one epilogue (per-channel dequantisation, bias, the
@@ -349,6 +374,8 @@ typedef struct cu_op {
 } cu_op;
 
 const cu_op *cu_op_find(const ib_node *n);
+/* n is op_type of domain ("" and "ai.onnx" are the same domain), as cu_op_find matches. */
+bool cu_node_is(const ib_node *n, const char *domain, const char *op_type);
 /* The i-th registered op (coverage listings); NULL past the end. */
 const cu_op *cu_op_at(size_t i);
 

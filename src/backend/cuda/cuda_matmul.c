@@ -39,19 +39,25 @@ typedef struct cu_lt {
     bool in16;         /* A and B are 16-bit (g->b16, g->a16) */
 } lt_k;
 
+void cu_lt_destroy(cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la, cublasLtMatrixLayout_t lb,
+                   cublasLtMatrixLayout_t lc)
+{
+    if (op)
+        (void)cublasLtMatmulDescDestroy(op);
+    if (la)
+        (void)cublasLtMatrixLayoutDestroy(la);
+    if (lb)
+        (void)cublasLtMatrixLayoutDestroy(lb);
+    if (lc)
+        (void)cublasLtMatrixLayoutDestroy(lc);
+}
+
 static void lt_free(void *p)
 {
     lt_k *k = p;
     if (!k)
         return;
-    if (k->op)
-        (void)cublasLtMatmulDescDestroy(k->op);
-    if (k->la)
-        (void)cublasLtMatrixLayoutDestroy(k->la);
-    if (k->lb)
-        (void)cublasLtMatrixLayoutDestroy(k->lb);
-    if (k->lc)
-        (void)cublasLtMatrixLayoutDestroy(k->lc);
+    cu_lt_destroy(k->op, k->la, k->lb, k->lc);
     ib_free(k);
 }
 
@@ -74,8 +80,8 @@ static uint32_t align_of(const void *p, int64_t stride_bytes)
     return (uint32_t)(v & (~v + 1));
 }
 
-static int layout(cu_exec *e, cublasLtMatrixLayout_t *l, cudaDataType_t t, uint64_t rows,
-                  uint64_t cols, int64_t ld, int64_t batch, int64_t stride, ib_err *err)
+int cu_lt_layout(cu_exec *e, cublasLtMatrixLayout_t *l, cudaDataType_t t, uint64_t rows,
+                 uint64_t cols, int64_t ld, int64_t batch, int64_t stride, ib_err *err)
 {
     int rc = cu_check_lt(e, err, cublasLtMatrixLayoutCreate(l, t, rows, cols, ld),
                          "layout create");
@@ -92,6 +98,33 @@ static int layout(cu_exec *e, cublasLtMatrixLayout_t *l, cudaDataType_t t, uint6
                        cublasLtMatrixLayoutSetAttribute(
                            *l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
                        "layout batch stride");
+}
+
+int cu_lt_heuristic(cu_exec *e, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t la,
+                    cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc, const uint32_t *align,
+                    int want, cublasLtMatmulHeuristicResult_t *res, int *found, cublasStatus_t *st,
+                    ib_err *err)
+{
+    cublasLtMatmulPreference_t pref = NULL;
+    int rc = cu_check_lt(e, err, cublasLtMatmulPreferenceCreate(&pref), "preference create");
+    if (rc)
+        return rc;
+    uint64_t ws = CU_LT_WORKSPACE;
+    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                         sizeof ws);
+    if (align) {
+        const cublasLtMatmulPreferenceAttributes_t at[4] = {
+            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+            CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+        for (int i = 0; i < 4; i++)
+            cublasLtMatmulPreferenceSetAttribute(pref, at[i], &align[i < 3 ? i : 2],
+                                                 sizeof align[0]);
+    }
+    *found = 0;
+    memset(res, 0, (size_t)want * sizeof *res);
+    *st = cublasLtMatmulAlgoGetHeuristic(e->ctx->lt, op, la, lb, lc, lc, pref, want, res, found);
+    (void)cublasLtMatmulPreferenceDestroy(pref);
+    return IB_OK;
 }
 
 static cublasComputeType_t compute_type(enum ib_precision p)
@@ -211,37 +244,23 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
         cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g->bias,
                                        sizeof g->bias);
     /* Lt A = our B: stored [K,N] (ld N) or, transposed, [N,K] (ld K). */
-    if ((rc = layout(e, &k->la, tin, (uint64_t)(g->tb ? g->K : g->N),
+    if ((rc = cu_lt_layout(e, &k->la, tin, (uint64_t)(g->tb ? g->K : g->N),
                      (uint64_t)(g->tb ? g->N : g->K), g->tb ? g->K : g->N, g->batch, g->sb, err)) ||
-        (rc = layout(e, &k->lb, tin, (uint64_t)(g->ta ? g->M : g->K),
+        (rc = cu_lt_layout(e, &k->lb, tin, (uint64_t)(g->ta ? g->M : g->K),
                      (uint64_t)(g->ta ? g->K : g->M), g->ta ? g->M : g->K, g->batch, g->sa, err)) ||
-        (rc = layout(e, &k->lc, tout, (uint64_t)g->N, (uint64_t)g->M, g->N, g->batch, g->sy,
+        (rc = cu_lt_layout(e, &k->lc, tout, (uint64_t)g->N, (uint64_t)g->M, g->N, g->batch, g->sy,
                      err)))
         goto fail;
-    cublasLtMatmulPreference_t pref = NULL;
-    if ((rc = cu_check_lt(e, err, cublasLtMatmulPreferenceCreate(&pref), "preference create")))
-        goto fail;
-    uint64_t ws = CU_LT_WORKSPACE;
-    uint32_t al_a = align_of(k->A, g->sb * es), al_b = align_of(k->B, g->sa * es),
-             al_c = align_of(k->D, g->sy * ed);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                         sizeof ws);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a,
-                                         sizeof al_a);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b,
-                                         sizeof al_b);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c,
-                                         sizeof al_c);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c,
-                                         sizeof al_c);
+    const uint32_t align[3] = {align_of(k->A, g->sb * es), align_of(k->B, g->sa * es),
+                               align_of(k->D, g->sy * ed)};
     cublasLtMatmulHeuristicResult_t res[LT_CANDIDATES];
     int found = 0;
-    memset(res, 0, sizeof res);
     const bool big = 2.0 * (double)g->M * (double)g->N * (double)g->K * (double)g->batch >=
                      LT_TIME_FLOP;
-    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(c->lt, k->op, k->la, k->lb, k->lc, k->lc,
-                                                       pref, big ? LT_CANDIDATES : 1, res, &found);
-    (void)cublasLtMatmulPreferenceDestroy(pref);
+    cublasStatus_t st;
+    if ((rc = cu_lt_heuristic(e, k->op, k->la, k->lb, k->lc, align, big ? LT_CANDIDATES : 1, res,
+                              &found, &st, err)))
+        goto fail;
     if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && found < 1)) {
         rc = IB_EUNSUPPORTED; /* the caller tries a simpler form */
         goto fail;
@@ -379,14 +398,7 @@ int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c,
         return IB_OK;
     }
     size_t bytes = (size_t)c->n * (fmt == CU_CVT_S8 || fmt == CU_CVT_S8_NHWC ? 1 : 2);
-    if (bytes > e->cvt_bytes) { /* steps planned before keep the smaller block they were given */
-        int rc = cu_alloc(e, bytes, &e->cvt, err);
-        if (rc)
-            return rc;
-        e->cvt_bytes = bytes;
-    }
-    c->dst = e->cvt;
-    return IB_OK;
+    return cu_shared_block(e, &e->cvt, &e->cvt_bytes, bytes, &c->dst, err);
 }
 
 int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err)
@@ -463,12 +475,8 @@ static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, const cu_val 
     int fmt = bf16 ? CU_W_BF16 : CU_W_F16;
     void *b16 = NULL;
     int rc = cu_weight_get_16(e->ctx, b->host, ib_tensor_desc_numel(&b->desc), bf16, &b16, err);
-    if (rc)
+    if (rc || (rc = cu_exec_hold_weight(e, b->host, fmt, err)))
         return rc;
-    if ((rc = cu_exec_hold_weight(e, b->host, fmt, err))) {
-        cu_weight_put(e->ctx, b->host, fmt);
-        return rc;
-    }
     if (a->h16) { /* a 16-bit chain's: read as it is */
         *rq = (cu_cvt){.cached = true, .dst = a->dev};
     } else if ((rc = cu_cvt_prepare(e, a, bf16 ? CU_CVT_BF16 : CU_CVT_F16, 1.0f, rq, err))) {
@@ -483,12 +491,9 @@ static int use_16bit(cu_exec *e, const cu_val *a, const cu_val *b, const cu_val 
     g->y16 = true;
     if (g->bias) { /* the Lt epilogue's bias takes Y's type */
         void *bias16 = NULL;
-        if ((rc = cu_weight_get_16(e->ctx, bias->host, g->N, bf16, &bias16, err)))
+        if ((rc = cu_weight_get_16(e->ctx, bias->host, g->N, bf16, &bias16, err)) ||
+            (rc = cu_exec_hold_weight(e, bias->host, fmt, err)))
             return rc;
-        if ((rc = cu_exec_hold_weight(e, bias->host, fmt, err))) {
-            cu_weight_put(e->ctx, bias->host, fmt);
-            return rc;
-        }
         g->bias = bias16;
     }
     return IB_OK;

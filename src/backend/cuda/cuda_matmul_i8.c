@@ -54,14 +54,7 @@ static void i8_free(void *p)
     i8_k *k = p;
     if (!k)
         return;
-    if (k->op)
-        (void)cublasLtMatmulDescDestroy(k->op);
-    if (k->la)
-        (void)cublasLtMatrixLayoutDestroy(k->la);
-    if (k->lb)
-        (void)cublasLtMatrixLayoutDestroy(k->lb);
-    if (k->lc)
-        (void)cublasLtMatrixLayoutDestroy(k->lc);
+    cu_lt_destroy(k->op, k->la, k->lb, k->lc);
     ib_free(k);
 }
 
@@ -110,32 +103,18 @@ static int plan_i8(cu_exec *e, const cu_mm_geom *g, i8_k *k, ib_err *err)
     cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
     /* column-major: Lt A = q_B as [K, N] (ld K, transposed to N x K), Lt B = q_A as [K, M]
      * (ld K), D = acc as [N, M] (ld N), i.e. row-major [M, N] */
-    if ((rc = cu_check_lt(e, err,
-                          cublasLtMatrixLayoutCreate(&k->la, CUDA_R_8I, (uint64_t)g->K,
-                                                     (uint64_t)g->N, g->K),
-                          "layout create")) ||
-        (rc = cu_check_lt(e, err,
-                          cublasLtMatrixLayoutCreate(&k->lb, CUDA_R_8I, (uint64_t)g->K,
-                                                     (uint64_t)g->M, g->K),
-                          "layout create")) ||
-        (rc = cu_check_lt(e, err,
-                          cublasLtMatrixLayoutCreate(&k->lc, CUDA_R_32I, (uint64_t)g->N,
-                                                     (uint64_t)g->M, g->N),
-                          "layout create")))
+    if ((rc = cu_lt_layout(e, &k->la, CUDA_R_8I, (uint64_t)g->K, (uint64_t)g->N, g->K, 1, 0,
+                           err)) ||
+        (rc = cu_lt_layout(e, &k->lb, CUDA_R_8I, (uint64_t)g->K, (uint64_t)g->M, g->K, 1, 0,
+                           err)) ||
+        (rc = cu_lt_layout(e, &k->lc, CUDA_R_32I, (uint64_t)g->N, (uint64_t)g->M, g->N, 1, 0,
+                           err)))
         return rc;
-    cublasLtMatmulPreference_t pref = NULL;
-    if ((rc = cu_check_lt(e, err, cublasLtMatmulPreferenceCreate(&pref), "preference create")))
-        return rc;
-    uint64_t ws = CU_LT_WORKSPACE;
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                         sizeof ws);
     cublasLtMatmulHeuristicResult_t res;
     int found = 0;
-    memset(&res, 0, sizeof res);
-    cublasStatus_t st =
-        cublasLtMatmulAlgoGetHeuristic(c->lt, k->op, k->la, k->lb, k->lc, k->lc, pref, 1, &res,
-                                       &found);
-    (void)cublasLtMatmulPreferenceDestroy(pref);
+    cublasStatus_t st;
+    if ((rc = cu_lt_heuristic(e, k->op, k->la, k->lb, k->lc, NULL, 1, &res, &found, &st, err)))
+        return rc;
     if (st != CUBLAS_STATUS_SUCCESS || found < 1)
         return IB_EUNSUPPORTED; /* the fp16 path takes it */
     k->algo = res.algo;
@@ -168,27 +147,21 @@ int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_va
     size_t nbytes = cu_s8_offset(g->N) + (size_t)(g->K * g->N);
     void *wq = NULL;
     int rc = cu_weight_get_derived(e->ctx, b->host, fmt, nbytes, qb_fill, &src, &wq, err);
-    if (rc)
+    if (rc || (rc = cu_exec_hold_weight(e, b->host, fmt, err)))
         return rc;
-    if ((rc = cu_exec_hold_weight(e, b->host, fmt, err))) {
-        cu_weight_put(e->ctx, b->host, fmt);
-        return rc;
-    }
     cu_cvt cv;
     if ((rc = cu_cvt_prepare(e, a, CU_CVT_S8, sx, &cv, err)))
         return rc;
-    size_t acc_bytes = (size_t)(g->M * g->N) * sizeof(int32_t);
-    if (acc_bytes > e->i32_bytes) { /* shared, as the attention scores: the largest asked for */
-        if ((rc = cu_alloc(e, acc_bytes, &e->i32, err)))
-            return rc;
-        e->i32_bytes = acc_bytes;
-    }
+    void *acc = NULL;
+    if ((rc = cu_shared_block(e, &e->i32, &e->i32_bytes, (size_t)(g->M * g->N) * sizeof(int32_t),
+                              &acc, err)))
+        return rc;
     i8_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     k->qa = (const int8_t *)wq + cu_s8_offset(g->N);
     k->qb = cv.dst;
-    k->acc = e->i32;
+    k->acc = acc;
     if ((rc = plan_i8(e, g, k, err))) {
         i8_free(k);
         return rc == IB_EUNSUPPORTED ? IB_OK : rc; /* no IMMA algorithm: the fp16 path */

@@ -258,8 +258,8 @@ static int comp_gather(cu_exec *e, const ib_node *n, ib_err *err)
         r == 2 && axis == 0 && ib_tensor_desc_nbytes(&x->desc) >= CU_GATHER_F16_MIN) {
         void *t16 = NULL;
         int rc = cu_weight_get_f16(e->ctx, x->host, x->desc.dims[0], x->desc.dims[1], &t16, err);
-        if (!rc && (rc = cu_exec_hold_weight(e, x->host, CU_W_F16, err)))
-            cu_weight_put(e->ctx, x->host, CU_W_F16);
+        if (!rc)
+            rc = cu_exec_hold_weight(e, x->host, CU_W_F16, err);
         if (rc) {
             ib_free(k);
             return rc;

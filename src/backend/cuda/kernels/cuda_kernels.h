@@ -78,7 +78,7 @@ int ibk_nchw_to_nhwc_f16(ibk_stream s, const float *x, void *y16, int64_t N, int
 /* y16[i] = x[i] as float16 (bf16 0) or bfloat16 (bf16 1), rounded to nearest even, i < n:
  * a matmul's 16-bit operands at fp16/bf16 (cuda_matmul.c) and their weights. */
 int ibk_f32_to_16(ibk_stream s, int bf16, const float *x, void *y16, int64_t n);
-/* The 16-bit chains (ib_half.cu; cuda_half.c): x, y, a, b of the given ibk_float_t each,
+/* The 16-bit chains (ib_kernels.cu; cuda_half.c): x, y, a, b of the given ibk_float_t each,
  * float32 arithmetic. LayerNorm over the last cols of each row (gamma/beta float32, beta may be
  * NULL); y = a + b elementwise over n; y = act(y) in place for act IBK_RELU, IBK_GELU_ERF or
  * IBK_GELU_TANH. */

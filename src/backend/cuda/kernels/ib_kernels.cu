@@ -1,7 +1,8 @@
 /*
  * ib_kernels.cu - the CUDA kernels of the cuda backend behind the extern "C"
  * launchers of cuda_kernels.h: elementwise unary and broadcast binary ops,
- * strided copies (Transpose/Expand/Slice), masked scaled softmax, LayerNorm,
+ * strided copies (Transpose/Expand/Slice), masked scaled softmax, LayerNorm (also with
+ * 16-bit input or output, and the 16-bit chains' Add and activations: cuda_half.c),
  * reductions and row gathers. One file, so nvcc runs once per build (sm_80
  * and sm_90 only, see the Makefile). Accumulations (softmax, LayerNorm,
  * reductions) are in float with block-wide tree reductions.
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "cuda_kernels.h"
+#include "ibk_float.cuh"
 #include "ibk_grid.cuh"
 
 static int launch_status(void)
@@ -269,34 +271,77 @@ extern "C" int ibk_softmax(ibk_stream s, const float *x, float *y, int64_t rows,
 
 /* ---- LayerNorm ------------------------------------------------------------ */
 
-__global__ static void k_layernorm(const float *x, const float *g, const float *b, float *y,
-                                   int64_t cols, float eps)
+/* a block per row; x and y float32, or 16-bit in the 16-bit chains (ibk_float_t xt, yt) */
+__global__ static void k_layernorm(const void *x, int xt, const float *g, const float *b, void *y,
+                                   int yt, int64_t cols, float eps)
 {
     __shared__ float sh[32];
-    const float *xr = x + blockIdx.x * cols;
-    float *yr = y + blockIdx.x * cols;
+    const int64_t base = (int64_t)blockIdx.x * cols;
     float s = 0.f;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
-        s += xr[j];
+        s += ldt(x, xt, base + j);
     float mean = block_reduce(s, false, sh) / (float)cols;
     float q = 0.f;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
-        float d = xr[j] - mean;
+        float d = ldt(x, xt, base + j) - mean;
         q += d * d;
     }
     float rstd = rsqrtf(block_reduce(q, false, sh) / (float)cols + eps);
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
-        yr[j] = (xr[j] - mean) * rstd * g[j] + (b ? b[j] : 0.f);
+        stt(y, yt, base + j, (ldt(x, xt, base + j) - mean) * rstd * g[j] + (b ? b[j] : 0.f));
 }
 
-extern "C" int ibk_layernorm(ibk_stream s, const float *x, const float *gamma, const float *beta,
-                             float *y, int64_t rows, int64_t cols, float eps)
+extern "C" int ibk_layernorm_t(ibk_stream s, const void *x, int xt, const float *gamma,
+                               const float *beta, void *y, int yt, int64_t rows, int64_t cols,
+                               float eps)
 {
     if (rows <= 0 || cols <= 0)
         return 0;
     if (rows > 0x7fffffffLL)
         return (int)cudaErrorInvalidValue;
-    k_layernorm<<<(unsigned)rows, IBK_THREADS, 0, s>>>(x, gamma, beta, y, cols, eps);
+    k_layernorm<<<(unsigned)rows, IBK_THREADS, 0, s>>>(x, xt, gamma, beta, y, yt, cols, eps);
+    return launch_status();
+}
+
+extern "C" int ibk_layernorm(ibk_stream s, const float *x, const float *gamma, const float *beta,
+                             float *y, int64_t rows, int64_t cols, float eps)
+{
+    return ibk_layernorm_t(s, x, IBK_T_F32, gamma, beta, y, IBK_T_F32, rows, cols, eps);
+}
+
+/* ---- the 16-bit chains' Add and activations (cuda_half.c) -------------------------- */
+
+__global__ static void k_add_t(const void *a, int at, const void *b, int bt, void *y, int yt,
+                               int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        stt(y, yt, i, ldt(a, at, i) + ldt(b, bt, i));
+}
+
+extern "C" int ibk_add_t(ibk_stream s, const void *a, int at, const void *b, int bt, void *y,
+                         int yt, int64_t n)
+{
+    if (n <= 0)
+        return 0;
+    k_add_t<<<grid_for(n), IBK_THREADS, 0, s>>>(a, at, b, bt, y, yt, n);
+    return launch_status();
+}
+
+__global__ static void k_act_t(int op, void *y, int t, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        stt(y, t, i, unary_op(op, ldt(y, t, i), 0.f, 0.f));
+}
+
+extern "C" int ibk_act_t(ibk_stream s, int op, void *y, int t, int64_t n)
+{
+    if (n <= 0)
+        return 0;
+    if (op != IBK_RELU && op != IBK_GELU_ERF && op != IBK_GELU_TANH)
+        return (int)cudaErrorInvalidValue;
+    k_act_t<<<grid_for(n), IBK_THREADS, 0, s>>>(op, y, t, n);
     return launch_status();
 }
 

@@ -1,6 +1,6 @@
 /*
  * ibk_float.cuh - element loads and stores by ibk_float_t (float32, float16, bfloat16) for the
- * kernels whose tensors may be any of them (ib_half.cu, ib_attn.cu): arithmetic stays float32.
+ * kernels whose tensors may be any of them (ib_kernels.cu, ib_attn.cu): arithmetic stays float32.
  */
 #ifndef IBK_FLOAT_CUH
 #define IBK_FLOAT_CUH
