@@ -119,18 +119,24 @@ int ib_session_check_input(const ib_session *s, const ib_value *decl, const ib_t
     return IB_OK;
 }
 
-int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
-                            ib_err *err)
+/* The index of the value named `name` among ids[0..n) (n when none). */
+static size_t index_of(const ib_graph *g, const ib_value_id *ids, size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && (!name || strcmp(g->values.data[ids[i]].name, name) != 0))
+        i++;
+    return i;
+}
+
+/* s->in_views[i] = the caller's view of input i, NULL for those not given. */
+static int place_views(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs, ib_err *err)
 {
     const ib_graph *g = ib_model_graph(s->model);
     for (size_t i = 0; i < g->inputs.len; i++)
         s->in_views[i] = NULL;
     for (size_t j = 0; j < n_inputs; j++) {
         const char *name = inputs[j].name;
-        size_t i = 0;
-        while (i < g->inputs.len &&
-               (!name || strcmp(g->values.data[g->inputs.data[i]].name, name) != 0))
-            i++;
+        size_t i = index_of(g, g->inputs.data, g->inputs.len, name);
         if (i == g->inputs.len)
             return ib_err_set(err, IB_ENOTFOUND,
                               "unknown input '%s' (the model has %zu inputs; "
@@ -139,6 +145,15 @@ int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t 
         if (s->in_views[i]) return ib_err_set(err, IB_EINVAL, "input '%s' given twice", name);
         s->in_views[i] = &inputs[j];
     }
+    return IB_OK;
+}
+
+int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                            ib_err *err)
+{
+    const ib_graph *g = ib_model_graph(s->model);
+    int prc = place_views(s, inputs, n_inputs, err);
+    if (prc) return prc;
     for (size_t i = 0; i < g->inputs.len; i++) {
         const ib_value *decl = &g->values.data[g->inputs.data[i]];
         if (!s->in_views[i])
@@ -227,14 +242,6 @@ int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
 }
 
 /* ---- ib_session_run_fed ---------------------------------------------------------- */
-
-static size_t index_of(const ib_graph *g, const ib_value_id *ids, size_t n, const char *name)
-{
-    size_t i = 0;
-    while (i < n && (!name || strcmp(g->values.data[ids[i]].name, name) != 0))
-        i++;
-    return i;
-}
 
 /* One fed input: where its bytes come from (the previous run's output slot) and go (the
  * input's slot in each backend that reads it). */
@@ -326,16 +333,8 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
                           g->inputs.len);
     /* the caller's views first (fed inputs absent), then each fed input takes its output's
      * previous shape */
-    for (size_t i = 0; i < g->inputs.len; i++)
-        s->in_views[i] = NULL;
-    for (size_t j = 0; j < n_inputs; j++) {
-        size_t i = index_of(g, g->inputs.data, g->inputs.len, inputs[j].name);
-        if (i == g->inputs.len)
-            return ib_err_set(err, IB_ENOTFOUND, "unknown input '%s'",
-                              inputs[j].name ? inputs[j].name : "(null)");
-        if (s->in_views[i]) return ib_err_set(err, IB_EINVAL, "input '%s' given twice", inputs[j].name);
-        s->in_views[i] = &inputs[j];
-    }
+    int prc = place_views(s, inputs, n_inputs, err);
+    if (prc) return prc;
     fed_copy fc[64];
     if (n_fb > IB_ARRAY_LEN(fc))
         return ib_err_set(err, IB_EINVAL, "more than %zu feeds", IB_ARRAY_LEN(fc));
