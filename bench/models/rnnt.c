@@ -318,6 +318,7 @@ int main(int argc, char **argv)
         so.first_cpu = pin ? 0 : -1;
         so.max_batch = (int64_t)n;
         so.precision = bf16 ? IB_PRECISION_BF16 : IB_PRECISION_FP32;
+        so.keep_inputs = io[k].keep_inputs;
         if (ib_session_create(m[k], &so, &c.s[k], &err)) {
             fprintf(stderr, "rnnt: session %d: %s\n", k, err.msg);
             return 1;

@@ -133,6 +133,11 @@ typedef struct ib_session_options {
      * no step converts them and the ops between the products move half the bytes (issue
      * 24). Off by default: not yet run on a GPU. */
     bool half_chains;
+    /* Graph inputs are never overwritten during a run (their bytes are not reused for other
+     * values), so ib_session_run_fed can keep an input from one run to the next without
+     * passing it again (a feed with output NULL): a decoder's encoder output uploaded once
+     * per batch instead of once per step. Costs the inputs' bytes in the arena. */
+    bool keep_inputs;
 } ib_session_options;
 
 IB_API void ib_session_options_defaults(ib_session_options *o);
@@ -154,11 +159,13 @@ IB_API int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_
  * fb[k].output had after the previous run of this session, copied inside the backend's
  * memory (on cuda device to device: no host round trip for a decoder's state). The other
  * inputs must have the shapes of the previous run (the same compiled variant), and each fed
- * input the dtype and shape of its output. IB_ESTATE before any run or after a failed one;
- * IB_EINVAL/IB_ENOTFOUND name the input, output or shape at fault. */
+ * input the dtype and shape of its output. A feed whose output is NULL keeps the input's
+ * bytes of the previous run (a session created with keep_inputs only): nothing is copied.
+ * IB_ESTATE before any run or after a failed one; IB_EINVAL/IB_ENOTFOUND name the input,
+ * output or shape at fault. */
 typedef struct ib_session_feed {
     const char *input;  /* a graph input ... */
-    const char *output; /* ... takes this graph output of the previous run */
+    const char *output; /* ... takes this graph output of the previous run (NULL: its own) */
 } ib_session_feed;
 IB_API int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
                               const ib_session_feed *fb, size_t n_fb, ib_tensor_view *outputs,

@@ -28,7 +28,7 @@
 #include "models/rnnt.h"
 #include "onnx/build.h"
 
-#define RT_MAX_SYMBOLS 30 /* decoders.py max_symbols_per_step */
+#define RT_MAX_SYMBOLS IB_RNNT_MAX_SYMBOLS /* decoders.py max_symbols_per_step */
 /* the longest utterance the filter keeps (15 s): 500 frames -> 250 encoder steps */
 #define RT_MAX_ENC_STEPS 250
 
@@ -137,37 +137,41 @@ static int rt_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
         io->params[0] = a.dims[1];
         io->params[1] = b.dims[1];
     } else if (k == IB_RNNT_STEP) {
-        ib_tensor_desc f, act, s1, s2;
-        if (!find_io(m, true, IB_RNNT_STEP_TOKEN, IB_DTYPE_INT64, 2, &a) ||
-            !find_io(m, true, IB_RNNT_STEP_H, IB_DTYPE_FLOAT32, 3, &b) ||
-            !find_io(m, true, IB_RNNT_STEP_C, IB_DTYPE_FLOAT32, 3, &c) ||
-            !find_io(m, true, IB_RNNT_STEP_F, IB_DTYPE_FLOAT32, 2, &f) ||
-            !find_io(m, true, IB_RNNT_STEP_ACTIVE, IB_DTYPE_BOOL, 2, &act) ||
-            !find_io(m, false, IB_RNNT_STEP_SYMBOL, IB_DTYPE_INT64, 2, &s1) ||
-            !find_io(m, false, IB_RNNT_STEP_EMIT, IB_DTYPE_BOOL, 2, &s2) ||
-            !find_io(m, false, IB_RNNT_STEP_H_NEXT, IB_DTYPE_FLOAT32, 3, &o1) ||
-            !find_io(m, false, IB_RNNT_STEP_C_NEXT, IB_DTYPE_FLOAT32, 3, &o2) ||
-            !find_io(m, false, IB_RNNT_STEP_TOKEN_NEXT, IB_DTYPE_INT64, 2, &o3) || b.dims[1] <= 0 ||
-            b.dims[2] <= 0 || f.dims[1] <= 0)
+        static const char *const ins[] = {IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_H,   IB_RNNT_STEP_C,
+                                          IB_RNNT_STEP_ENC,   IB_RNNT_STEP_POS, IB_RNNT_STEP_END,
+                                          IB_RNNT_STEP_COUNT};
+        static const char *const outs[] = {IB_RNNT_STEP_SYMBOL,     IB_RNNT_STEP_EMIT,
+                                           IB_RNNT_STEP_H_NEXT,     IB_RNNT_STEP_C_NEXT,
+                                           IB_RNNT_STEP_TOKEN_NEXT, IB_RNNT_STEP_POS_NEXT,
+                                           IB_RNNT_STEP_COUNT_NEXT};
+        static const enum ib_dtype in_t[] = {IB_DTYPE_INT64,   IB_DTYPE_FLOAT32, IB_DTYPE_FLOAT32,
+                                             IB_DTYPE_FLOAT32, IB_DTYPE_FLOAT32, IB_DTYPE_FLOAT32,
+                                             IB_DTYPE_FLOAT32};
+        static const enum ib_dtype out_t[] = {IB_DTYPE_INT64,   IB_DTYPE_BOOL,    IB_DTYPE_FLOAT32,
+                                              IB_DTYPE_FLOAT32, IB_DTYPE_INT64,   IB_DTYPE_FLOAT32,
+                                              IB_DTYPE_FLOAT32};
+        static const int in_r[] = {2, 3, 3, 3, 2, 2, 2}, out_r[] = {2, 2, 3, 3, 2, 2, 2};
+        ib_tensor_desc d[IB_ARRAY_LEN(ins)], od;
+        bool ok = true;
+        for (size_t i = 0; i < IB_ARRAY_LEN(ins); i++)
+            ok = ok && find_io(m, true, ins[i], in_t[i], in_r[i], &d[i]);
+        for (size_t i = 0; i < IB_ARRAY_LEN(outs); i++)
+            ok = ok && find_io(m, false, outs[i], out_t[i], out_r[i], &od);
+        if (!ok || d[1].dims[1] <= 0 || d[1].dims[2] <= 0 || d[3].dims[2] <= 0)
             return ib_err_set(err, IB_EINVAL,
-                              "rnnt decoder step: expected inputs %s, %s, %s, %s, %s and outputs "
-                              "%s, %s, %s, %s, %s (src/models/rnnt.h)",
-                              IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_H, IB_RNNT_STEP_C, IB_RNNT_STEP_F,
-                              IB_RNNT_STEP_ACTIVE, IB_RNNT_STEP_SYMBOL, IB_RNNT_STEP_EMIT,
-                              IB_RNNT_STEP_H_NEXT, IB_RNNT_STEP_C_NEXT, IB_RNNT_STEP_TOKEN_NEXT);
-        add_in(io, IB_RNNT_STEP_TOKEN, &a);
-        add_in(io, IB_RNNT_STEP_H, &b);
-        add_in(io, IB_RNNT_STEP_C, &c);
-        add_in(io, IB_RNNT_STEP_F, &f);
-        add_in(io, IB_RNNT_STEP_ACTIVE, &act);
-        size_t hb = (size_t)b.dims[2] * sizeof(float) * (size_t)b.dims[1];
-        add_out(io, IB_RNNT_STEP_SYMBOL, IB_DTYPE_INT64, 8);
-        add_out(io, IB_RNNT_STEP_EMIT, IB_DTYPE_BOOL, 1);
-        add_out(io, IB_RNNT_STEP_H_NEXT, IB_DTYPE_FLOAT32, hb);
-        add_out(io, IB_RNNT_STEP_C_NEXT, IB_DTYPE_FLOAT32, hb);
-        add_out(io, IB_RNNT_STEP_TOKEN_NEXT, IB_DTYPE_INT64, 8);
-        io->params[0] = f.dims[1];
-        io->params[1] = b.dims[2];
+                              "rnnt decoder step: expected inputs %s, %s, %s, %s, %s, %s, %s and "
+                              "outputs %s, %s, %s, %s, %s, %s, %s (src/models/rnnt.h)",
+                              ins[0], ins[1], ins[2], ins[3], ins[4], ins[5], ins[6], outs[0],
+                              outs[1], outs[2], outs[3], outs[4], outs[5], outs[6]);
+        for (size_t i = 0; i < IB_ARRAY_LEN(ins); i++)
+            add_in(io, ins[i], &d[i]);
+        size_t hb = (size_t)d[1].dims[2] * sizeof(float) * (size_t)d[1].dims[1];
+        const size_t out_b[] = {8, 1, hb, hb, 8, 4, 4};
+        for (size_t i = 0; i < IB_ARRAY_LEN(outs); i++)
+            add_out(io, outs[i], out_t[i], out_b[i]);
+        io->params[0] = d[3].dims[2];
+        io->params[1] = d[1].dims[2];
+        io->keep_inputs = true; /* the encoder output stays in the session for the batch */
     } else {
         return ib_err_set(err, IB_EINVAL, "rnnt: no model %zu", k);
     }
@@ -286,6 +290,7 @@ typedef struct utt_state {
     int dirty;      /* the cached g / h' / c' are not for (last, h, c) yet */
     int active;     /* still adding symbols at the current step */
     int symbols;    /* symbols tried at the current step */
+    size_t frame;   /* decode_fed: the row's encoder step */
 } utt_state;
 
 /* ---- the timed path ------------------------------------------------------------------- */
@@ -300,67 +305,82 @@ static size_t t_bucket(size_t t)
     return (t + step - 1) / step * step;
 }
 
-/* Greedy decoding with the decoder-step graph (src/models/rnnt.h), every row every step,
- * its token and state fed back inside the session (ib_session_run_fed): on a GPU they stay
- * in device memory and each step reads back N symbols and N flags, where the classic loop
- * moves every active row's h, c, g and f through the host twice a symbol (about 2.6 MB a
- * step at batch 256). The host keeps the bookkeeping of decoders.py: a row is active at
- * encoder step t while t < its length, until it emits blank or 30 symbols. The same tokens
- * as the classic loop (a test checks them on the cpu). */
+/* Greedy decoding with the decoder-step graph (src/models/rnnt.h), every row at its own
+ * encoder frame, the encoder output given once and kept in the session, the token, state,
+ * frame and count fed back inside it (ib_session_run_fed): on a GPU all of it stays in device
+ * memory, and each step reads back N symbols and N flags, where the classic loop moves every
+ * active row's h, c, g and f through the host twice a symbol (about 2.6 MB a step at batch
+ * 256). No row waits for the others at a frame, so a batch takes max over rows of (frames +
+ * symbols) steps rather than the sum over frames of the most symbols any row adds there. The
+ * host mirrors the graph's bookkeeping (decoders.py): a row is active while t < its length;
+ * each step tries one symbol; blank or the 30th symbol of a frame moves it to the next frame.
+ * The same tokens as the classic loop (a test checks them on the cpu). */
 static int decode_fed(ib_session *st, size_t N, size_t T2, const float *enc, size_t He,
                       size_t Hp, size_t L, utt_state *u, int64_t *outs, ib_bench_scratch *scr,
                       ib_err *err)
 {
     int64_t *tok = ib_bench_scratch_get(scr, SL_TOK, N * sizeof(int64_t));
     float *h = ib_bench_scratch_get(scr, SL_H, L * N * Hp * sizeof(float));
-    uint8_t *act = ib_bench_scratch_get(scr, SL_ROWS, 2 * N);
-    int64_t *sym = ib_bench_scratch_get(scr, SL_G, N * sizeof(int64_t));
-    if (!tok || !h || !act || !sym)
+    float *pos = ib_bench_scratch_get(scr, SL_C, 3 * N * sizeof(float));
+    int64_t *sym = ib_bench_scratch_get(scr, SL_G, N * (sizeof(int64_t) + 1));
+    if (!tok || !h || !pos || !sym)
         return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory for a batch of %zu", N);
-    uint8_t *emit = act + N;
+    float *end = pos + N, *count = end + N;
+    uint8_t *emit = (uint8_t *)(sym + N);
     memset(h, 0, L * N * Hp * sizeof(float)); /* h and c start at zero (state None) */
-    for (size_t i = 0; i < N; i++)
+    size_t live = 0; /* rows with frames left */
+    for (size_t i = 0; i < N; i++) {
         tok[i] = IB_RNNT_SOS;
-    ib_tensor_view in[5] = {
-        {IB_RNNT_STEP_F, {IB_DTYPE_FLOAT32, 2, {(int64_t)N, (int64_t)He}}, NULL, 0},
-        {IB_RNNT_STEP_ACTIVE, {IB_DTYPE_BOOL, 2, {(int64_t)N, 1}}, act, 0},
-        {IB_RNNT_STEP_TOKEN, {IB_DTYPE_INT64, 2, {(int64_t)N, 1}}, tok, 0},
-        {IB_RNNT_STEP_H, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)L, (int64_t)Hp}}, h, 0},
-        {IB_RNNT_STEP_C, {IB_DTYPE_FLOAT32, 3, {(int64_t)N, (int64_t)L, (int64_t)Hp}}, h, 0}};
+        pos[i] = (float)i; /* frame 0 */
+        end[i] = (float)(u[i].enc_len * N + i);
+        count[i] = 0.0f;
+        u[i].frame = 0;
+        u[i].symbols = 0;
+        live += u[i].enc_len > 0;
+    }
+    const int64_t n = (int64_t)N;
+    const ib_tensor_desc col = {IB_DTYPE_FLOAT32, 2, {n, 1}};
+    const ib_tensor_desc state = {IB_DTYPE_FLOAT32, 3, {n, (int64_t)L, (int64_t)Hp}};
+    ib_tensor_view in[7] = {
+        {IB_RNNT_STEP_TOKEN, {IB_DTYPE_INT64, 2, {n, 1}}, tok, 0},
+        {IB_RNNT_STEP_H, state, h, 0},
+        {IB_RNNT_STEP_C, state, h, 0},
+        {IB_RNNT_STEP_ENC, {IB_DTYPE_FLOAT32, 3, {1, (int64_t)T2 * n, (int64_t)He}},
+         (void *)(uintptr_t)enc, 0},
+        {IB_RNNT_STEP_POS, col, pos, 0},
+        {IB_RNNT_STEP_END, col, end, 0},
+        {IB_RNNT_STEP_COUNT, col, count, 0}};
     ib_tensor_view out[2] = {{IB_RNNT_STEP_SYMBOL, {0}, sym, N * sizeof(int64_t)},
                              {IB_RNNT_STEP_EMIT, {0}, emit, N}};
-    static const ib_session_feed feeds[3] = {{IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_TOKEN_NEXT},
+    static const ib_session_feed feeds[7] = {{IB_RNNT_STEP_ENC, NULL},
+                                             {IB_RNNT_STEP_END, NULL},
+                                             {IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_TOKEN_NEXT},
                                              {IB_RNNT_STEP_H, IB_RNNT_STEP_H_NEXT},
-                                             {IB_RNNT_STEP_C, IB_RNNT_STEP_C_NEXT}};
-    bool first = true;
-    for (size_t t = 0; t < T2; t++) {
-        size_t n_active = 0;
+                                             {IB_RNNT_STEP_C, IB_RNNT_STEP_C_NEXT},
+                                             {IB_RNNT_STEP_POS, IB_RNNT_STEP_POS_NEXT},
+                                             {IB_RNNT_STEP_COUNT, IB_RNNT_STEP_COUNT_NEXT}};
+    for (bool first = true; live; first = false) {
+        int rc = first ? ib_session_run(st, in, 7, out, 2, err)
+                       : ib_session_run_fed(st, NULL, 0, feeds, 7, out, 2, err);
+        if (rc)
+            return rc;
         for (size_t i = 0; i < N; i++) {
-            u[i].active = t < u[i].enc_len;
-            u[i].symbols = 0;
-            n_active += (size_t)u[i].active;
-        }
-        in[0].data = (void *)(uintptr_t)(enc + t * N * He); /* step t of every row */
-        while (n_active) {
-            for (size_t i = 0; i < N; i++)
-                act[i] = (uint8_t)u[i].active;
-            int rc = first ? ib_session_run(st, in, 5, out, 2, err)
-                           : ib_session_run_fed(st, in, 2, feeds, 3, out, 2, err);
-            if (rc)
-                return rc;
-            first = false;
-            for (size_t i = 0; i < N; i++) {
-                if (!u[i].active)
-                    continue;
-                u[i].symbols++;
-                if (!emit[i]) { /* blank: the next encoder step */
-                    u[i].active = 0;
-                } else {
-                    outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + u[i].n_tok++] = sym[i];
-                    if (u[i].symbols >= RT_MAX_SYMBOLS)
-                        u[i].active = 0;
-                }
-                n_active -= (size_t)!u[i].active;
+            if (u[i].frame >= u[i].enc_len) {
+                if (emit[i]) /* the graph's bookkeeping is not the host's: never a guess */
+                    return ib_err_set(err, IB_EBACKEND,
+                                      "rnnt: the decoder step emitted a symbol for row %zu "
+                                      "after its last frame (%zu)",
+                                      i, u[i].enc_len);
+                continue;
+            }
+            bool next = !emit[i];
+            if (emit[i]) {
+                outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + u[i].n_tok++] = sym[i];
+                next = ++u[i].symbols >= RT_MAX_SYMBOLS;
+            }
+            if (next) {
+                u[i].symbols = 0;
+                live -= ++u[i].frame == u[i].enc_len;
             }
         }
     }
@@ -454,8 +474,9 @@ static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *
     for (size_t i = 0; i < N; i++)
         max_len = IB_MAX(max_len, u[i].enc_len);
     if (use_fed_decoder(cfg, sessions)) {
-        if ((rc = decode_fed(sessions[IB_RNNT_STEP], N, max_len, enc, He, Hp, L, u, outs,
-                             b->scratch, err)))
+        /* the whole bucketed encoder output: its few shapes bound the step's compiled ones */
+        if ((rc = decode_fed(sessions[IB_RNNT_STEP], N, T2, enc, He, Hp, L, u, outs, b->scratch,
+                             err)))
             return rc;
         return write_payloads(cfg, N, u, outs, out, err);
     }

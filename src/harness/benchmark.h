@@ -105,6 +105,7 @@ typedef struct ib_bench_io {
     ib_bench_output outputs[IB_BENCH_MAX_TENSORS];
     int64_t max_batch;  /* largest batch the model takes (1 for a fixed batch-1 graph; 0 = any) */
     int64_t params[4];  /* the entry's own findings at bind time, read back by open */
+    bool keep_inputs;   /* its session keeps inputs between fed runs (ib_session_options) */
     char note[256];     /* e.g. "official resnet50_v1.onnx layout (input_tensor:0, ArgMax:0)" */
 } ib_bench_io;
 

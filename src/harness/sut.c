@@ -205,6 +205,7 @@ static int worker_sessions(worker *w, ib_err *err)
         so.share_with = lead ? lead->sessions[m] : NULL;
         so.nhwc_fp16 = o->nhwc_fp16;
         so.half_chains = o->half_chains;
+        so.keep_inputs = o->io[m].keep_inputs;
         so.max_batch = o->max_batch * (o->bench->rows_per_sample_max > 1
                                            ? o->bench->rows_per_sample_max
                                            : 1);

@@ -213,30 +213,60 @@ static void joint(ib_build *b, const ib_rnnt_config *c)
     ib_build_output(b, x, IB_RNNT_JOINT_LOGITS, IB_DTYPE_FLOAT32, shape);
 }
 
-/* One greedy step for every row (decoders.py _greedy_decode's loop body, branch-free): the
- * prediction net on the last token and state, the joint with the row's encoder frame, the
- * first maximum as the symbol, and the state and token taken over only where the row is
- * active and the symbol is not blank; inactive rows keep theirs. A device runs it with the
- * state fed back in its own memory (ib_session_run_fed), reading back only symbol and emit. */
+/* One greedy step for every row (decoders.py _greedy_decode's loop body, branch-free), each
+ * row at its own encoder frame: the row is active while pos < end; its frame is row pos of
+ * enc's T/2 * N rows (pos = t * N + row); the prediction net on its last token and
+ * state, the joint, the first maximum as the symbol; the state and token taken over where the
+ * row is active and the symbol is not blank; the row moves to its next frame (pos + N, count
+ * 0) on blank or at the 30th symbol of the frame, else counts the symbol. Inactive rows keep
+ * everything. A device runs it with enc, end kept and the rest fed back in its own memory
+ * (ib_session_run_fed), reading back only symbol and emit, so rows never wait for each other
+ * at a frame. Positions are float32 (exact to 2^24, far above T/2 * N). */
 static void step(ib_build *b, const ib_rnnt_config *c)
 {
-    int64_t H = c->pred_hidden, L = c->pred_layers;
+    int64_t H = c->pred_hidden, L = c->pred_layers, He = c->enc_hidden;
     char shape[64];
     ib_value_id tok = ib_build_input(b, IB_RNNT_STEP_TOKEN, IB_DTYPE_INT64, "N,1");
     snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
     ib_value_id h = ib_build_input(b, IB_RNNT_STEP_H, IB_DTYPE_FLOAT32, shape);
     ib_value_id cc = ib_build_input(b, IB_RNNT_STEP_C, IB_DTYPE_FLOAT32, shape);
-    snprintf(shape, sizeof shape, "N,%lld", (long long)c->enc_hidden);
-    ib_value_id f = ib_build_input(b, IB_RNNT_STEP_F, IB_DTYPE_FLOAT32, shape);
-    ib_value_id active = ib_build_input(b, IB_RNNT_STEP_ACTIVE, IB_DTYPE_BOOL, "N,1");
+    /* the encoder output ([T/2, N, H] time-major) as rows, with a leading 1 so that the
+     * session does not take its row count for a batch; Gather on axis 1 reads the rows
+     * without a copy of the whole (a Reshape would copy it every step) */
+    snprintf(shape, sizeof shape, "1,R,%lld", (long long)He);
+    ib_value_id enc = ib_build_input(b, IB_RNNT_STEP_ENC, IB_DTYPE_FLOAT32, shape);
+    ib_value_id pos = ib_build_input(b, IB_RNNT_STEP_POS, IB_DTYPE_FLOAT32, "N,1");
+    ib_value_id end = ib_build_input(b, IB_RNNT_STEP_END, IB_DTYPE_FLOAT32, "N,1");
+    ib_value_id count = ib_build_input(b, IB_RNNT_STEP_COUNT, IB_DTYPE_FLOAT32, "N,1");
+    /* N as a float scalar: Shape folds to a constant when the session binds the shapes */
+    int64_t zero_i = 0;
+    ib_value_id n_f = IB_BUILD_OP(
+        b, "Cast", "to=1",
+        IB_BUILD_OP(b, "Gather", "axis=0", IB_BUILD_OP(b, "Shape", "", tok),
+                    ib_build_ints(b, "dim0", &zero_i, 1, "")));
+    float consts[3] = {0.0f, 1.0f, (float)IB_RNNT_MAX_SYMBOLS};
+    ib_value_id f0 = ib_build_floats(b, "zero", &consts[0], 1, "");
+    ib_value_id f1 = ib_build_floats(b, "one", &consts[1], 1, "");
+    ib_value_id fmax = ib_build_floats(b, "max_symbols", &consts[2], 1, "");
+    ib_value_id active = IB_BUILD_OP(b, "Less", "", pos, end); /* [N, 1] */
+    /* an inactive row reads frame 0 of row 0 (always there); its result is dropped */
+    ib_value_id idx = IB_BUILD_OP(b, "Cast", "to=7", IB_BUILD_OP(b, "Where", "", active, pos, f0));
+    ib_value_id f = IB_BUILD_OP(b, "Gather", "axis=1", enc,
+                                IB_BUILD_OP(b, "Squeeze", "axes=[1]", idx)); /* [1, N, He] */
+    f = IB_BUILD_OP(b, "Squeeze", "axes=[0]", f);
     ib_value_id g, ho, co;
     pred_body(b, c, tok, h, cc, &g, &ho, &co);
     ib_value_id logits = joint_body(b, c, f, g);
     ib_value_id k = IB_BUILD_OP(b, "ArgMax", "axis=1 keepdims=1", logits); /* [N, 1] */
     int64_t blank = IB_RNNT_BLANK;
-    ib_value_id bl = ib_build_ints(b, "blank", &blank, 1, "");
-    ib_value_id emit =
-        IB_BUILD_OP(b, "And", "", active, IB_BUILD_OP(b, "Not", "", IB_BUILD_OP(b, "Equal", "", k, bl)));
+    ib_value_id is_blank =
+        IB_BUILD_OP(b, "Equal", "", k, ib_build_ints(b, "blank", &blank, 1, ""));
+    ib_value_id emit = IB_BUILD_OP(b, "And", "", active, IB_BUILD_OP(b, "Not", "", is_blank));
+    ib_value_id counted = IB_BUILD_OP(b, "Add", "", count, f1);
+    ib_value_id next_frame = IB_BUILD_OP(
+        b, "And", "", active,
+        IB_BUILD_OP(b, "Or", "", is_blank,
+                    IB_BUILD_OP(b, "Not", "", IB_BUILD_OP(b, "Less", "", counted, fmax))));
     ib_value_id emit3 = IB_BUILD_OP(b, "Unsqueeze", "axes=[2]", emit); /* [N, 1, 1] */
     ib_build_output(b, k, IB_RNNT_STEP_SYMBOL, IB_DTYPE_INT64, "N,1");
     ib_build_output(b, emit, IB_RNNT_STEP_EMIT, IB_DTYPE_BOOL, "N,1");
@@ -247,6 +277,14 @@ static void step(ib_build *b, const ib_rnnt_config *c)
                     IB_DTYPE_FLOAT32, shape);
     ib_build_output(b, IB_BUILD_OP(b, "Where", "", emit, k, tok), IB_RNNT_STEP_TOKEN_NEXT,
                     IB_DTYPE_INT64, "N,1");
+    ib_build_output(b,
+                    IB_BUILD_OP(b, "Where", "", next_frame, IB_BUILD_OP(b, "Add", "", pos, n_f),
+                                pos),
+                    IB_RNNT_STEP_POS_NEXT, IB_DTYPE_FLOAT32, "N,1");
+    ib_build_output(b,
+                    IB_BUILD_OP(b, "Where", "", next_frame, f0,
+                                IB_BUILD_OP(b, "Where", "", active, counted, count)),
+                    IB_RNNT_STEP_COUNT_NEXT, IB_DTYPE_FLOAT32, "N,1");
 }
 
 int ib_models_rnnt(const ib_models_opts *o, enum ib_rnnt_part part, ib_build **out, ib_err *err)

@@ -55,17 +55,25 @@
 #define IB_RNNT_SOS 28     /* the prediction net's start token (zero embedding) */
 
 /* The decoder step (part 3): prediction + joint + greedy choice in one graph, with the
- * prediction and joint weights of parts 1 and 2 (the same seed gives the same weights). */
+ * prediction and joint weights of parts 1 and 2 (the same seed gives the same weights), every
+ * row at its own encoder frame (rnnt.c, step). */
 #define IB_RNNT_STEP_TOKEN "token"
 #define IB_RNNT_STEP_H "h_in"
 #define IB_RNNT_STEP_C "c_in"
-#define IB_RNNT_STEP_F "f"
-#define IB_RNNT_STEP_ACTIVE "active"       /* bool [N, 1]: the row still decodes this frame */
-#define IB_RNNT_STEP_SYMBOL "symbol"       /* int64 [N, 1]: the first maximum of the logits */
-#define IB_RNNT_STEP_EMIT "emit"           /* bool [N, 1]: active and symbol != blank */
-#define IB_RNNT_STEP_H_NEXT "h_next"       /* h' where emit, else h_in */
+/* float32 [1, T/2 * N, H_enc]: the batch's encoder output (time-major [T/2, N, H_enc]) as
+ * rows, row t * N + n the frame t of utterance n */
+#define IB_RNNT_STEP_ENC "enc"
+#define IB_RNNT_STEP_POS "pos"     /* float32 [N, 1]: t * N + row, the row's frame t */
+#define IB_RNNT_STEP_END "end"     /* float32 [N, 1]: frames * N + row (active while pos < end) */
+#define IB_RNNT_STEP_COUNT "count" /* float32 [N, 1]: symbols tried at the row's frame */
+#define IB_RNNT_STEP_SYMBOL "symbol"         /* int64 [N, 1]: the first maximum of the logits */
+#define IB_RNNT_STEP_EMIT "emit"             /* bool [N, 1]: active and symbol != blank */
+#define IB_RNNT_STEP_H_NEXT "h_next"         /* h' where emit, else h_in */
 #define IB_RNNT_STEP_C_NEXT "c_next"
 #define IB_RNNT_STEP_TOKEN_NEXT "token_next" /* symbol where emit, else token */
+#define IB_RNNT_STEP_POS_NEXT "pos_next"     /* pos + N on blank or the 30th symbol, else pos */
+#define IB_RNNT_STEP_COUNT_NEXT "count_next" /* 0 at a new frame, count + 1 after a symbol */
+#define IB_RNNT_MAX_SYMBOLS 30               /* decoders.py max_symbols_per_step */
 
 enum ib_rnnt_part {
     IB_RNNT_ENCODER = 0,

@@ -11,7 +11,8 @@
  * it; a graph output lives until the end (step N). In a consuming backend's
  * arena it lives from the first step of the first segment there that reads
  * it (the copy happens just before that segment) to its last read. Graph
- * inputs are fed at the start of the run (step 0).
+ * inputs are fed at the start of the run (step 0); with keep_inputs they live to
+ * the end, so ib_session_run_fed may keep their bytes for the next run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,8 @@ static int note_read(live_info *li, const ib_graph *g, ib_value_id x, uint32_t b
     return IB_OK;
 }
 
-static int compute_liveness(const ib_graph *g, const ib_partition *p, live_info *li)
+static int compute_liveness(const ib_graph *g, const ib_partition *p, bool keep_inputs,
+                            live_info *li)
 {
     for (uint32_t k = 0; k < p->n_segs; k++) {
         const ib_segment *sg = &p->segs[k];
@@ -131,6 +133,11 @@ static int compute_liveness(const ib_graph *g, const ib_partition *p, live_info 
         if (li->prod_b[y] >= 0)
             li->last[li->prod_b[y]][y] = (int32_t)p->n_order; /* read after the last step */
     }
+    /* keep_inputs: an input's bytes stay its own to the end, so the next run may keep them */
+    for (size_t i = 0; keep_inputs && i < g->inputs.len; i++)
+        for (uint32_t b = 0; b < IB_SESSION_MAX_BACKENDS && li->first[b]; b++)
+            if (li->first[b][g->inputs.data[i]] >= 0)
+                li->last[b][g->inputs.data[i]] = (int32_t)p->n_order;
     return IB_OK;
 }
 
@@ -537,7 +544,7 @@ int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib
         ib_err_set(err, rc, "out of memory computing live ranges");
         goto fail;
     }
-    if ((rc = compute_liveness(v->g, &p, &li))) {
+    if ((rc = compute_liveness(v->g, &p, s->opts.keep_inputs, &li))) {
         ib_err_set(err, rc, "a node reads a value that nothing produces");
         goto fail;
     }

@@ -336,6 +336,7 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
     int prc = place_views(s, inputs, n_inputs, err);
     if (prc) return prc;
     fed_copy fc[64];
+    size_t n_fc = 0;
     if (n_fb > IB_ARRAY_LEN(fc))
         return ib_err_set(err, IB_EINVAL, "more than %zu feeds", IB_ARRAY_LEN(fc));
     bool fed[256] = {false};
@@ -343,16 +344,24 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
         return ib_err_set(err, IB_EUNSUPPORTED, "feeds on a model of over 256 inputs");
     for (size_t k = 0; k < n_fb; k++) {
         size_t i = index_of(g, g->inputs.data, g->inputs.len, fb[k].input);
-        size_t o = index_of(g, g->outputs.data, g->outputs.len, fb[k].output);
         if (i == g->inputs.len)
             return ib_err_set(err, IB_ENOTFOUND, "feed: unknown input '%s'",
                               fb[k].input ? fb[k].input : "(null)");
-        if (o == g->outputs.len)
-            return ib_err_set(err, IB_ENOTFOUND, "feed: unknown output '%s'",
-                              fb[k].output ? fb[k].output : "(null)");
         if (s->in_views[i] || fed[i])
             return ib_err_set(err, IB_EINVAL, "input '%s' is both fed and given (or fed twice)",
                               fb[k].input);
+        fed[i] = true;
+        if (!fb[k].output) { /* kept: its slot still holds the previous run's bytes */
+            if (!s->opts.keep_inputs)
+                return ib_err_set(err, IB_EINVAL,
+                                  "feed: input '%s' kept (output NULL), but the session was not "
+                                  "created with keep_inputs, so a run may reuse its bytes",
+                                  fb[k].input);
+            continue;
+        }
+        size_t o = index_of(g, g->outputs.data, g->outputs.len, fb[k].output);
+        if (o == g->outputs.len)
+            return ib_err_set(err, IB_ENOTFOUND, "feed: unknown output '%s'", fb[k].output);
         const ib_output_slot *os = &v->outs[o];
         const ib_value *decl = &g->values.data[g->inputs.data[i]];
         char a[160], b[160];
@@ -371,8 +380,7 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
             return ib_err_set(err, IB_EINVAL, "feed: output '%s' is %s, input '%s' is %s",
                               fb[k].output, ib_dtype_name(os->desc.dtype), fb[k].input,
                               ib_dtype_name(decl->desc.dtype));
-        fed[i] = true;
-        fc[k] = (fed_copy){os, &v->ins[i]};
+        fc[n_fc++] = (fed_copy){os, &v->ins[i]};
     }
     /* the given inputs: checked as by ib_session_run, and the previous run's shapes */
     for (size_t i = 0; i < g->inputs.len; i++) {
@@ -393,7 +401,7 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
                               ib_tensor_desc_str(&v->ins[i].desc, b, sizeof b));
         }
     }
-    int rc = move_fed(s, fc, n_fb, err);
+    int rc = move_fed(s, fc, n_fc, err);
     if (rc) {
         s->last_run = NULL; /* the state may be half moved */
         return rc;

@@ -7,6 +7,7 @@
  * errors (no previous run, unknown or doubly given names, other shapes) and that a rejected
  * call keeps the state.
  */
+#include <math.h>
 #include <string.h>
 
 #include "onnx/build.h"
@@ -145,4 +146,78 @@ TEST(runtime_fed_swapped_states)
 {
     swap_case(true);
     swap_case(false);
+}
+
+/* keep_inputs: an input kept from run to run (a feed with output NULL) still holds its bytes,
+ * though the plan without the option gives them to a later value (checked first, so the test
+ * shows what the option changes); y = sigmoid(-x) + state accumulates over the fed runs. */
+static ib_session *kept_session(const ib_model *m, const char *backend, bool keep)
+{
+    ib_session_options o;
+    ib_session_options_defaults(&o);
+    o.backend = backend;
+    o.threads = 1;
+    o.max_batch = 2;
+    o.keep_inputs = keep;
+    ib_session *s = NULL;
+    ib_err err;
+    ib_err_clear(&err);
+    ASSERT_OK_ERR(ib_session_create(m, &o, &s, &err), &err);
+    s->no_inplace = true; /* so Sigmoid's output is a slot of its own, born after x's last read */
+    return s;
+}
+
+static bool slot_holds(ib_session *s, const float *want, size_t n)
+{
+    const ib_feed *f = &s->last_run->ins[0].feeds[0]; /* input 0 is x */
+    float got[16];
+    ib_err err;
+    ib_err_clear(&err);
+    ASSERT_OK_ERR(ib_session_read_slot(s, f->backend, f->offset, got, n * sizeof(float), &err),
+                  &err);
+    return memcmp(got, want, n * sizeof(float)) == 0;
+}
+
+TEST(runtime_fed_kept_inputs)
+{
+    static const char *const backends[] = {"cpu", "reference"};
+    for (int k = 0; k < 2; k++) {
+        ib_build *b = NULL;
+        ASSERT_OK(ib_build_create(1, 13, &b));
+        ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "N,8");
+        ib_value_id st = ib_build_input(b, "state", IB_DTYPE_FLOAT32, "N,8");
+        ib_value_id n2 = IB_BUILD_OP(b, "Sigmoid", "", IB_BUILD_OP(b, "Neg", "", x));
+        ib_build_output(b, IB_BUILD_OP(b, "Add", "", n2, st), "y", IB_DTYPE_FLOAT32, "N,8");
+        ib_model *m = model_of(b);
+        float x0[16], zero[16] = {0}, y[16];
+        for (int i = 0; i < 16; i++)
+            x0[i] = 0.25f * (float)i - 2.0f;
+        ib_tensor_view in[2] = {view("x", x0, 2, 8), view("state", zero, 2, 8)};
+        ib_tensor_view out = view("y", y, 2, 8);
+        ib_session_feed fb[2] = {{"x", NULL}, {"state", "y"}};
+        ib_err err;
+        ib_err_clear(&err);
+        /* without the option x's bytes are another value's by the end of the run */
+        ib_session *s = kept_session(m, backends[k], false);
+        ASSERT_OK_ERR(ib_session_run(s, in, 2, &out, 1, &err), &err);
+        ASSERT_FALSE(slot_holds(s, x0, 16));
+        ASSERT_STATUS(ib_session_run_fed(s, NULL, 0, fb, 2, &out, 1, &err), IB_EINVAL);
+        ASSERT_STR_CONTAINS(err.msg, "keep_inputs");
+        ib_session_destroy(s);
+        /* with it they stay x's, and the fed runs see x without being given it */
+        s = kept_session(m, backends[k], true);
+        ASSERT_OK_ERR(ib_session_run(s, in, 2, &out, 1, &err), &err);
+        ASSERT_TRUE(slot_holds(s, x0, 16));
+        for (int r = 2; r <= 4; r++) {
+            ASSERT_OK_ERR(ib_session_run_fed(s, NULL, 0, fb, 2, &out, 1, &err), &err);
+            for (int i = 0; i < 16; i++)
+                ASSERT_NEAR(y[i], r / (1.0 + exp((double)x0[i])), 1e-6);
+        }
+        ASSERT_TRUE(slot_holds(s, x0, 16));
+        /* a kept input that is also given is refused, as for any feed */
+        ASSERT_STATUS(ib_session_run_fed(s, in, 1, fb, 2, &out, 1, &err), IB_EINVAL);
+        ASSERT_STR_CONTAINS(err.msg, "both fed and given");
+        ib_session_destroy(s);
+        ib_model_destroy(m);
+    }
 }
