@@ -37,7 +37,8 @@
 # LT_GEMM (default 1): time cuBLASLt GEMMs at float32 vs float16 storage (bench/cuda/lt_gemm,
 # about 20 s), the measurement that decides whether the backend needs 16-bit activations;
 # HALF_BENCHMARKS (default "bert-99"): also a "fp16-half" row, fp16 with --half-chains (values
-# between products, LayerNorm, Add and the fused attention held in 16 bits: cuda_half.c);
+# between products, LayerNorm, Add and the fused attention held in 16 bits: cuda_half.c), and
+# an "int8-half" row where the int8 row runs too (the int8 products reading and writing them);
 # INT8_BENCHMARKS (default "resnet50 bert-99"): also an "int8" row (calibrated; the products
 # with constant weights on cuBLASLt IMMA and the 2-D convolutions on cuDNN int8, the rest as
 # at fp16: cuda_matmul_i8.c, cuda_conv_i8.c, issue 24);
@@ -164,6 +165,8 @@ for B in $BENCHMARKS; do
     case " ${GRAPHPOST_BENCHMARKS-ssd-resnet34} " in *" $B "*) PLIST="$PLIST fp16-graphpost" ;; esac
     case " ${HALF_BENCHMARKS-bert-99} " in *" $B "*) PLIST="$PLIST fp16-half" ;; esac
     case " ${INT8_BENCHMARKS-resnet50 bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) ;; *) PLIST="$PLIST int8" ;; esac ;; esac
+    # int8 with the 16-bit chains too, where both rows run
+    case " ${HALF_BENCHMARKS-bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) PLIST="$PLIST int8-half" ;; esac ;; esac
     for P in $PLIST; do
         PREC=${P%-nhwc}
         PREC=${PREC%-graphpost}

@@ -63,6 +63,11 @@ TEST_TIMEOUT(gpu_check_budget_spent_names_steps_not_run, 60)
     ASSERT_TRUE(strstr(s, "GPU-CHECK INCOMPLETE") != NULL);
     ASSERT_TRUE(strstr(s, "the cuda_* tests") != NULL);
     ASSERT_TRUE(strstr(s, "run resnet50 fp16") != NULL && strstr(s, "run bert-99 fp16") != NULL);
+    /* the default extra rows: BERT's 16-bit chains at fp16 and at int8, the int8 ones */
+    ASSERT_TRUE(strstr(s, "run bert-99 fp16-half") != NULL);
+    ASSERT_TRUE(strstr(s, "run bert-99 int8-half") != NULL);
+    ASSERT_TRUE(strstr(s, "run resnet50 int8") != NULL);
+    ASSERT_TRUE(strstr(s, "run resnet50 int8-half") == NULL);
     ASSERT_TRUE(strstr(s, "== Offline samples/s") != NULL); /* the table is still printed */
     ASSERT_TRUE(strstr(s, "GPU-CHECK OK") == NULL);
     ib_free(s);

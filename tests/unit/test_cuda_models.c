@@ -72,20 +72,38 @@ typedef struct outs {
     size_t na, nb;
 } outs;
 
-/* cuda sessions of run_model with ib_session_options.half_chains, and the steps of kind "half"
- * and "cvt16" their profile counted */
+/* cuda sessions of run_model with ib_session_options.half_chains, and the steps of kind "half",
+ * "cvt16", "quant8" and "dequant" their profile counted */
 static bool g_half;
-static int g_half_steps, g_cvt_steps;
+static int g_half_steps, g_cvt_steps, g_quant_steps, g_dequant_steps;
 
 static void run_model(const ib_model *m, int bert, const char *backend, enum ib_precision p,
                       const void *const *in, outs *o)
 {
+    ib_tensor_view iv[3];
+    size_t n_in = bert ? 3 : 1;
+    if (!bert) {
+        iv[0] = (ib_tensor_view){.name = IB_RESNET50_INPUT,
+                                 .desc = {IB_DTYPE_FLOAT32, 4, {RN_BATCH, 3, 224, 224}},
+                                 .data = (void *)(uintptr_t)in[0]};
+    } else {
+        const char *names[3] = {IB_BERT_INPUT_IDS, IB_BERT_INPUT_MASK, IB_BERT_SEGMENT_IDS};
+        for (int i = 0; i < 3; i++)
+            iv[i] = (ib_tensor_view){.name = names[i],
+                                     .desc = {IB_DTYPE_INT64, 2, {BT_BATCH, BT_SEQ}},
+                                     .data = (void *)(uintptr_t)in[i]};
+    }
     ib_session_options so;
     ib_session_options_defaults(&so);
     so.backend = backend;
     so.precision = p;
     so.threads = 2;
     so.max_batch = 2;
+    if (p == IB_PRECISION_INT8) { /* calibrated on the batch it runs */
+        so.calib_inputs = iv;
+        so.calib_batches = 1;
+        so.calib_input_count = n_in;
+    }
     const bool half = g_half && !strcmp(backend, "cuda");
     so.half_chains = half;
     ib_session *s = NULL;
@@ -96,34 +114,27 @@ static void run_model(const ib_model *m, int bert, const char *backend, enum ib_
         ASSERT_OK(ib_session_set_profiling(s, true));
     memset(o, 0, sizeof *o);
     if (!bert) {
-        ib_tensor_view iv = {.name = IB_RESNET50_INPUT,
-                             .desc = {IB_DTYPE_FLOAT32, 4, {RN_BATCH, 3, 224, 224}},
-                             .data = (void *)(uintptr_t)in[0]};
         ib_tensor_view ov[2] = {
             {.name = IB_RESNET50_SOFTMAX, .data = o->a, .capacity = sizeof o->a},
             {.name = IB_RESNET50_ARGMAX, .data = o->cls, .capacity = sizeof o->cls}};
-        ASSERT_OK_ERR(ib_session_run(s, &iv, 1, ov, 2, &err), &err);
+        ASSERT_OK_ERR(ib_session_run(s, iv, n_in, ov, 2, &err), &err);
         o->na = RN_BATCH * RN_CLASSES;
     } else {
-        ib_tensor_view iv[3];
-        const char *names[3] = {IB_BERT_INPUT_IDS, IB_BERT_INPUT_MASK, IB_BERT_SEGMENT_IDS};
-        for (int i = 0; i < 3; i++)
-            iv[i] = (ib_tensor_view){.name = names[i],
-                                     .desc = {IB_DTYPE_INT64, 2, {BT_BATCH, BT_SEQ}},
-                                     .data = (void *)(uintptr_t)in[i]};
         ib_tensor_view ov[2] = {
             {.name = IB_BERT_START_LOGITS, .data = o->a, .capacity = sizeof o->a},
             {.name = IB_BERT_END_LOGITS, .data = o->b, .capacity = sizeof o->b}};
-        ASSERT_OK_ERR(ib_session_run(s, iv, 3, ov, 2, &err), &err);
+        ASSERT_OK_ERR(ib_session_run(s, iv, n_in, ov, 2, &err), &err);
         o->na = o->nb = BT_BATCH * BT_SEQ;
     }
     if (half) {
         ib_profile pr;
         ASSERT_OK(ib_session_profile(s, &pr, NULL));
-        g_half_steps = g_cvt_steps = 0;
+        g_half_steps = g_cvt_steps = g_quant_steps = g_dequant_steps = 0;
         for (size_t i = 0; i < pr.n; i++) {
             g_half_steps += !strcmp(pr.entries[i].kind, "half");
             g_cvt_steps += !strcmp(pr.entries[i].kind, "cvt16");
+            g_quant_steps += !strcmp(pr.entries[i].kind, "quant8");
+            g_dequant_steps += !strcmp(pr.entries[i].kind, "dequant");
         }
         ib_profile_free(&pr);
     }
@@ -232,15 +243,35 @@ TEST_TIMEOUT(cuda_model_bert_half_chains_vs_cpu, 120)
     ASSERT_INT_EQ(g_cvt_steps, 0);
 }
 
-/* The comparison itself, checked without a GPU: cpu against the reference. */
+/* int8 with the 16-bit chains (cuda_half.c, cuda_matmul_i8.c): tiny BERT calibrated on its
+ * batch against the cpu at fp32; the int8 products quantise their 16-bit A ("quant8") and
+ * write a 16-bit Y ("dequant"), no product converts to 16 bits. Not yet run on a GPU. */
+TEST_TIMEOUT(cuda_model_bert_int8_half_chains_vs_cpu, 120)
+{
+    need_gpu();
+    static const enum ib_precision int8 = IB_PRECISION_INT8;
+    g_half = true;
+    compare(1, "cuda", "cpu", &int8, 1);
+    g_half = false;
+    printf("# int8 half chains: %d half, %d cvt16, %d quant8, %d dequant steps\n", g_half_steps,
+           g_cvt_steps, g_quant_steps, g_dequant_steps);
+    ASSERT_INT_GT(g_half_steps, 0);
+    ASSERT_INT_EQ(g_cvt_steps, 0);
+    ASSERT_INT_GT(g_quant_steps, 0);
+    ASSERT_INT_GT(g_dequant_steps, 0);
+}
+
+/* The comparison itself, checked without a GPU: cpu against the reference, and the cpu's own
+ * int8 (calibrated on the batch) against its fp32, the bound the cuda int8 case is held to. */
 TEST_TIMEOUT(cuda_model_compare_on_cpu, 120)
 {
     const char *why = NULL;
     if (!ib_backend_available("cpu", &why))
         TEST_SKIP(why);
-    const enum ib_precision fp32 = IB_PRECISION_FP32;
+    const enum ib_precision fp32 = IB_PRECISION_FP32, int8 = IB_PRECISION_INT8;
     compare(0, "cpu", "reference", &fp32, 1);
     compare(1, "cpu", "reference", &fp32, 1);
+    compare(1, "cpu", "cpu", &int8, 1);
 }
 
 /* ---- sessions sharing weights (issue 24: one copy per GPU for its workers) ---------- */
@@ -937,7 +968,8 @@ static void fake_exec(const ib_graph *g, cu_ctx *ctx, enum ib_precision p, cu_ex
     memset(e, 0, sizeof *e);
     e->ctx = ctx;
     e->graph = g;
-    e->precision = p;
+    e->int8 = p == IB_PRECISION_INT8; /* as graph_compile maps it (cuda_exec.c) */
+    e->precision = e->int8 ? IB_PRECISION_FP16 : p;
     e->vals = vals;
     e->n_vals = nb;
     e->val_of = val_of;
@@ -1090,6 +1122,9 @@ TEST(cuda_half_chains_marked)
     ASSERT_STR_EQ(names, "LayerNormalization FusedMatMul FusedMatMul FusedMatMul "
                          "MultiHeadAttention FusedMatMul Add FusedMatMul FusedMatMul Add");
     ASSERT_INT_EQ(chains_marked(true, IB_PRECISION_BF16, names, sizeof names), 10);
+    /* int8: the same chains in float16, the int8 products quantising their 16-bit A and
+     * dequantising into a 16-bit Y */
+    ASSERT_INT_EQ(chains_marked(true, IB_PRECISION_INT8, names, sizeof names), 10);
     ASSERT_INT_EQ(chains_marked(true, IB_PRECISION_FP32, names, sizeof names), 0);
     ASSERT_INT_EQ(chains_marked(false, IB_PRECISION_FP16, names, sizeof names), 0);
 #endif

@@ -20,6 +20,11 @@
  * no conversion steps before the products, half the bytes in LayerNorm, Add, Gelu and the
  * attention packs. Every other op still sees float32 (it never reads a 16-bit value: that is
  * the marking's rule), and so does the caller (boundary values stay float32).
+ *
+ * An int8 session (its ops at fp16) has the same chains in float16 (since the seventh session,
+ * 2026-12-05, not yet run): its int8 products quantise a 16-bit A ("quant8" reads either
+ * width) and write a 16-bit Y from their dequant epilogue, bias and activation included, so
+ * BERT at int8 moves no float32 activation between its layers' ops either.
  */
 #include <string.h>
 
@@ -125,7 +130,7 @@ static bool writes16(cu_exec *e, const ib_node *n)
 
 void cu_mark_half_chains(cu_exec *e, const ib_backend_subgraph *sg)
 {
-    if (!e->ctx->half_chains || e->int8 ||
+    if (!e->ctx->half_chains ||
         (e->precision != IB_PRECISION_FP16 && e->precision != IB_PRECISION_BF16))
         return;
     uint8_t *st = ib_calloc(e->n_vals ? e->n_vals : 1, 1); /* 1 made by a chain op, 2 blocked */

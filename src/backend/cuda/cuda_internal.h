@@ -257,7 +257,8 @@ void cu_lt_free(void *k);
  * cu_cvt_add appends the step unless cached. */
 enum cu_cvt_fmt { CU_CVT_F16, CU_CVT_BF16, CU_CVT_S8, CU_CVT_S8_NHWC };
 typedef struct cu_cvt {
-    const float *src;
+    const void *src;
+    int src_t;     /* ibk_float_t of src: float32, or a 16-bit chain's (CU_CVT_S8 only) */
     int64_t n, val;
     int64_t c, hw; /* CU_CVT_S8_NHWC: channels and spatial size (n = N c hw) */
     int fmt;
@@ -283,10 +284,10 @@ int cu_lt_heuristic(cu_exec *e, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t 
 
 /* int8 products (cuda_matmul_i8.c): g's product at int8 when the session is int8, g's B is a
  * constant [K, N] (or [N, K] when g->tb) not batched, A has a calibrated range, and Lt has an
- * IMMA algorithm: *done tells. The bias (g->bias) and act (an ibk_unary_op) go in the dequant
- * epilogue. */
-int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b, int act,
-                   bool *done, ib_err *err);
+ * IMMA algorithm: *done tells. The bias (g->bias, float32) and act (an ibk_unary_op) go in the
+ * dequant epilogue, which writes y in its type (float32, or a 16-bit chain's). */
+int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b,
+                   const cu_val *y, int act, bool *done, ib_err *err);
 /* cuDNN helpers of the convolution files (cuda_conv.c): the forward descriptors' teardown
  * (NULL ones skipped), and one call of `call` on the planned buffers at compile with a
  * workspace of ws_bytes of its own (the exec's is allocated after compile): true when cuDNN

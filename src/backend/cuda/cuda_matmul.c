@@ -364,10 +364,10 @@ static int run_ep(cu_exec *e, void *p, ib_err *err)
 }
 
 typedef struct cvt_k {
-    const float *x;
+    const void *x;
     void *y;
     int64_t n, c, hw;
-    int fmt;
+    int fmt, xt;
     float scale;
 } cvt_k;
 
@@ -375,7 +375,7 @@ static int run_cvt(cu_exec *e, void *p, ib_err *err)
 {
     cvt_k *k = p;
     cudaStream_t s = e->ctx->stream;
-    int st = k->fmt == CU_CVT_S8        ? ibk_f32_to_s8(s, k->x, k->y, k->scale, k->n)
+    int st = k->fmt == CU_CVT_S8        ? ibk_to_s8(s, k->x, k->xt, k->y, k->scale, k->n)
              : k->fmt == CU_CVT_S8_NHWC ? ibk_nchw_to_nhwc_s8(s, k->x, k->y, k->scale,
                                                               k->n / (k->c * k->hw), k->c, k->hw)
                                         : ibk_f32_to_16(s, k->fmt == CU_CVT_BF16, k->x, k->y, k->n);
@@ -384,8 +384,10 @@ static int run_cvt(cu_exec *e, void *p, ib_err *err)
 
 int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c, ib_err *err)
 {
-    *c = (cu_cvt){.src = a->dev, .n = ib_tensor_desc_numel(&a->desc), .val = a->id, .fmt = fmt,
-                  .scale = scale};
+    *c = (cu_cvt){.src = a->dev, .src_t = cu_dtype_of(e, a), .n = ib_tensor_desc_numel(&a->desc),
+                  .val = a->id, .fmt = fmt, .scale = scale};
+    if (c->src_t != IBK_T_F32 && fmt != CU_CVT_S8) /* the 16-bit forms read it as it is */
+        return cu_fail(e, err, IB_EUNSUPPORTED, "conversion of a 16-bit value other than to int8");
     if (fmt == CU_CVT_S8_NHWC) {
         if (a->desc.ndim < 3 || a->desc.dims[0] < 1 || a->desc.dims[1] < 1)
             return cu_fail(e, err, IB_EUNSUPPORTED, "NHWC conversion of a tensor of rank < 3");
@@ -409,7 +411,7 @@ int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err)
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     *k = (cvt_k){.x = c->src, .y = c->dst, .n = c->n, .c = c->c, .hw = c->hw, .fmt = c->fmt,
-                 .scale = c->scale};
+                 .xt = c->src_t, .scale = c->scale};
     int rc = cu_add_step(e, run_cvt, k, NULL, err);
     if (rc)
         return rc;
@@ -622,7 +624,7 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
     if (e->int8) {
         bool done = false;
         int ea = gelu ? (tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF) : g.relu ? IBK_RELU : IBK_COPY;
-        if ((rc = cu_add_gemm_i8(e, &g, a, b, ea, &done, err)) || done)
+        if ((rc = cu_add_gemm_i8(e, &g, a, b, y, ea, &done, err)) || done)
             return rc;
     }
     cu_cvt rq = {0};
@@ -682,7 +684,7 @@ static int comp_gemm(cu_exec *e, const ib_node *n, ib_err *err)
     }
     if (e->int8) {
         bool done = false;
-        if ((rc = cu_add_gemm_i8(e, &g, a, b, IBK_COPY, &done, err)) || done)
+        if ((rc = cu_add_gemm_i8(e, &g, a, b, y, IBK_COPY, &done, err)) || done)
             return rc;
     }
     cu_cvt rq = {0};

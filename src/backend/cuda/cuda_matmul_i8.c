@@ -22,7 +22,8 @@
  * scheme differs from the cpu's in one way: a non-negative range is still quantised to
  * [-127, 127] (s8 for both operands, which IMMA takes), so such a value has 7 bits, not 8.
  * Anything else (no range, a runtime B, batched B, a C term) keeps the fp16 path, as do the
- * products Lt has no IMMA algorithm for.
+ * products Lt has no IMMA algorithm for. With half_chains (cuda_half.c) A and Y may be a
+ * 16-bit chain's float16: step 1 reads it as such and step 3 writes it so.
  */
 #include <string.h>
 
@@ -72,20 +73,20 @@ static int run_i8(cu_exec *e, void *p, ib_err *err)
 
 typedef struct dq_k {
     const int32_t *acc;
-    float *y;
+    void *y;
     const float *inv_sw, *bias;
     float inv_sx;
     int64_t rows, cols;
-    int act;
+    int act, yt;
 } dq_k;
 
 static int run_dq(cu_exec *e, void *p, ib_err *err)
 {
     dq_k *k = p;
     return cu_check_rt(e, err,
-                       (cudaError_t)ibk_dequant_bias_act(e->ctx->stream, k->acc, k->y, k->inv_sw,
-                                                         k->inv_sx, k->bias, k->rows, k->cols,
-                                                         k->act),
+                       (cudaError_t)ibk_dequant_bias_act(e->ctx->stream, k->acc, k->y, k->yt,
+                                                         k->inv_sw, k->inv_sx, k->bias, k->rows,
+                                                         k->cols, k->act),
                        "int8 matmul epilogue kernel");
 }
 
@@ -135,8 +136,8 @@ static bool i8_shape(const cu_exec *e, const cu_mm_geom *g, const cu_val *a, con
            ib_tensor_desc_numel(&b->desc) == g->K * g->N;
 }
 
-int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b, int act,
-                   bool *done, ib_err *err)
+int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b,
+                   const cu_val *y, int act, bool *done, ib_err *err)
 {
     *done = false;
     if (!i8_shape(e, g, a, b))
@@ -172,7 +173,8 @@ int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_va
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     }
     *d = (dq_k){.acc = k->acc, .y = g->y, .inv_sw = wq, .bias = g->bias,
-                .inv_sx = g->alpha / sx, .rows = g->M, .cols = g->N, .act = act};
+                .inv_sx = g->alpha / sx, .rows = g->M, .cols = g->N, .act = act,
+                .yt = cu_dtype_of(e, y)};
     if ((rc = cu_cvt_add(e, &cv, err))) {
         i8_free(k);
         ib_free(d);

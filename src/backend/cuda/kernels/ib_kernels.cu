@@ -474,20 +474,20 @@ extern "C" int ibk_bias_act(ibk_stream s, float *y, const float *bias, const flo
 /* ---- int8 products (cuda_matmul_i8.c) ------------------------------------------------- */
 
 /* y8[i] = clamp(rint(x[i] * scale), -127, 127): symmetric int8, as the cpu backend's s8 */
-__global__ static void k_f32_to_s8(const float *x, int8_t *y, float scale, int64_t n)
+__global__ static void k_to_s8(const void *x, int xt, int8_t *y, float scale, int64_t n)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        float q = rintf(x[i] * scale);
+        float q = rintf(ldt(x, xt, i) * scale);
         y[i] = (int8_t)fminf(fmaxf(q, -127.0f), 127.0f);
     }
 }
 
-extern "C" int ibk_f32_to_s8(ibk_stream s, const float *x, void *y8, float scale, int64_t n)
+extern "C" int ibk_to_s8(ibk_stream s, const void *x, int xt, void *y8, float scale, int64_t n)
 {
     if (n <= 0)
         return 0;
-    k_f32_to_s8<<<grid_for(n), IBK_THREADS, 0, s>>>(x, (int8_t *)y8, scale, n);
+    k_to_s8<<<grid_for(n), IBK_THREADS, 0, s>>>(x, xt, (int8_t *)y8, scale, n);
     return launch_status();
 }
 
@@ -543,8 +543,8 @@ extern "C" int ibk_epi_i8conv(ibk_stream s, const float *acc, float *y, const fl
 }
 
 /* y[r, c] = act(float(acc[r, c]) * inv_sx * inv_sw[c] + bias[c]) */
-__global__ static void k_dequant(const int32_t *acc, float *y, const float *inv_sw, float inv_sx,
-                                 const float *bias, int64_t n, int64_t cols, int act)
+__global__ static void k_dequant(const int32_t *acc, void *y, int yt, const float *inv_sw,
+                                 float inv_sx, const float *bias, int64_t n, int64_t cols, int act)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -552,18 +552,19 @@ __global__ static void k_dequant(const int32_t *acc, float *y, const float *inv_
         float v = (float)acc[i] * (inv_sx * inv_sw[c]);
         if (bias)
             v += bias[c];
-        y[i] = unary_op(act, v, 0.0f, 0.0f);
+        stt(y, yt, i, unary_op(act, v, 0.0f, 0.0f));
     }
 }
 
-extern "C" int ibk_dequant_bias_act(ibk_stream s, const int32_t *acc, float *y,
+extern "C" int ibk_dequant_bias_act(ibk_stream s, const int32_t *acc, void *y, int yt,
                                     const float *inv_sw, float inv_sx, const float *bias,
                                     int64_t rows, int64_t cols, int act)
 {
     int64_t n = rows * cols;
     if (n <= 0)
         return 0;
-    k_dequant<<<grid_for(n), IBK_THREADS, 0, s>>>(acc, y, inv_sw, inv_sx, bias, n, cols, act);
+    k_dequant<<<grid_for(n), IBK_THREADS, 0, s>>>(acc, y, yt, inv_sw, inv_sx, bias, n, cols,
+                                                  act);
     return launch_status();
 }
 
