@@ -166,7 +166,7 @@ static int rt_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
         for (size_t i = 0; i < IB_ARRAY_LEN(ins); i++)
             add_in(io, ins[i], &d[i]);
         size_t hb = (size_t)d[1].dims[2] * sizeof(float) * (size_t)d[1].dims[1];
-        const size_t out_b[] = {8, 1, hb, hb, 8, 4, 4};
+        const size_t out_b[] = {8 * IB_RNNT_STEP_UNROLL, IB_RNNT_STEP_UNROLL, hb, hb, 8, 4, 4};
         for (size_t i = 0; i < IB_ARRAY_LEN(outs); i++)
             add_out(io, outs[i], out_t[i], out_b[i]);
         io->params[0] = d[3].dims[2];
@@ -308,13 +308,14 @@ static size_t t_bucket(size_t t)
 /* Greedy decoding with the decoder-step graph (src/models/rnnt.h), every row at its own
  * encoder frame, the encoder output given once and kept in the session, the token, state,
  * frame and count fed back inside it (ib_session_run_fed): on a GPU all of it stays in device
- * memory, and each step reads back N symbols and N flags, where the classic loop moves every
- * active row's h, c, g and f through the host twice a symbol (about 2.6 MB a step at batch
- * 256). No row waits for the others at a frame, so a batch takes max over rows of (frames +
- * symbols) steps rather than the sum over frames of the most symbols any row adds there. The
- * host mirrors the graph's bookkeeping (decoders.py): a row is active while t < its length;
- * each step tries one symbol; blank or the 30th symbol of a frame moves it to the next frame.
- * The same tokens as the classic loop (a test checks them on the cpu). */
+ * memory, and each run (K = IB_RNNT_STEP_UNROLL steps) reads back K symbols and K flags a
+ * row, where the classic loop moves every active row's h, c, g and f through the host twice a
+ * symbol (about 2.6 MB a step at batch 256). No row waits for the others at a frame, so a
+ * batch takes max over rows of (frames + symbols) steps rather than the sum over frames of the
+ * most symbols any row adds there (rounded up to K). The host mirrors the graph's bookkeeping
+ * (decoders.py): a row is active while t < its length; each step tries one symbol; blank or
+ * the 30th symbol of a frame moves it to the next frame. The same tokens as the classic loop
+ * (a test checks them on the cpu). */
 static int decode_fed(ib_session *st, size_t N, size_t T2, const float *enc, size_t He,
                       size_t Hp, size_t L, utt_state *u, int64_t *outs, ib_bench_scratch *scr,
                       ib_err *err)
@@ -322,11 +323,12 @@ static int decode_fed(ib_session *st, size_t N, size_t T2, const float *enc, siz
     int64_t *tok = ib_bench_scratch_get(scr, SL_TOK, N * sizeof(int64_t));
     float *h = ib_bench_scratch_get(scr, SL_H, L * N * Hp * sizeof(float));
     float *pos = ib_bench_scratch_get(scr, SL_C, 3 * N * sizeof(float));
-    int64_t *sym = ib_bench_scratch_get(scr, SL_G, N * (sizeof(int64_t) + 1));
+    const size_t K = IB_RNNT_STEP_UNROLL; /* steps a run takes */
+    int64_t *sym = ib_bench_scratch_get(scr, SL_G, N * K * (sizeof(int64_t) + 1));
     if (!tok || !h || !pos || !sym)
         return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory for a batch of %zu", N);
     float *end = pos + N, *count = end + N;
-    uint8_t *emit = (uint8_t *)(sym + N);
+    uint8_t *emit = (uint8_t *)(sym + N * K);
     memset(h, 0, L * N * Hp * sizeof(float)); /* h and c start at zero (state None) */
     size_t live = 0; /* rows with frames left */
     for (size_t i = 0; i < N; i++) {
@@ -350,8 +352,8 @@ static int decode_fed(ib_session *st, size_t N, size_t T2, const float *enc, siz
         {IB_RNNT_STEP_POS, col, pos, 0},
         {IB_RNNT_STEP_END, col, end, 0},
         {IB_RNNT_STEP_COUNT, col, count, 0}};
-    ib_tensor_view out[2] = {{IB_RNNT_STEP_SYMBOL, {0}, sym, N * sizeof(int64_t)},
-                             {IB_RNNT_STEP_EMIT, {0}, emit, N}};
+    ib_tensor_view out[2] = {{IB_RNNT_STEP_SYMBOL, {0}, sym, N * K * sizeof(int64_t)},
+                             {IB_RNNT_STEP_EMIT, {0}, emit, N * K}};
     static const ib_session_feed feeds[7] = {{IB_RNNT_STEP_ENC, NULL},
                                              {IB_RNNT_STEP_END, NULL},
                                              {IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_TOKEN_NEXT},
@@ -364,25 +366,27 @@ static int decode_fed(ib_session *st, size_t N, size_t T2, const float *enc, siz
                        : ib_session_run_fed(st, NULL, 0, feeds, 7, out, 2, err);
         if (rc)
             return rc;
-        for (size_t i = 0; i < N; i++) {
-            if (u[i].frame >= u[i].enc_len) {
-                if (emit[i]) /* the graph's bookkeeping is not the host's: never a guess */
-                    return ib_err_set(err, IB_EBACKEND,
-                                      "rnnt: the decoder step emitted a symbol for row %zu "
-                                      "after its last frame (%zu)",
-                                      i, u[i].enc_len);
-                continue;
+        for (size_t i = 0; i < N; i++)
+            for (size_t j = 0; j < K; j++) { /* row i's K steps, in order */
+                size_t at = i * K + j;
+                if (u[i].frame >= u[i].enc_len) {
+                    if (emit[at]) /* the graph's bookkeeping is not the host's: never a guess */
+                        return ib_err_set(err, IB_EBACKEND,
+                                          "rnnt: the decoder step emitted a symbol for row %zu "
+                                          "after its last frame (%zu)",
+                                          i, u[i].enc_len);
+                    continue;
+                }
+                bool next = !emit[at];
+                if (emit[at]) {
+                    outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + u[i].n_tok++] = sym[at];
+                    next = ++u[i].symbols >= RT_MAX_SYMBOLS;
+                }
+                if (next) {
+                    u[i].symbols = 0;
+                    live -= ++u[i].frame == u[i].enc_len;
+                }
             }
-            bool next = !emit[i];
-            if (emit[i]) {
-                outs[i * RT_MAX_SYMBOLS * RT_MAX_ENC_STEPS + u[i].n_tok++] = sym[i];
-                next = ++u[i].symbols >= RT_MAX_SYMBOLS;
-            }
-            if (next) {
-                u[i].symbols = 0;
-                live -= ++u[i].frame == u[i].enc_len;
-            }
-        }
     }
     return IB_OK;
 }

@@ -66,9 +66,10 @@
 #define IB_RNNT_STEP_POS "pos"     /* float32 [N, 1]: t * N + row, the row's frame t */
 #define IB_RNNT_STEP_END "end"     /* float32 [N, 1]: frames * N + row (active while pos < end) */
 #define IB_RNNT_STEP_COUNT "count" /* float32 [N, 1]: symbols tried at the row's frame */
-#define IB_RNNT_STEP_SYMBOL "symbol"         /* int64 [N, 1]: the first maximum of the logits */
-#define IB_RNNT_STEP_EMIT "emit"             /* bool [N, 1]: active and symbol != blank */
-#define IB_RNNT_STEP_H_NEXT "h_next"         /* h' where emit, else h_in */
+#define IB_RNNT_STEP_UNROLL 4 /* greedy steps a run of the step graph takes */
+#define IB_RNNT_STEP_SYMBOL "symbol" /* int64 [N, K]: each step's first maximum of the logits */
+#define IB_RNNT_STEP_EMIT "emit"     /* bool [N, K]: each step's active and symbol != blank */
+#define IB_RNNT_STEP_H_NEXT "h_next"         /* after the K steps: h' where emit, else h_in */
 #define IB_RNNT_STEP_C_NEXT "c_next"
 #define IB_RNNT_STEP_TOKEN_NEXT "token_next" /* symbol where emit, else token */
 #define IB_RNNT_STEP_POS_NEXT "pos_next"     /* pos + N on blank or the 30th symbol, else pos */
