@@ -26,18 +26,25 @@ static ib_model *model_of(ib_build *b)
     return m;
 }
 
-static ib_session *session_on(const ib_model *m, const char *backend, int64_t max_batch)
+static ib_session *session_keeping(const ib_model *m, const char *backend, int64_t max_batch,
+                                   bool keep_inputs)
 {
     ib_session_options o;
     ib_session_options_defaults(&o);
     o.backend = backend;
     o.threads = 1;
     o.max_batch = max_batch;
+    o.keep_inputs = keep_inputs;
     ib_session *s = NULL;
     ib_err err;
     ib_err_clear(&err);
     ASSERT_OK_ERR(ib_session_create(m, &o, &s, &err), &err);
     return s;
+}
+
+static ib_session *session_on(const ib_model *m, const char *backend, int64_t max_batch)
+{
+    return session_keeping(m, backend, max_batch, false);
 }
 
 static ib_tensor_view view(const char *name, float *data, int64_t n, int64_t c)
@@ -153,16 +160,7 @@ TEST(runtime_fed_swapped_states)
  * shows what the option changes); y = sigmoid(-x) + state accumulates over the fed runs. */
 static ib_session *kept_session(const ib_model *m, const char *backend, bool keep)
 {
-    ib_session_options o;
-    ib_session_options_defaults(&o);
-    o.backend = backend;
-    o.threads = 1;
-    o.max_batch = 2;
-    o.keep_inputs = keep;
-    ib_session *s = NULL;
-    ib_err err;
-    ib_err_clear(&err);
-    ASSERT_OK_ERR(ib_session_create(m, &o, &s, &err), &err);
+    ib_session *s = session_keeping(m, backend, 2, keep);
     s->no_inplace = true; /* so Sigmoid's output is a slot of its own, born after x's last read */
     return s;
 }
