@@ -137,17 +137,21 @@ static void encoder(ib_build *b, const ib_rnnt_config *c)
     ib_build_output(b, x, IB_RNNT_ENC_OUTPUT, IB_DTYPE_FLOAT32, shape);
 }
 
-/* The prediction net on token [N, 1], h, c [N, L, H]: g [N, H] and the next h, c. Weights
- * are seeded by name, so every graph built with it from one seed holds the same ones; copy k
- * of the decoder step (k > 0) reads the first copy's, its LSTM nodes named "...#k". */
-static void pred_body(ib_build *b, const ib_rnnt_config *c, int copy, ib_value_id tok,
-                      ib_value_id h, ib_value_id cc, ib_value_id *g_out, ib_value_id *h_out,
-                      ib_value_id *c_out)
+/* The prediction net on token [N, 1], h, c [N, L, H] (the LSTMs' own [L, N, H] when
+ * layer_major: the decoder step's copies pass it so from one to the next): g [N, H] and the
+ * next h, c in the same layout. Weights are seeded by name, so every graph built with it
+ * from one seed holds the same ones; copy k of the decoder step (k > 0) reads the first
+ * copy's, its LSTM nodes named "...#k". */
+static void pred_body(ib_build *b, const ib_rnnt_config *c, int copy, bool layer_major,
+                      ib_value_id tok, ib_value_id h, ib_value_id cc, ib_value_id *g_out,
+                      ib_value_id *h_out, ib_value_id *c_out)
 {
     int64_t H = c->pred_hidden, L = c->pred_layers;
     char shape[64], name[64], node[80];
-    h = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", h); /* [L, N, H] for the LSTMs */
-    cc = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", cc);
+    if (!layer_major) {
+        h = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", h); /* [L, N, H] for the LSTMs */
+        cc = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", cc);
+    }
     /* torch.nn.Embedding(28, 320) draws N(0, 1); row 28 (start of sequence) is zero */
     ib_value_id emb = built_weight(b, "prediction.embed.weight");
     if (emb == IB_VALUE_NONE) {
@@ -178,8 +182,8 @@ static void pred_body(ib_build *b, const ib_rnnt_config *c, int copy, ib_value_i
     ib_value_id g = IB_BUILD_OP(b, "Squeeze", "axes=[0]", x);
     ib_value_id ho = L > 1 ? ib_build_op(b, "Concat", yh, (uint32_t)L, "axis=0") : yh[0];
     ib_value_id co = L > 1 ? ib_build_op(b, "Concat", yc, (uint32_t)L, "axis=0") : yc[0];
-    *h_out = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", ho); /* back to [N, L, H] */
-    *c_out = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", co);
+    *h_out = layer_major ? ho : IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", ho); /* [N, L, H] */
+    *c_out = layer_major ? co : IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", co);
     *g_out = g;
 }
 
@@ -192,7 +196,7 @@ static void prediction(ib_build *b, const ib_rnnt_config *c)
     ib_value_id h = ib_build_input(b, IB_RNNT_PRED_H_IN, IB_DTYPE_FLOAT32, shape);
     ib_value_id cc = ib_build_input(b, IB_RNNT_PRED_C_IN, IB_DTYPE_FLOAT32, shape);
     ib_value_id g, ho, co;
-    pred_body(b, c, 0, tok, h, cc, &g, &ho, &co);
+    pred_body(b, c, 0, false, tok, h, cc, &g, &ho, &co);
     snprintf(shape, sizeof shape, "N,%lld", (long long)H);
     ib_build_output(b, g, IB_RNNT_PRED_G, IB_DTYPE_FLOAT32, shape);
     snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
@@ -251,7 +255,7 @@ static void joint(ib_build *b, const ib_rnnt_config *c)
  * blank or at the 30th symbol of the frame, else counts the symbol. Inactive rows keep
  * everything. Positions are float32 (exact to 2^24, far above T/2 * N). */
 typedef struct step_state {
-    ib_value_id tok, h, c, pos, count;
+    ib_value_id tok, h, c, pos, count; /* h, c [L, N, H] between the copies */
 } step_state;
 
 typedef struct step_consts {
@@ -269,7 +273,7 @@ static void step_body(ib_build *b, const ib_rnnt_config *c, const step_consts *k
                                 IB_BUILD_OP(b, "Squeeze", "axes=[1]", idx)); /* [1, N, He] */
     f = IB_BUILD_OP(b, "Squeeze", "axes=[0]", f);
     ib_value_id g, ho, co;
-    pred_body(b, c, copy, st->tok, st->h, st->c, &g, &ho, &co);
+    pred_body(b, c, copy, true, st->tok, st->h, st->c, &g, &ho, &co);
     ib_value_id logits = joint_body(b, c, f, g);
     ib_value_id sym = IB_BUILD_OP(b, "ArgMax", "axis=1 keepdims=1", logits); /* [N, 1] */
     ib_value_id is_blank = IB_BUILD_OP(b, "Equal", "", sym, k->blank);
@@ -279,7 +283,7 @@ static void step_body(ib_build *b, const ib_rnnt_config *c, const step_consts *k
         b, "And", "", active,
         IB_BUILD_OP(b, "Or", "", is_blank,
                     IB_BUILD_OP(b, "Not", "", IB_BUILD_OP(b, "Less", "", counted, k->max_symbols))));
-    ib_value_id emit3 = IB_BUILD_OP(b, "Unsqueeze", "axes=[2]", emit); /* [N, 1, 1] */
+    ib_value_id emit3 = IB_BUILD_OP(b, "Unsqueeze", "axes=[0]", emit); /* [1, N, 1] */
     st->h = IB_BUILD_OP(b, "Where", "", emit3, ho, st->h);
     st->c = IB_BUILD_OP(b, "Where", "", emit3, co, st->c);
     st->tok = IB_BUILD_OP(b, "Where", "", emit, sym, st->tok);
@@ -304,8 +308,11 @@ static void step(ib_build *b, const ib_rnnt_config *c)
     step_consts k;
     st.tok = ib_build_input(b, IB_RNNT_STEP_TOKEN, IB_DTYPE_INT64, "N,1");
     snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
-    st.h = ib_build_input(b, IB_RNNT_STEP_H, IB_DTYPE_FLOAT32, shape);
-    st.c = ib_build_input(b, IB_RNNT_STEP_C, IB_DTYPE_FLOAT32, shape);
+    /* the state [L, N, H] from here to the outputs: no transposes between the copies */
+    st.h = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]",
+                       ib_build_input(b, IB_RNNT_STEP_H, IB_DTYPE_FLOAT32, shape));
+    st.c = IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]",
+                       ib_build_input(b, IB_RNNT_STEP_C, IB_DTYPE_FLOAT32, shape));
     /* the encoder output ([T/2, N, H] time-major) as rows, with a leading 1 so that the
      * session does not take its row count for a batch; Gather on axis 1 reads the rows
      * without a copy of the whole (a Reshape would copy it every step) */
@@ -333,8 +340,10 @@ static void step(ib_build *b, const ib_rnnt_config *c)
     ib_build_output(b, ib_build_op(b, "Concat", emit, IB_RNNT_STEP_UNROLL, "axis=1"),
                     IB_RNNT_STEP_EMIT, IB_DTYPE_BOOL, shape);
     snprintf(shape, sizeof shape, "N,%lld,%lld", (long long)L, (long long)H);
-    ib_build_output(b, st.h, IB_RNNT_STEP_H_NEXT, IB_DTYPE_FLOAT32, shape);
-    ib_build_output(b, st.c, IB_RNNT_STEP_C_NEXT, IB_DTYPE_FLOAT32, shape);
+    ib_build_output(b, IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", st.h), IB_RNNT_STEP_H_NEXT,
+                    IB_DTYPE_FLOAT32, shape);
+    ib_build_output(b, IB_BUILD_OP(b, "Transpose", "perm=[1,0,2]", st.c), IB_RNNT_STEP_C_NEXT,
+                    IB_DTYPE_FLOAT32, shape);
     ib_build_output(b, st.tok, IB_RNNT_STEP_TOKEN_NEXT, IB_DTYPE_INT64, "N,1");
     ib_build_output(b, st.pos, IB_RNNT_STEP_POS_NEXT, IB_DTYPE_FLOAT32, "N,1");
     ib_build_output(b, st.count, IB_RNNT_STEP_COUNT_NEXT, IB_DTYPE_FLOAT32, "N,1");
