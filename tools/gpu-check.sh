@@ -41,7 +41,10 @@
 # an "int8-half" row where the int8 row runs too (the int8 products reading and writing them);
 # INT8_BENCHMARKS (default "resnet50 bert-99"): also an "int8" row (calibrated; the products
 # with constant weights on cuBLASLt IMMA and the 2-D convolutions on cuDNN int8, the rest as
-# at fp16: cuda_matmul_i8.c, cuda_conv_i8.c, issue 24);
+# at fp16: cuda_matmul_q8.c, cuda_conv_i8.c, issue 24);
+# FP8_BENCHMARKS (default "bert-99"): also an "fp8-half" row (calibrated; the products with
+# constant weights on e4m3 operands through cuBLASLt, Hopper only, with the 16-bit chains:
+# cuda_matmul_q8.c, issue 24);
 # PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
 # the same for BERT-Large fp16 at batch 32 instead (the second call); 0 skips.
 set -u
@@ -167,6 +170,7 @@ for B in $BENCHMARKS; do
     case " ${INT8_BENCHMARKS-resnet50 bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) ;; *) PLIST="$PLIST int8" ;; esac ;; esac
     # int8 with the 16-bit chains too, where both rows run
     case " ${HALF_BENCHMARKS-bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) PLIST="$PLIST int8-half" ;; esac ;; esac
+    case " ${FP8_BENCHMARKS-bert-99} " in *" $B "*) PLIST="$PLIST fp8-half" ;; esac
     for P in $PLIST; do
         PREC=${P%-nhwc}
         PREC=${PREC%-graphpost}
@@ -273,7 +277,8 @@ echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.
 echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
 echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the reference kernels"
 echo "on the host (run.json placement); H100/H200 have no v1.1 figure there; cuda's int8 runs"
-echo "products and 2-D convolutions in int8, float32 between ops (docs/cuda_backend.md)."
+echo "products and 2-D convolutions in int8, float32 between ops (docs/cuda_backend.md); its fp8"
+echo "runs only the products with constant weights in e4m3, the rest as at fp16."
 echo "time used: $(($(date +%s) - START)) s of a $BUDGET s budget (GPU_CHECK_BUDGET)"
 [ -z "$NOT_RUN" ] || echo "GPU-CHECK INCOMPLETE: not started within the time budget:$NOT_RUN" >&2
 [ "$FAILED" = 0 ] || { echo "GPU-CHECK FAILED (see messages above)" >&2; exit 1; }

@@ -47,7 +47,8 @@ typedef struct ib_tensor_view {
 } ib_tensor_view;
 
 /* Compute precision a session runs in. INT8 needs calibration data or a
- * model that already carries QuantizeLinear/DequantizeLinear. */
+ * model that already carries QuantizeLinear/DequantizeLinear; FP8 needs calibration data
+ * (only the cuda backend has fp8 products: on Hopper, docs/cuda_backend.md). */
 enum ib_precision {
     IB_PRECISION_FP32 = 0,
     IB_PRECISION_BF16 = 1,
@@ -57,6 +58,8 @@ enum ib_precision {
 };
 IB_API const char *ib_precision_name(enum ib_precision p);
 IB_API int ib_precision_parse(const char *text, enum ib_precision *out);
+/* Whether sessions at p take activation ranges from calibration (int8, fp8). */
+IB_API bool ib_precision_calibrated(enum ib_precision p);
 
 /* ---- models ------------------------------------------------------------- */
 

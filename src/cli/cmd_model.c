@@ -31,7 +31,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: inferbench model info FILE.onnx [--json]\n"
                "       inferbench model run FILE.onnx --input NAME=FILE.pb [--input ...]\n"
-               "                  [--backend cpu|cuda|reference] [--precision fp32|fp16|bf16|int8]\n"
+               "                  [--backend cpu|cuda|reference]\n"
+               "                  [--precision fp32|fp16|bf16|int8|fp8]\n"
                "                  [--batch N] [--threads N] [--no-fusion] [--profile[=N]]\n"
                "                  --output-dir DIR\n\n"
                "info  prints the model's inputs and outputs (symbolic dims by name), its op\n"
@@ -42,7 +43,7 @@ static void usage(FILE *f)
                "      writes every output to DIR/<output name>.pb (characters other than\n"
                "      letters, digits, '.', '-' and '_' in the name become '_').\n"
                "      --batch sets the session's max_batch (default: the inputs' batch);\n"
-               "      --precision int8 calibrates on the given inputs.\n"
+               "      --precision int8 or fp8 calibrates on the given inputs (fp8: cuda).\n"
                "      --profile[=N] then runs N more times (default 10) and prints where the\n"
                "      time goes: per op type and the slowest nodes, in ms per run and %% of\n"
                "      the run, and what no node accounts for (the session between steps).\n\n"
@@ -414,7 +415,7 @@ static int run_session(const run_args *a, const ib_model *m, ib_tensor_view *in,
         if (in[i].desc.ndim > 0 && in[i].desc.dims[0] > so.max_batch)
             so.max_batch = in[i].desc.dims[0];
     if (so.max_batch < 1) so.max_batch = 1;
-    if (a->precision == IB_PRECISION_INT8) {
+    if (ib_precision_calibrated(a->precision)) {
         so.calib_inputs = in;
         so.calib_batches = 1;
         so.calib_input_count = a->n_inputs;

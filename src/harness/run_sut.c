@@ -43,14 +43,13 @@ int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         ib_harness_stage(o, "note: --nhwc-fp16 applies to --backend cuda at --precision fp16; "
                             "it changes nothing here");
     if (o->half_chains && (!o->backend || strcmp(o->backend, "cuda") != 0 ||
-                           (o->cfg.precision != IB_PRECISION_FP16 &&
-                            o->cfg.precision != IB_PRECISION_BF16)))
-        ib_harness_stage(o, "note: --half-chains applies to --backend cuda at --precision fp16 "
-                            "or bf16; it changes nothing here");
+                           o->cfg.precision == IB_PRECISION_FP32))
+        ib_harness_stage(o, "note: --half-chains applies to --backend cuda at --precision fp16, "
+                            "bf16, int8 or fp8; it changes nothing here");
     ib_harness_stage(o, "starting %d worker(s) x %d thread(s), batch %lld, %s %s: compiling%s and warming "
              "up",
           c->workers, c->tpw, (long long)c->batch, o->backend, ib_precision_name(o->cfg.precision),
-          o->cfg.precision == IB_PRECISION_INT8 ? ", calibrating" : "");
+          ib_precision_calibrated(o->cfg.precision) ? ", calibrating" : "");
     ib_hsut_opts so = {
         .bench = c->bench,
         .cfg = &o->cfg,

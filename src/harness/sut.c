@@ -588,7 +588,7 @@ int ib_hsut_create(const ib_hsut_opts *o, ib_hsut **out, ib_err *err)
      * until the workers are ready (the loadgen has not started yet) */
     size_t warm = IB_MIN(o->total, (size_t)o->max_batch);
     size_t calib = 0;
-    if (o->precision == IB_PRECISION_INT8) {
+    if (ib_precision_calibrated(o->precision)) {
         calib = o->calib_samples ? o->calib_samples : o->bench->calib_samples;
         calib = IB_MIN(IB_MAX(calib, (size_t)1), o->total);
     }

@@ -63,6 +63,11 @@ const char *ib_precision_name(enum ib_precision p)
     }
 }
 
+bool ib_precision_calibrated(enum ib_precision p)
+{
+    return p == IB_PRECISION_INT8 || p == IB_PRECISION_FP8;
+}
+
 int ib_precision_parse(const char *text, enum ib_precision *out)
 {
     static const struct {

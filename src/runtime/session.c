@@ -198,9 +198,13 @@ int ib_session_create_with_ops(const ib_model *m, const ib_session_options *opts
     if (!s) return ib_err_set(err, IB_ENOMEM, "out of memory creating the session");
     int rc = session_init(s, m, opts, ops, err);
     if (rc) goto fail;
-    if (opts->precision == IB_PRECISION_INT8) {
+    if (ib_precision_calibrated(opts->precision)) {
         if (opts->calib_batches)
             rc = ib_session_calibrate(s, err);
+        else if (opts->precision == IB_PRECISION_FP8)
+            rc = ib_err_set(err, IB_EINVAL,
+                            "precision fp8 needs calibration inputs (calib_inputs): its "
+                            "activation scales come from their ranges");
         else if (!has_qdq(ib_model_graph(m)))
             rc = ib_err_set(err, IB_EINVAL,
                             "precision int8 needs calibration inputs (calib_inputs) or a model "

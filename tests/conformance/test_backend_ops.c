@@ -363,7 +363,7 @@ static int check_cpu_exec(const bo *b, enum ib_precision p, const cpu_exec *e, c
  * its refusals and tolerances are judged. */
 typedef struct bo_dut {
     const char *name;
-    enum ib_precision precs[4];
+    enum ib_precision precs[5];
     bool refusal_fails; /* every case's node must be taken (the cpu backend) */
     bool reuse;         /* one instance per precision for all cases (device set-up is slow) */
     bool cpu_checks;    /* the compiled cpu_exec's layout/int8/kernel checks */
@@ -373,18 +373,19 @@ typedef struct bo_dut {
 /* -1 ends a list */
 static const bo_dut DUT_CPU = {"cpu",
                                {IB_PRECISION_FP32, IB_PRECISION_BF16, IB_PRECISION_INT8,
-                                (enum ib_precision)-1},
+                                (enum ib_precision)-1, (enum ib_precision)-1},
                                true, false, true, false};
-/* cuda's int8: the products with constant weights on int8 operands, every other op as at fp16
- * (cuda_matmul_i8.c); not yet run on a GPU (2026-12-05) */
+/* cuda's int8 and fp8: the products with constant weights on int8 / e4m3 operands, every other
+ * op as at fp16 (cuda_matmul_q8.c); not yet run on a GPU (int8 2026-12-05, fp8 eighth session) */
 static const bo_dut DUT_CUDA = {"cuda",
                                 {IB_PRECISION_FP32, IB_PRECISION_FP16, IB_PRECISION_BF16,
-                                 IB_PRECISION_INT8},
+                                 IB_PRECISION_INT8, IB_PRECISION_FP8},
                                 false, true, false, false};
 /* the islands exist at fp16 only */
 static const bo_dut DUT_CUDA_NHWC = {"cuda",
                                      {IB_PRECISION_FP16, (enum ib_precision)-1,
-                                      (enum ib_precision)-1, (enum ib_precision)-1},
+                                      (enum ib_precision)-1, (enum ib_precision)-1,
+                                      (enum ib_precision)-1},
                                      false, true, false, true};
 
 /* Run b->g on `backend`; every value read back when all_boundary, else the
@@ -643,13 +644,19 @@ static bool precision_here(const bo_dut *dut, enum ib_precision p)
  * over short reductions), 2e-2 elsewhere (8 mantissa bits through tensor
  * cores); at fp16: 1e-3. int8: from the quantisation steps of the case's own
  * data; the other compute ops of an int8 line keep the fp32 bound on the cpu and get the fp16
- * one on cuda (where they run as at fp16). Other ops run in fp32 at every precision and keep
- * the fp32 bound. */
+ * one on cuda (where they run as at fp16). fp8 (cuda only): e4m3 rounds each operand to a
+ * relative half step of 2^-4, an rms relative error of about 0.024 a factor, so a product's
+ * NMSE is about 2 x 0.024^2 = 1.2e-3 whatever the data's scale: 1e-2 (2e-2 through a chain),
+ * a margin of 8 as int8's; set from arithmetic, not yet from a device run. Other ops run in
+ * fp32 at every precision and keep the fp32 bound. */
 static double tolerance(const bo *b, const bo_res *ref, enum ib_precision p, unsigned flags)
 {
     if (p == IB_PRECISION_INT8 && (flags & BO_INT8))
         return ((flags & BO_CHAIN) ? 16.0 : 8.0) * int8_bound(b, ref) + 1e-6;
-    if (p == IB_PRECISION_INT8) /* the cpu runs the others in fp32; cuda as at fp16 */
+    if (p == IB_PRECISION_FP8 && (flags & BO_INT8)) /* e4m3 operands: see the comment above */
+        return (flags & BO_CHAIN) ? 2e-2 : 1e-2;
+    if (p == IB_PRECISION_INT8 || p == IB_PRECISION_FP8)
+        /* the cpu runs the others in fp32; cuda as at fp16 */
         return !b->dut->cpu_checks && (flags & BO_BF16) ? 1e-3 : 1e-7;
     if (p == IB_PRECISION_BF16)
         return b->dut->cpu_checks ? 1e-3 : (flags & BO_BF16) ? 2e-2 : 1e-7;
@@ -665,7 +672,7 @@ static void compare(bo *b, const char *label, unsigned flags, enum ib_precision 
     const ib_graph *g = b->g;
     double tol = tolerance(b, ref, p, flags);
     bool low = ((p == IB_PRECISION_BF16 || p == IB_PRECISION_FP16) && (flags & BO_BF16)) ||
-               (p == IB_PRECISION_INT8 && (flags & BO_INT8));
+               ((p == IB_PRECISION_INT8 || p == IB_PRECISION_FP8) && (flags & BO_INT8));
     for (uint32_t i = 0; i < n_out; i++) {
         ib_value_id v = outs[i];
         const ib_tensor_desc *d = &g->values.data[v].desc;
@@ -924,7 +931,7 @@ TEST_TIMEOUT(backend_ops_harness_gpu_rules, 300)
 {
     static const bo_dut ref_as_gpu = {"reference",
                                       {IB_PRECISION_FP32, IB_PRECISION_FP16, IB_PRECISION_BF16,
-                                       IB_PRECISION_INT8},
+                                       IB_PRECISION_INT8, IB_PRECISION_FP8},
                                       false, true, false, false};
     const char *fams[] = {"eltwise", "shape", "matmul"};
     for (size_t i = 0; i < IB_ARRAY_LEN(fams); i++) {

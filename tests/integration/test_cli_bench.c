@@ -142,7 +142,8 @@ TEST_TIMEOUT(cli_bench_submission_and_json, 240)
     json_decref(j);
     char *e = ib_test_slurp("err.txt");
     ASSERT_STR_CONTAINS(e, "--nhwc-fp16 applies to --backend cuda at --precision fp16");
-    ASSERT_STR_CONTAINS(e, "--half-chains applies to --backend cuda at --precision fp16 or bf16");
+    ASSERT_STR_CONTAINS(e, "--half-chains applies to --backend cuda at --precision fp16, bf16, "
+                           "int8 or fp8");
     ib_free(e);
 }
 

@@ -344,6 +344,12 @@ TEST(runtime_session_create_errors)
     o.precision = IB_PRECISION_INT8; /* no calibration data, no Q/DQ nodes */
     ASSERT_STATUS(ib_session_create(m, &o, &s, &err), IB_EINVAL);
     ASSERT_STR_CONTAINS(err.msg, "calib");
+    o.precision = IB_PRECISION_FP8; /* its activation scales need ranges too */
+    ASSERT_STATUS(ib_session_create(m, &o, &s, &err), IB_EINVAL);
+    ASSERT_STR_CONTAINS(err.msg, "precision fp8 needs calibration inputs");
+    ASSERT_TRUE(ib_precision_calibrated(IB_PRECISION_FP8));
+    ASSERT_TRUE(ib_precision_calibrated(IB_PRECISION_INT8));
+    ASSERT_FALSE(ib_precision_calibrated(IB_PRECISION_FP16));
     ib_model_destroy(m);
     ib_graph_destroy(g);
 }

@@ -649,9 +649,9 @@ static bool cu_supports_op(void *ctx, const ib_graph *g, const ib_node *n,
                            const ib_tensor_desc *const *in, enum ib_precision p)
 {
     const cu_ctx *c = ctx;
-    /* fp8 is not implemented (docs/cuda_backend.md): the partitioner then keeps such
-     * sessions on the reference kernels. int8 takes what fp16 takes (cuda_matmul_i8.c). */
-    if (p == IB_PRECISION_INT8)
+    /* int8 and fp8 take what fp16 takes: their products with constant weights go 8-bit where
+     * they can, everything else runs as at fp16 (cuda_matmul_q8.c) */
+    if (p == IB_PRECISION_INT8 || p == IB_PRECISION_FP8)
         p = IB_PRECISION_FP16;
     if (p != IB_PRECISION_FP32 && p != IB_PRECISION_FP16 && p != IB_PRECISION_BF16)
         return false;

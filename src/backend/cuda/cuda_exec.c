@@ -188,6 +188,15 @@ void cu_exec_release_weight(cu_exec *e, const void *host, int fmt)
         }
 }
 
+void cu_exec_set_precision(cu_exec *e, enum ib_precision p)
+{
+    /* int8 and fp8 (cuda_matmul_q8.c): every op as at fp16, the products with constant
+     * weights on 8-bit operands where their input has a calibrated range */
+    e->int8 = p == IB_PRECISION_INT8;
+    e->fp8 = p == IB_PRECISION_FP8;
+    e->precision = e->int8 || e->fp8 ? IB_PRECISION_FP16 : p;
+}
+
 int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,
                      ib_err *err)
 {
@@ -200,10 +209,7 @@ int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec *
         return ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
     e->ctx = c;
     e->graph = sg->graph;
-    /* int8 (cuda_matmul_i8.c): every op as at fp16, the products with constant weights on
-     * int8 operands where their input has a calibrated range */
-    e->int8 = sg->precision == IB_PRECISION_INT8;
-    e->precision = e->int8 ? IB_PRECISION_FP16 : sg->precision;
+    cu_exec_set_precision(e, sg->precision);
     e->cvt_val = -1;
     if ((rc = bind_values(e, sg, err)))
         goto fail;

@@ -24,7 +24,8 @@
  * An int8 session (its ops at fp16) has the same chains in float16 (since the seventh session,
  * 2026-12-05, not yet run): its int8 products quantise a 16-bit A ("quant8" reads either
  * width) and write a 16-bit Y from their dequant epilogue, bias and activation included, so
- * BERT at int8 moves no float32 activation between its layers' ops either.
+ * BERT at int8 moves no float32 activation between its layers' ops either. An fp8 session
+ * (eighth session, not yet run) is the same with "quant-f8" for "quant8".
  */
 #include <string.h>
 

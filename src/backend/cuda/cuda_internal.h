@@ -28,8 +28,8 @@
  * (KRSC) for the nhwc_fp16 islands, or a float32 tensor as float16 or bfloat16 in its layout
  * (embedding tables at fp16; a matmul's constant operand at fp16 / bf16), or a matmul's constant
  * B quantised per column to int8 for the int8 products (from B [K, N], or [N, K] when
- * transposed: cuda_matmul_i8.c), or a conv filter as KRSC int8 per output channel
- * (cuda_conv_i8.c). */
+ * transposed: cuda_matmul_q8.c; or to fp8 e4m3 for the fp8 products), or a conv filter as
+ * KRSC int8 per output channel (cuda_conv_i8.c). */
 enum cu_wfmt {
     CU_W_PLAIN,
     CU_W_F16_KRSC,
@@ -37,7 +37,9 @@ enum cu_wfmt {
     CU_W_BF16,
     CU_W_S8_COLS,
     CU_W_S8_ROWS,
-    CU_W_S8_KRSC
+    CU_W_S8_KRSC,
+    CU_W_E4M3_COLS,
+    CU_W_E4M3_ROWS
 };
 
 typedef struct cu_wref {
@@ -143,7 +145,9 @@ struct ib_backend_exec {
     float cvt_scale;
     void *cvt_at;
     bool int8;                  /* an int8 session: precision is FP16 but for int8 products */
-    void *i32;                  /* int32 products of the int8 matmuls, shared (cuda_matmul_i8.c) */
+    bool fp8;                   /* an fp8 session: precision is FP16 but for fp8 products */
+    void *i32;                  /* int32 or float32 accumulators of the 8-bit matmuls, shared
+                                 * (cuda_matmul_q8.c) */
     size_t i32_bytes;
     void *f32;                  /* NHWC float results of the int8 convs, shared (cuda_conv_i8.c) */
     size_t f32_bytes;
@@ -250,15 +254,16 @@ int cu_lt_run(cu_exec *e, cu_lt *k, const float *a, const float *b, float *y, ib
 void cu_lt_free(void *k);
 
 /* A product's float32 input converted by a step into the block the products share (e->cvt):
- * float16, bfloat16, or int8 at a scale (clamp(rint(x * scale), -127, 127)), the last also from
- * NCHW to NHWC (an int8 convolution's input, [N, C, ...] -> [N, ..., C]). cu_cvt_prepare
+ * float16, bfloat16, int8 at a scale (clamp(rint(x * scale), -127, 127)), also from NCHW to
+ * NHWC (an int8 convolution's input, [N, C, ...] -> [N, ..., C]), or fp8 e4m3 at a scale
+ * (e4m3(x * scale), saturated to +-448). cu_cvt_prepare
  * says where (dst) and whether the block already holds it (cached: the last conversion step
  * was of the same value, format and scale, and no step writes a value after its producer);
  * cu_cvt_add appends the step unless cached. */
-enum cu_cvt_fmt { CU_CVT_F16, CU_CVT_BF16, CU_CVT_S8, CU_CVT_S8_NHWC };
+enum cu_cvt_fmt { CU_CVT_F16, CU_CVT_BF16, CU_CVT_S8, CU_CVT_S8_NHWC, CU_CVT_E4M3 };
 typedef struct cu_cvt {
     const void *src;
-    int src_t;     /* ibk_float_t of src: float32, or a 16-bit chain's (CU_CVT_S8 only) */
+    int src_t;     /* ibk_float_t of src: float32, or a 16-bit chain's (CU_CVT_S8, _E4M3) */
     int64_t n, val;
     int64_t c, hw; /* CU_CVT_S8_NHWC: channels and spatial size (n = N c hw) */
     int fmt;
@@ -282,11 +287,12 @@ int cu_lt_heuristic(cu_exec *e, cublasLtMatmulDesc_t op, cublasLtMatrixLayout_t 
                     int want, cublasLtMatmulHeuristicResult_t *res, int *found, cublasStatus_t *st,
                     ib_err *err);
 
-/* int8 products (cuda_matmul_i8.c): g's product at int8 when the session is int8, g's B is a
- * constant [K, N] (or [N, K] when g->tb) not batched, A has a calibrated range, and Lt has an
- * IMMA algorithm: *done tells. The bias (g->bias, float32) and act (an ibk_unary_op) go in the
- * dequant epilogue, which writes y in its type (float32, or a 16-bit chain's). */
-int cu_add_gemm_i8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b,
+/* 8-bit products (cuda_matmul_q8.c): g's product on int8 operands when the session is int8,
+ * or on fp8 e4m3 operands when it is fp8, when g's B is a constant [K, N] (or [N, K] when
+ * g->tb) not batched, A has a calibrated range, and Lt has an algorithm for it: *done tells.
+ * The bias (g->bias, float32) and act (an ibk_unary_op) go in the dequant epilogue, which
+ * writes y in its type (float32, or a 16-bit chain's). */
+int cu_add_gemm_q8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b,
                    const cu_val *y, int act, bool *done, ib_err *err);
 /* cuDNN helpers of the convolution files (cuda_conv.c): the forward descriptors' teardown
  * (NULL ones skipped), and one call of `call` on the planned buffers at compile with a
@@ -339,6 +345,16 @@ void cu_quant_cols_s8(const float *b, int64_t K, int64_t N, bool tb, int8_t *q, 
 /* The int8 copy of a conv filter w [K, C, R, S]: q [K][R][S][C] (KRSC), each output channel
  * scaled to +-127, and inv_s[k] = max |w[k]| / 127 (1 for a zero or non-finite channel). */
 void cu_quant_filter_s8(const float *w, int64_t K, int64_t C, int64_t RS, int8_t *q, float *inv_s);
+
+/* fp8 e4m3 on the host (cuda_quant.c; cuda_matmul_q8.c's weights): 448 / amax (1 for a zero or
+ * non-finite amax); one float to e4m3 (round to nearest even, saturated to +-448, NaN kept) and
+ * back; the e4m3 copy of a constant B as cu_quant_cols_s8 does int8, each column scaled so its
+ * max |B| is 448, inv_s[n] = max |B[:, n]| / 448. */
+#define CU_E4M3_MAX 448.0f
+float cu_e4m3_scale(float amax);
+uint8_t cu_e4m3_from_f32(float v);
+float cu_e4m3_to_f32(uint8_t c);
+void cu_quant_cols_e4m3(const float *b, int64_t K, int64_t N, bool tb, uint8_t *q, float *inv_s);
 
 /* Attention over contiguous blocks (inferbench.Attention, and MultiHeadAttention's split-heads
  * path): scores = q k' into `scores` [batch, sq, sk] (k [batch, sk, dd] when k_rows, else
@@ -402,6 +418,10 @@ extern const cu_op cu_ops_conv[];   /* cuda_conv.c: Conv, FusedConv, pooling */
 extern const cu_op cu_ops_logic[];  /* cuda_ops_logic.c: comparisons, And/Or/Xor/Not, Where */
 extern const cu_op cu_ops_attn[];   /* cuda_attn.c: inferbench.MultiHeadAttention */
 extern const cu_op cu_ops_detect[]; /* cuda_detect.c: inferbench.SSDPostprocess */
+
+/* e's precision from the subgraph's p: int8 and fp8 sessions compile as at fp16 with e->int8 /
+ * e->fp8 set for their 8-bit products (cuda_matmul_q8.c). */
+void cu_exec_set_precision(cu_exec *e, enum ib_precision p);
 
 /* The vtable entries of cuda_exec.c. */
 int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,

@@ -18,7 +18,7 @@
  * inputs. Issue 24: Hopper's fastest tensor-core kernels read 16-bit operands; what
  * float32 operands cost there is bench/cuda/lt_gemm's question. Written 2026-12-05
  * without a GPU, not yet run (profile kind "cublaslt-16in"). In an int8 session such a
- * product runs on int8 operands when A has a calibrated range (cuda_matmul_i8.c), and as
+ * product runs on int8 operands when A has a calibrated range (cuda_matmul_q8.c), and as
  * at fp16 otherwise. Epilogues: the
  * bias (N values) and Relu are fused into the Lt call; Gelu, a bias of another
  * shape, Gemm's C and attention's mask/softmax are separate steps.
@@ -376,6 +376,7 @@ static int run_cvt(cu_exec *e, void *p, ib_err *err)
     cvt_k *k = p;
     cudaStream_t s = e->ctx->stream;
     int st = k->fmt == CU_CVT_S8        ? ibk_to_s8(s, k->x, k->xt, k->y, k->scale, k->n)
+             : k->fmt == CU_CVT_E4M3    ? ibk_to_e4m3(s, k->x, k->xt, k->y, k->scale, k->n)
              : k->fmt == CU_CVT_S8_NHWC ? ibk_nchw_to_nhwc_s8(s, k->x, k->y, k->scale,
                                                               k->n / (k->c * k->hw), k->c, k->hw)
                                         : ibk_f32_to_16(s, k->fmt == CU_CVT_BF16, k->x, k->y, k->n);
@@ -386,8 +387,11 @@ int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c,
 {
     *c = (cu_cvt){.src = a->dev, .src_t = cu_dtype_of(e, a), .n = ib_tensor_desc_numel(&a->desc),
                   .val = a->id, .fmt = fmt, .scale = scale};
-    if (c->src_t != IBK_T_F32 && fmt != CU_CVT_S8) /* the 16-bit forms read it as it is */
-        return cu_fail(e, err, IB_EUNSUPPORTED, "conversion of a 16-bit value other than to int8");
+    bool one_byte = fmt == CU_CVT_S8 || fmt == CU_CVT_S8_NHWC || fmt == CU_CVT_E4M3;
+    if (c->src_t != IBK_T_F32 && fmt != CU_CVT_S8 && fmt != CU_CVT_E4M3)
+        /* the 16-bit forms read it as it is */
+        return cu_fail(e, err, IB_EUNSUPPORTED,
+                       "conversion of a 16-bit value other than to int8 or fp8");
     if (fmt == CU_CVT_S8_NHWC) {
         if (a->desc.ndim < 3 || a->desc.dims[0] < 1 || a->desc.dims[1] < 1)
             return cu_fail(e, err, IB_EUNSUPPORTED, "NHWC conversion of a tensor of rank < 3");
@@ -399,7 +403,7 @@ int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c,
         c->dst = e->cvt_at;
         return IB_OK;
     }
-    size_t bytes = (size_t)c->n * (fmt == CU_CVT_S8 || fmt == CU_CVT_S8_NHWC ? 1 : 2);
+    size_t bytes = (size_t)c->n * (one_byte ? 1 : 2);
     return cu_shared_block(e, &e->cvt, &e->cvt_bytes, bytes, &c->dst, err);
 }
 
@@ -415,7 +419,9 @@ int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err)
     int rc = cu_add_step(e, run_cvt, k, NULL, err);
     if (rc)
         return rc;
-    cu_step_kind(e, c->fmt == CU_CVT_S8 || c->fmt == CU_CVT_S8_NHWC ? "quant8" : "cvt16");
+    cu_step_kind(e, c->fmt == CU_CVT_E4M3                               ? "quant-f8"
+                    : c->fmt == CU_CVT_S8 || c->fmt == CU_CVT_S8_NHWC ? "quant8"
+                                                                      : "cvt16");
     e->cvt_val = c->val;
     e->cvt_fmt = c->fmt;
     e->cvt_scale = c->scale;
@@ -621,10 +627,10 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
         }
     }
     bool tanh_form = strcmp(ib_node_attr_string(n, "approximate", "none"), "tanh") == 0;
-    if (e->int8) {
+    if (e->int8 || e->fp8) {
         bool done = false;
         int ea = gelu ? (tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF) : g.relu ? IBK_RELU : IBK_COPY;
-        if ((rc = cu_add_gemm_i8(e, &g, a, b, y, ea, &done, err)) || done)
+        if ((rc = cu_add_gemm_q8(e, &g, a, b, y, ea, &done, err)) || done)
             return rc;
     }
     cu_cvt rq = {0};
@@ -682,9 +688,9 @@ static int comp_gemm(cu_exec *e, const ib_node *n, ib_err *err)
             g.beta = beta;
         }
     }
-    if (e->int8) {
+    if (e->int8 || e->fp8) {
         bool done = false;
-        if ((rc = cu_add_gemm_i8(e, &g, a, b, y, IBK_COPY, &done, err)) || done)
+        if ((rc = cu_add_gemm_q8(e, &g, a, b, y, IBK_COPY, &done, err)) || done)
             return rc;
     }
     cu_cvt rq = {0};

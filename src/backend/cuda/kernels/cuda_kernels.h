@@ -87,13 +87,16 @@ int ibk_layernorm_t(ibk_stream s, const void *x, int xt, const float *gamma, con
 int ibk_add_t(ibk_stream s, const void *a, int at, const void *b, int bt, void *y, int yt,
               int64_t n);
 int ibk_act_t(ibk_stream s, int op, void *y, int t, int64_t n);
-/* int8 products (cuda_matmul_i8.c): y8[i] = clamp(rint(x[i] * scale), -127, 127) as int8;
- * y [rows, cols] = act(acc * inv_sx * inv_sw[col] + bias[col]) from the int32 products (act
- * an ibk_unary_op, IBK_COPY = none; bias may be NULL); x and y of type xt / yt
- * (ibk_float_t: a 16-bit chain's, cuda_half.c). */
+/* 8-bit products (cuda_matmul_q8.c): y8[i] = clamp(rint(x[i] * scale), -127, 127) as int8,
+ * or e4m3(x[i] * scale) saturated to +-448 (fp8, one byte each); y [rows, cols] = act(acc *
+ * inv_sx * inv_sw[col] + bias[col]) from the products' int32 (acc_f32 0) or float32 (acc_f32
+ * 1) accumulators (act an ibk_unary_op, IBK_COPY = none; bias may be NULL); x and y of type
+ * xt / yt (ibk_float_t: a 16-bit chain's, cuda_half.c). */
 int ibk_to_s8(ibk_stream s, const void *x, int xt, void *y8, float scale, int64_t n);
-int ibk_dequant_bias_act(ibk_stream s, const int32_t *acc, void *y, int yt, const float *inv_sw,
-                         float inv_sx, const float *bias, int64_t rows, int64_t cols, int act);
+int ibk_to_e4m3(ibk_stream s, const void *x, int xt, void *y8, float scale, int64_t n);
+int ibk_dequant_bias_act(ibk_stream s, const void *acc, int acc_f32, void *y, int yt,
+                         const float *inv_sw, float inv_sx, const float *bias, int64_t rows,
+                         int64_t cols, int act);
 /* int8 convolutions (cuda_conv_i8.c): y8 [N, HW, C] = clamp(rint(x [N, C, HW] * scale), -127,
  * 127); y [N, C, HW] = act(acc [N, HW, C] * inv_sx * inv_sw[c] + bias[c] + z [N, C, HW])
  * (bias, z may be NULL; act an ibk_unary_op with parameters a, b). */

@@ -9,6 +9,7 @@
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -471,7 +472,7 @@ extern "C" int ibk_bias_act(ibk_stream s, float *y, const float *bias, const flo
     return launch_status();
 }
 
-/* ---- int8 products (cuda_matmul_i8.c) ------------------------------------------------- */
+/* ---- 8-bit products (cuda_matmul_q8.c) ------------------------------------------------ */
 
 /* y8[i] = clamp(rint(x[i] * scale), -127, 127): symmetric int8, as the cpu backend's s8 */
 __global__ static void k_to_s8(const void *x, int xt, int8_t *y, float scale, int64_t n)
@@ -488,6 +489,24 @@ extern "C" int ibk_to_s8(ibk_stream s, const void *x, int xt, void *y8, float sc
     if (n <= 0)
         return 0;
     k_to_s8<<<grid_for(n), IBK_THREADS, 0, s>>>(x, xt, (int8_t *)y8, scale, n);
+    return launch_status();
+}
+
+/* y8[i] = e4m3(x[i] * scale), round to nearest even, finite values saturated to +-448 and NaN
+ * kept (cuda_fp8.h's satfinite conversion, the host's cu_e4m3_from_f32 in cuda_quant.c) */
+__global__ static void k_to_e4m3(const void *x, int xt, __nv_fp8_storage_t *y, float scale,
+                                 int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = __nv_cvt_float_to_fp8(ldt(x, xt, i) * scale, __NV_SATFINITE, __NV_E4M3);
+}
+
+extern "C" int ibk_to_e4m3(ibk_stream s, const void *x, int xt, void *y8, float scale, int64_t n)
+{
+    if (n <= 0)
+        return 0;
+    k_to_e4m3<<<grid_for(n), IBK_THREADS, 0, s>>>(x, xt, (__nv_fp8_storage_t *)y8, scale, n);
     return launch_status();
 }
 
@@ -543,8 +562,9 @@ extern "C" int ibk_epi_i8conv(ibk_stream s, const float *acc, float *y, const fl
 }
 
 /* y[r, c] = act(float(acc[r, c]) * inv_sx * inv_sw[c] + bias[c]) */
-__global__ static void k_dequant(const int32_t *acc, void *y, int yt, const float *inv_sw,
-                                 float inv_sx, const float *bias, int64_t n, int64_t cols, int act)
+template <typename A>
+__global__ static void k_dequant(const A *acc, void *y, int yt, const float *inv_sw, float inv_sx,
+                                 const float *bias, int64_t n, int64_t cols, int act)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -556,15 +576,19 @@ __global__ static void k_dequant(const int32_t *acc, void *y, int yt, const floa
     }
 }
 
-extern "C" int ibk_dequant_bias_act(ibk_stream s, const int32_t *acc, void *y, int yt,
+extern "C" int ibk_dequant_bias_act(ibk_stream s, const void *acc, int acc_f32, void *y, int yt,
                                     const float *inv_sw, float inv_sx, const float *bias,
                                     int64_t rows, int64_t cols, int act)
 {
     int64_t n = rows * cols;
     if (n <= 0)
         return 0;
-    k_dequant<<<grid_for(n), IBK_THREADS, 0, s>>>(acc, y, yt, inv_sw, inv_sx, bias, n, cols,
-                                                  act);
+    if (acc_f32)
+        k_dequant<<<grid_for(n), IBK_THREADS, 0, s>>>((const float *)acc, y, yt, inv_sw, inv_sx,
+                                                      bias, n, cols, act);
+    else
+        k_dequant<<<grid_for(n), IBK_THREADS, 0, s>>>((const int32_t *)acc, y, yt, inv_sw,
+                                                      inv_sx, bias, n, cols, act);
     return launch_status();
 }
 
