@@ -277,7 +277,7 @@ echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.
 echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
 echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the reference kernels"
 echo "on the host (run.json placement); H100/H200 have no v1.1 figure there; cuda's int8 runs"
-echo "products and 2-D convolutions in int8, float32 between ops (docs/cuda_backend.md); its fp8"
+echo "products and 2-D convolutions in int8, int8 NHWC between convolutions (docs/cuda_backend.md); its fp8"
 echo "runs only the products with constant weights in e4m3, the rest as at fp16."
 echo "time used: $(($(date +%s) - START)) s of a $BUDGET s budget (GPU_CHECK_BUDGET)"
 [ -z "$NOT_RUN" ] || echo "GPU-CHECK INCOMPLETE: not started within the time budget:$NOT_RUN" >&2

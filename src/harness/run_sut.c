@@ -38,10 +38,13 @@ int ib_run_sut_create(const ib_harness_opts *o, run_ctx *c, ib_err *err)
 {
     if (o->n_endpoints)
         return create_network(o, c, err);
+    /* int8 holds its own chains between convolutions, as int8 (cuda_conv_i8.c); fp8 runs its
+     * convolutions as fp16 */
     if (o->nhwc_fp16 && (!o->backend || strcmp(o->backend, "cuda") != 0 ||
-                         o->cfg.precision != IB_PRECISION_FP16))
-        ib_harness_stage(o, "note: --nhwc-fp16 applies to --backend cuda at --precision fp16; "
-                            "it changes nothing here");
+                         (o->cfg.precision != IB_PRECISION_FP16 &&
+                          o->cfg.precision != IB_PRECISION_FP8)))
+        ib_harness_stage(o, "note: --nhwc-fp16 applies to --backend cuda at --precision fp16 or "
+                            "fp8; it changes nothing here");
     if (o->half_chains && (!o->backend || strcmp(o->backend, "cuda") != 0 ||
                            o->cfg.precision == IB_PRECISION_FP32))
         ib_harness_stage(o, "note: --half-chains applies to --backend cuda at --precision fp16, "

@@ -336,8 +336,8 @@ static bool island_conv(cu_exec *e, const ib_node *n)
 
 void cu_conv_mark_islands(cu_exec *e, const ib_backend_subgraph *sg)
 {
-    if (!e->ctx->nhwc_fp16 || e->precision != IB_PRECISION_FP16)
-        return;
+    if (!e->ctx->nhwc_fp16 || e->precision != IB_PRECISION_FP16 || e->int8)
+        return; /* int8: the int8 chains instead (cu_conv_mark_q8) */
     /* a value is held half when an island conv makes it and only island convs read it, as X
      * or the residual Z, and it does not cross the subgraph's edge */
     uint8_t *st = ib_calloc(e->n_vals ? e->n_vals : 1, 1); /* 1 candidate, 2 blocked */
@@ -583,25 +583,13 @@ fail:
     return rc;
 }
 
-static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
+/* The float32 NCHW path (cuDNN at the session's precision, then the epilogue kernel). */
+static int comp_conv_f32(cu_exec *e, const ib_node *n, const cv_geom *cgp, ib_err *err)
 {
     cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *z = cu_in(e, n, 3);
     cu_val *y = cu_out(e, n, 0);
-    cv_geom cg;
-    if (!conv_geom(e->graph, n, &x->desc, &w->desc, &y->desc, &cg))
-        return cu_fail(e, err, IB_EUNSUPPORTED, "geometry not expressible in cuDNN");
-    if (x->half || y->half || (z && z->half))
-        return comp_conv16(e, n, &cg, err);
+    cv_geom cg = *cgp;
     int rc;
-    if (e->int8 && cg.nd == 4 && cg.group == 1) { /* cuda_conv_i8.c, else as at fp16 */
-        cu_conv2d g2 = {.N = cg.x[0], .C = cg.x[1], .H = cg.x[2], .W = cg.x[3], .K = cg.w[0],
-                        .R = cg.w[2], .S = cg.w[3], .P = cg.y[2], .Q = cg.y[3],
-                        .pad = {cg.pad[0], cg.pad[1]}, .stride = {cg.stride[0], cg.stride[1]},
-                        .dil = {cg.dil[0], cg.dil[1]}};
-        bool done = false;
-        if ((rc = cu_add_conv_i8(e, n, &g2, &done, err)) || done)
-            return rc;
-    }
     conv_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
@@ -667,6 +655,34 @@ static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
 fail:
     conv_free(k);
     return rc;
+}
+
+static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
+{
+    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *z = cu_in(e, n, 3);
+    cu_val *y = cu_out(e, n, 0);
+    cv_geom cg;
+    if (!conv_geom(e->graph, n, &x->desc, &w->desc, &y->desc, &cg))
+        return cu_fail(e, err, IB_EUNSUPPORTED, "geometry not expressible in cuDNN");
+    if (x->half || y->half || (z && z->half))
+        return comp_conv16(e, n, &cg, err);
+    int rc;
+    if (e->int8 && cg.nd == 4 && cg.group == 1) { /* cuda_conv_i8.c, else as at fp16 */
+        cu_conv2d g2 = {.N = cg.x[0], .C = cg.x[1], .H = cg.x[2], .W = cg.x[3], .K = cg.w[0],
+                        .R = cg.w[2], .S = cg.w[3], .P = cg.y[2], .Q = cg.y[3],
+                        .pad = {cg.pad[0], cg.pad[1]}, .stride = {cg.stride[0], cg.stride[1]},
+                        .dil = {cg.dil[0], cg.dil[1]}};
+        bool done = false;
+        if ((rc = cu_add_conv_i8(e, n, &g2, &done, err)) || done)
+            return rc;
+    }
+    /* an int8 chain's values around a convolution cuDNN would not run at int8 */
+    cu_q8_saved sv;
+    if ((rc = cu_conv_q8_unwrap(e, n, &sv, err)))
+        return rc;
+    rc = comp_conv_f32(e, n, &cg, err);
+    int rc2 = cu_conv_q8_rewrap(e, &sv, rc ? NULL : err);
+    return rc ? rc : rc2;
 }
 
 /* ---- ConvTranspose: cuDNN's backward-data convolution ------------------------------

@@ -19,9 +19,19 @@
  * The filter is quantised once per device store on the host, per output channel
  * (cuda_quant.c: KCRS float32 -> KRSC int8, the cpu backend's per-channel weight scales).
  * A probe call at compile on the planned buffers decides: when cuDNN refuses the configuration
- * the convolution keeps the fp16 path. Activations stay float32 NCHW between ops, so each int8
- * convolution pays a quantisation pass and a float epilogue; int8 tensors chained from one
- * convolution to the next (INT8_CONFIG, int8 y) are the next step.
+ * the convolution keeps the fp16 path.
+ *
+ * int8 chains (eighth session, 2026-12-05, not yet run): a value made by such a convolution,
+ * with a calibrated range, read only by such convolutions (as X or as the residual Z) and not
+ * crossing the subgraph's edge is held as int8 NHWC at its own range's scale (cu_val.q8,
+ * cu_conv_mark_q8), in the first quarter of its float32 slot. Its producer's epilogue writes it
+ * so (step 3 quantises instead of writing float32 NCHW), its readers skip step 1 (X) or read
+ * it in the epilogue (Z), so between ResNet50's convolutions nothing moves float32 but the
+ * convolution's own float result (cuDNN's int8 output with per-channel scales needs float y):
+ * 4 + 1 + 1 bytes an element instead of 4 + 4 + 4 + 4 + 1. A convolution that cuDNN refuses at
+ * int8 after all (the probe below) still compiles on the fp16 path: cu_conv_q8_unwrap gives it
+ * float32 NCHW stand-ins for its q8 values (a "dequant8" step each) and cu_conv_q8_rewrap
+ * quantises its result into the int8 value ("quant8").
  */
 #include <string.h>
 
@@ -45,10 +55,13 @@ typedef struct conv8_k {
     cudnnConvolutionDescriptor_t cd;
     size_t ws;
     const void *x8, *w8;
-    float *acc, *y;
-    const float *inv_sw, *bias, *z;
-    float inv_sx, a, b;
+    float *acc;
+    void *y;            /* float32 NCHW, or int8 NHWC when y_q8 */
+    const float *inv_sw, *bias;
+    const void *z;      /* float32 NCHW, or int8 NHWC when z_q8 */
+    float inv_sx, a, b, sy, inv_sz;
     int act;
+    bool y_q8, z_q8;
     int64_t N, K, PQ;
 } conv8_k;
 
@@ -77,8 +90,9 @@ static int run_conv8(cu_exec *e, void *p, ib_err *err)
     if (rc)
         return rc;
     return cu_check_rt(e, err,
-                       (cudaError_t)ibk_epi_i8conv(e->ctx->stream, k->acc, k->y, k->inv_sw,
-                                                   k->inv_sx, k->bias, k->z, k->N, k->K, k->PQ,
+                       (cudaError_t)ibk_epi_i8conv(e->ctx->stream, k->acc, k->y, k->y_q8,
+                                                   k->sy, k->inv_sw, k->inv_sx, k->bias, k->z,
+                                                   k->z_q8, k->inv_sz, k->N, k->K, k->PQ,
                                                    k->act, k->a, k->b),
                        "int8 convolution epilogue");
 }
@@ -140,8 +154,8 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
         conv8_free(k);
         return rc;
     }
-    cu_cvt cv;
-    if ((rc = cu_cvt_prepare(e, x, CU_CVT_S8_NHWC, sx, &cv, err))) {
+    cu_cvt cv = {.cached = true, .dst = x->dev}; /* a q8 X is already int8 NHWC */
+    if (!x->q8 && (rc = cu_cvt_prepare(e, x, CU_CVT_S8_NHWC, sx, &cv, err))) {
         conv8_free(k);
         return rc;
     }
@@ -155,10 +169,14 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
     k->w8 = (const int8_t *)wq + cu_s8_offset(g->K);
     k->acc = acc;
     k->y = y->dev;
+    k->y_q8 = y->q8;
+    k->sy = y->q8 ? cu_s8_range_scale(y) : 0.0f;
     k->inv_sw = wq;
     k->inv_sx = 1.0f / sx;
     k->bias = bias ? bias->dev : NULL;
     k->z = z ? z->dev : NULL;
+    k->z_q8 = z && z->q8;
+    k->inv_sz = k->z_q8 ? 1.0f / cu_s8_range_scale(z) : 0.0f;
     k->act = act;
     k->a = aa;
     k->b = ab;
@@ -179,4 +197,125 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
     cu_step_kind(e, "cudnn-i8");
     *done = true;
     return IB_OK;
+}
+
+/* ---- int8 chains -------------------------------------------------------------------- */
+
+/* A node cu_add_conv_i8 takes by its shapes (cuDNN may still refuse it at compile): a 2-D
+ * Conv or FusedConv with one group over float32, a constant filter, channels in and out
+ * multiples of 4, an X with a range and an activation the epilogue has. */
+static bool q8_conv(cu_exec *e, const ib_node *n)
+{
+    bool fused = !strcmp(n->op_type, "FusedConv") && !strcmp(n->domain, "inferbench");
+    bool plain = !strcmp(n->op_type, "Conv") && (!n->domain[0] || !strcmp(n->domain, "ai.onnx"));
+    if (!(fused || plain) || n->n_inputs < 2)
+        return false;
+    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *y = cu_out(e, n, 0);
+    int act;
+    float a, b;
+    return x && w && y && w->host && x->has_range && x->desc.ndim == 4 && w->desc.ndim == 4 &&
+           x->desc.dtype == IB_DTYPE_FLOAT32 && ib_node_attr_int(n, "group", 1) == 1 &&
+           x->desc.dims[1] % 4 == 0 && w->desc.dims[0] % 4 == 0 &&
+           cu_fused_act(n, &act, &a, &b);
+}
+
+void cu_conv_mark_q8(cu_exec *e, const ib_backend_subgraph *sg)
+{
+    if (!e->int8)
+        return;
+    /* as the islands (cuda_conv.c): made by a q8_conv, read only by q8_convs as X or Z */
+    uint8_t *st = ib_calloc(e->n_vals ? e->n_vals : 1, 1); /* 1 candidate, 2 blocked */
+    if (!st)
+        return; /* no chains: every value stays float32 NCHW */
+    for (uint32_t i = 0; i < sg->n_nodes; i++) {
+        const ib_node *n = &e->graph->nodes.data[sg->nodes[i]];
+        bool q = q8_conv(e, n);
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            cu_val *v = cu_in(e, n, k);
+            if (v && !(q && (k == 0 || k == 3)))
+                st[v - e->vals] |= 2;
+        }
+        cu_val *y = q ? cu_out(e, n, 0) : NULL;
+        if (y)
+            st[y - e->vals] |= 1;
+    }
+    for (uint32_t i = 0; i < e->n_vals; i++)
+        e->vals[i].q8 = st[i] == 1 && e->vals[i].has_range && !sg->bindings[i].boundary &&
+                        !sg->bindings[i].constant;
+    ib_free(st);
+}
+
+typedef struct q8x_k {
+    const void *src;
+    void *dst;
+    float scale;
+    bool to_f32;
+    int64_t N, C, HW;
+} q8x_k;
+
+static int run_q8x(cu_exec *e, void *p, ib_err *err)
+{
+    q8x_k *k = p;
+    cudaStream_t s = e->ctx->stream;
+    int st = k->to_f32 ? ibk_nhwc_s8_to_nchw(s, k->src, k->scale, k->dst, k->N, k->C, k->HW)
+                       : ibk_nchw_to_nhwc_s8(s, k->src, k->dst, k->scale, k->N, k->C, k->HW);
+    return cu_check_rt(e, err, (cudaError_t)st, "int8 chain conversion");
+}
+
+/* A step converting v between its int8 NHWC storage q and a float32 NCHW f. */
+static int add_q8x(cu_exec *e, const cu_val *v, const void *q, void *f, bool to_f32, ib_err *err)
+{
+    q8x_k *k = ib_calloc(1, sizeof *k);
+    if (!k)
+        return cu_fail(e, err, IB_ENOMEM, "out of memory");
+    float s = cu_s8_range_scale(v);
+    const int64_t *d = v->desc.dims;
+    *k = (q8x_k){.src = to_f32 ? q : f, .dst = to_f32 ? f : (void *)(uintptr_t)q,
+                 .scale = to_f32 ? 1.0f / s : s, .to_f32 = to_f32, .N = d[0], .C = d[1],
+                 .HW = d[2] * d[3]};
+    int rc = cu_add_step(e, run_q8x, k, NULL, err);
+    if (!rc)
+        cu_step_kind(e, to_f32 ? "dequant8" : "quant8");
+    return rc;
+}
+
+int cu_conv_q8_unwrap(cu_exec *e, const ib_node *n, cu_q8_saved *s, ib_err *err)
+{
+    memset(s, 0, sizeof *s);
+    cu_val *v[3] = {cu_in(e, n, 0), n->n_inputs > 3 ? cu_in(e, n, 3) : NULL, cu_out(e, n, 0)};
+    for (int i = 0; i < 3; i++) {
+        if (!v[i] || !v[i]->q8)
+            continue;
+        void *f = NULL;
+        size_t bytes = (size_t)ib_tensor_desc_numel(&v[i]->desc) * sizeof(float);
+        int rc = cu_alloc(e, bytes, &f, err);
+        if (!rc && i < 2)
+            rc = add_q8x(e, v[i], v[i]->dev, f, true, err);
+        if (rc) {
+            cu_conv_q8_rewrap(e, s, NULL);
+            return rc;
+        }
+        s->v[i] = v[i];
+        s->dev[i] = v[i]->dev;
+        v[i]->dev = f;
+        v[i]->q8 = false;
+    }
+    return IB_OK;
+}
+
+int cu_conv_q8_rewrap(cu_exec *e, cu_q8_saved *s, ib_err *err)
+{
+    int rc = IB_OK;
+    for (int i = 0; i < 3; i++) {
+        cu_val *v = s->v[i];
+        if (!v)
+            continue;
+        void *f = v->dev;
+        v->dev = s->dev[i];
+        v->q8 = true;
+        if (i == 2 && err && !rc) /* y: its float32 result into the int8 value */
+            rc = add_q8x(e, v, v->dev, f, false, err);
+        s->v[i] = NULL;
+    }
+    return rc;
 }

@@ -214,6 +214,7 @@ int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec *
     if ((rc = bind_values(e, sg, err)))
         goto fail;
     cu_conv_mark_islands(e, sg);
+    cu_conv_mark_q8(e, sg);
     cu_mark_half_chains(e, sg);
     for (uint32_t i = 0; i < sg->n_nodes; i++) {
         const ib_node *n = &sg->graph->nodes.data[sg->nodes[i]];

@@ -104,6 +104,8 @@ typedef struct cu_val {
     bool half;          /* held as NHWC float16 (an nhwc_fp16 island's inner value) */
     bool h16;           /* held as row-major float16 (bfloat16 at bf16): a 16-bit chain's inner
                          * value (cuda_half.c) */
+    bool q8;            /* held as int8 NHWC at its range's scale: an int8 chain's value between
+                         * convolutions (cuda_conv_i8.c) */
     bool has_range;     /* the int8 calibration's range of the value (binding range_min/max) */
     float rmin, rmax;
     void *dev;          /* device address of the value (binding or uploaded constant) */
@@ -173,9 +175,12 @@ int cu_enter(cu_ctx *c, ib_err *err);
 
 /* ---- NHWC float16 conv islands (cuda_conv.c) ------------------------------- */
 
-/* With nhwc_fp16 at fp16: mark the values held as NHWC float16 (cu_val.half), after the
- * values are bound and before the nodes compile. */
+/* With nhwc_fp16 at fp16 (not int8): mark the values held as NHWC float16 (cu_val.half), after
+ * the values are bound and before the nodes compile. */
 void cu_conv_mark_islands(cu_exec *e, const ib_backend_subgraph *sg);
+/* In an int8 session: mark the values held as int8 NHWC between int8 convolutions (cu_val.q8,
+ * cuda_conv_i8.c), at the same point. */
+void cu_conv_mark_q8(cu_exec *e, const ib_backend_subgraph *sg);
 
 /* ---- weights (cuda_backend.c) --------------------------------------------- */
 
@@ -306,12 +311,21 @@ bool cu_dnn_probe(cu_exec *e, size_t ws_bytes,
 /* int8 convolutions (cuda_conv_i8.c): a 2-D convolution with one group, x [N, C, H, W] with a
  * calibrated range, a constant w [K, C, R, S], C and K multiples of 4, as cuDNN's int8 NHWC
  * convolution with float output, then one epilogue (per-channel dequantisation, bias, the
- * residual z, the activation) writing y [N, K, P, Q] float32: *done tells. */
+ * residual z, the activation) writing y [N, K, P, Q] float32, or int8 NHWC when y is an int8
+ * chain's (q8): *done tells. When it is not done, cu_conv_q8_unwrap gives the node's q8 x and z
+ * float32 NCHW stand-ins (a dequantising step each) and y a float32 scratch, so another path
+ * compiles it, and cu_conv_q8_rewrap puts them back and quantises y from the scratch. */
 typedef struct cu_conv2d {
     int N, C, H, W, K, R, S, P, Q;
     int pad[2], stride[2], dil[2];
 } cu_conv2d;
 int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err);
+typedef struct cu_q8_saved {
+    cu_val *v[3]; /* x, z, y when q8, else NULL */
+    void *dev[3]; /* their int8 storage */
+} cu_q8_saved;
+int cu_conv_q8_unwrap(cu_exec *e, const ib_node *n, cu_q8_saved *s, ib_err *err);
+int cu_conv_q8_rewrap(cu_exec *e, cu_q8_saved *s, ib_err *err);
 
 /* ---- 16-bit chains (cuda_half.c) ------------------------------------------- */
 

@@ -98,13 +98,18 @@ int ibk_dequant_bias_act(ibk_stream s, const void *acc, int acc_f32, void *y, in
                          const float *inv_sw, float inv_sx, const float *bias, int64_t rows,
                          int64_t cols, int act);
 /* int8 convolutions (cuda_conv_i8.c): y8 [N, HW, C] = clamp(rint(x [N, C, HW] * scale), -127,
- * 127); y [N, C, HW] = act(acc [N, HW, C] * inv_sx * inv_sw[c] + bias[c] + z [N, C, HW])
- * (bias, z may be NULL; act an ibk_unary_op with parameters a, b). */
+ * 127); the epilogue v = act(acc [N, HW, C] * inv_sx * inv_sw[c] + bias[c] + z) with z float32
+ * [N, C, HW], or (z_q8) int8 [N, HW, C] times inv_sz, written as y float32 [N, C, HW], or
+ * (y_q8) int8 [N, HW, C] = clamp(rint(v * sy), -127, 127) (bias, z may be NULL; act an
+ * ibk_unary_op with parameters a, b); and y [N, C, HW] = x8 [N, HW, C] * inv_s, an int8 chain's
+ * value for a step that reads float32. */
 int ibk_nchw_to_nhwc_s8(ibk_stream s, const float *x, void *y8, float scale, int64_t N, int64_t C,
                         int64_t HW);
-int ibk_epi_i8conv(ibk_stream s, const float *acc, float *y, const float *inv_sw, float inv_sx,
-                   const float *bias, const float *z, int64_t N, int64_t C, int64_t HW, int act,
-                   float a, float b);
+int ibk_epi_i8conv(ibk_stream s, const float *acc, void *y, int y_q8, float sy,
+                   const float *inv_sw, float inv_sx, const float *bias, const void *z, int z_q8,
+                   float inv_sz, int64_t N, int64_t C, int64_t HW, int act, float a, float b);
+int ibk_nhwc_s8_to_nchw(ibk_stream s, const void *x8, float inv_s, float *y, int64_t N, int64_t C,
+                        int64_t HW);
 /* Comparisons and logic (bool = one byte 0/1), numpy broadcast through v (sa, sb).
  * ibk_compare: y = a OP b for op 0 Equal, 1 Less, 2 Greater, 3 LessOrEqual, 4 GreaterOrEqual
  * over dtype 0 float32, 1 int64, 2 int32 (NaN compares false). ibk_logic: y = a OP b for op

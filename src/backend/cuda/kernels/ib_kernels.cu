@@ -532,36 +532,74 @@ extern "C" int ibk_nchw_to_nhwc_s8(ibk_stream s, const float *x, void *y8, float
     return launch_status();
 }
 
-/* y[n, c, p] = act(acc[n, p, c] * inv_sx * inv_sw[c] + bias[c] + z[n, c, p]) */
-__global__ static void k_epi_i8conv(const float *acc, float *y, const float *inv_sw, float inv_sx,
-                                    const float *bias, const float *z, int64_t C, int64_t HW,
+/* v = act(acc[n, p, c] * inv_sx * inv_sw[c] + bias[c] + z), z float32 z[n, c, p] or int8
+ * z8[n, p, c] * inv_sz; y float32 y[n, c, p] = v, or (y_q8) int8 y8[n, p, c] =
+ * clamp(rint(v * sy), -127, 127). i walks y's own order, so its writes are coalesced. */
+__global__ static void k_epi_i8conv(const float *acc, void *y, int y_q8, float sy,
+                                    const float *inv_sw, float inv_sx, const float *bias,
+                                    const void *z, int z_q8, float inv_sz, int64_t C, int64_t HW,
                                     int act, float a, float b, int64_t n)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t p = i % HW, c = (i / HW) % C, bn = i / (C * HW);
-        float v = acc[(bn * HW + p) * C + c] * (inv_sx * inv_sw[c]);
+        int64_t p, c, bn;
+        if (y_q8) {
+            c = i % C;
+            p = (i / C) % HW;
+        } else {
+            p = i % HW;
+            c = (i / HW) % C;
+        }
+        bn = i / (C * HW);
+        int64_t nhwc = (bn * HW + p) * C + c, nchw = (bn * C + c) * HW + p;
+        float v = acc[nhwc] * (inv_sx * inv_sw[c]);
         if (bias)
             v += bias[c];
         if (z)
-            v += z[i];
-        y[i] = unary_op(act, v, a, b);
+            v += z_q8 ? (float)((const int8_t *)z)[nhwc] * inv_sz : ((const float *)z)[nchw];
+        v = unary_op(act, v, a, b);
+        if (y_q8)
+            ((int8_t *)y)[i] = (int8_t)fminf(fmaxf(rintf(v * sy), -127.0f), 127.0f);
+        else
+            ((float *)y)[i] = v;
     }
 }
 
-extern "C" int ibk_epi_i8conv(ibk_stream s, const float *acc, float *y, const float *inv_sw,
-                              float inv_sx, const float *bias, const float *z, int64_t N,
-                              int64_t C, int64_t HW, int act, float a, float b)
+extern "C" int ibk_epi_i8conv(ibk_stream s, const float *acc, void *y, int y_q8, float sy,
+                              const float *inv_sw, float inv_sx, const float *bias,
+                              const void *z, int z_q8, float inv_sz, int64_t N, int64_t C,
+                              int64_t HW, int act, float a, float b)
 {
     int64_t n = N * C * HW;
     if (n <= 0)
         return 0;
-    k_epi_i8conv<<<grid_for(n), IBK_THREADS, 0, s>>>(acc, y, inv_sw, inv_sx, bias, z, C, HW, act,
-                                                     a, b, n);
+    k_epi_i8conv<<<grid_for(n), IBK_THREADS, 0, s>>>(acc, y, y_q8, sy, inv_sw, inv_sx, bias, z,
+                                                     z_q8, inv_sz, C, HW, act, a, b, n);
     return launch_status();
 }
 
-/* y[r, c] = act(float(acc[r, c]) * inv_sx * inv_sw[c] + bias[c]) */
+/* y[n, c, p] = x8[n, p, c] * inv_s: an int8 NHWC value read by a step that takes float32 */
+__global__ static void k_nhwc_s8_to_nchw(const int8_t *x, float inv_s, float *y, int64_t C,
+                                         int64_t HW, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t p = i % HW, c = (i / HW) % C, bn = i / (C * HW);
+        y[i] = (float)x[(bn * HW + p) * C + c] * inv_s;
+    }
+}
+
+extern "C" int ibk_nhwc_s8_to_nchw(ibk_stream s, const void *x8, float inv_s, float *y, int64_t N,
+                                   int64_t C, int64_t HW)
+{
+    int64_t n = N * C * HW;
+    if (n <= 0)
+        return 0;
+    k_nhwc_s8_to_nchw<<<grid_for(n), IBK_THREADS, 0, s>>>((const int8_t *)x8, inv_s, y, C, HW,
+                                                          n);
+    return launch_status();
+}
+
 template <typename A>
 __global__ static void k_dequant(const A *acc, void *y, int yt, const float *inv_sw, float inv_sx,
                                  const float *bias, int64_t n, int64_t cols, int act)
