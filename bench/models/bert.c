@@ -3,10 +3,11 @@
  * same run (issue 5 "Performance"; ../shared/reference/performance.md §2, §4, §9.4):
  *
  *   build/release/bench/models/bert [--quick] [--layers 24] [--threads N] [--batches 1,8]
- *       [--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] [--no-torch]
+ *       [--precisions fp32,bf16,int8,fp16,fp8] [--seq 384] [--reps 3] [--seconds 3] [--no-torch]
  *       [--peer-modes jit,fastpath,autocast,cast,fastpath-cast,dynamic] [--real N]
  *       [--quiet-wait S] [--python /usr/bin/python3] [--profile] [--backend cpu|cuda]
- *       [--half-chains] (cuda at fp16/bf16: ib_session_options.half_chains, the 16-bit chains)
+ *       [--half-chains] (cuda at fp16/bf16/int8/fp8: ib_session_options.half_chains, the 16-bit
+ *       chains); fp16 and fp8 only with a device backend (the cpu has no kernels for them)
  *
  * Model: src/models/bert.c (the reference ONNX graph, seeded random weights; speed does not
  * depend on the values) at BERT-Large widths; --quick keeps every shape but builds 2 layers
@@ -260,7 +261,7 @@ static ib_session *make_session(const ib_model *m, enum ib_precision p, int thre
     so.first_cpu = 0;
     so.precision = p;
     so.max_batch = batch;
-    if (p == IB_PRECISION_INT8) { /* one calibration batch of the same random kind */
+    if (ib_precision_calibrated(p)) { /* int8, fp8: one calibration batch of the same kind */
         so.calib_inputs = calib->in;
         so.calib_batches = 1;
         so.calib_input_count = 3;
@@ -419,7 +420,8 @@ int main(int argc, char **argv)
             real_q = (size_t)atoll(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [--quick] [--layers 24] [--threads N] [--batches 1,8] "
-                            "[--precisions fp32,bf16,int8] [--seq 384] [--reps 3] [--seconds 3] "
+                            "[--precisions fp32,bf16,int8,fp16,fp8] [--seq 384] [--reps 3] "
+                            "[--seconds 3] "
                             "[--no-torch] [--no-ort] [--peer-modes jit,cast,...] [--real N] [--quiet-wait S] [--profile] "
                             "[--backend cpu|cuda] [--half-chains] [--python PATH]\n",
                     argv[0]);
@@ -480,15 +482,23 @@ int main(int argc, char **argv)
            "ours smp/s", "24L-equiv", "GFLOP/s", "% peak", "smp/CPU-s", "torch smp/s",
            "torch mode", "ratio", "ort smp/s", "vs ort", "notes");
     for (int pi = 0; pi < np; pi++) {
-        enum ib_precision p = !strcmp(plist[pi], "fp32")   ? IB_PRECISION_FP32
-                              : !strcmp(plist[pi], "bf16") ? IB_PRECISION_BF16
-                              : !strcmp(plist[pi], "int8") ? IB_PRECISION_INT8
-                                                           : (enum ib_precision)-1;
-        if ((int)p < 0) {
-            fprintf(stderr, "bert: unknown precision %s (fp32, bf16, int8)\n", plist[pi]);
+        enum ib_precision p;
+        if (ib_precision_parse(plist[pi], &p)) {
+            fprintf(stderr, "bert: unknown precision %s (fp32, bf16, int8; fp16, fp8 on "
+                            "--backend cuda)\n", plist[pi]);
             return 2;
         }
-        int kind = p == IB_PRECISION_FP32 ? 0 : p == IB_PRECISION_BF16 ? 1 : 2;
+        /* fp16 and fp8 have no cpu kernels: on the cpu they would time the reference kernels
+         * (tools/gpu-check.sh profiles BERT at fp16 on cuda) */
+        if (host && (p == IB_PRECISION_FP16 || p == IB_PRECISION_FP8)) {
+            fprintf(stderr, "bert: precision %s needs a device backend (--backend cuda)\n",
+                    plist[pi]);
+            return 2;
+        }
+        /* the peak and peer column of the precision's width (16 or 8 bits; none off the cpu) */
+        int kind = p == IB_PRECISION_FP32                               ? 0
+                   : p == IB_PRECISION_BF16 || p == IB_PRECISION_FP16 ? 1
+                                                                        : 2;
         double trate[8] = {0}, tcpu[8] = {0};
         char tmode[8][32] = {{0}};
         double peer_other = -1; /* share of the CPUs others used while the peer ran */
