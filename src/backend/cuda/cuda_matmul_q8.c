@@ -28,8 +28,9 @@
  * the cpu's in one way: a non-negative range is still quantised to [-127, 127] (s8 for both
  * operands, which IMMA takes), so such a value has 7 bits, not 8. Anything else (no range, a
  * runtime B, batched B, a C term) keeps the fp16 path, as do the products Lt has no algorithm
- * for (fp8 on a device before sm_89: Lt lists none). With half_chains (cuda_half.c) A and Y may
- * be a 16-bit chain's float16: step 1 reads it as such and step 3 writes it so.
+ * for, and every fp8 product on a device before sm_89 (no e4m3 matmul there). With half_chains
+ * (cuda_half.c) A and Y may be a 16-bit chain's float16: step 1 reads it as such and step 3
+ * writes it so.
  */
 #include <math.h>
 #include <string.h>
@@ -150,10 +151,11 @@ static int plan_i8(cu_exec *e, const cu_mm_geom *g, i8_k *k, ib_err *err)
 static bool i8_shape(const cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_val *b)
 {
     int64_t mult = e->fp8 ? 16 : 4;
-    return (e->int8 || e->fp8) && b->host && a->has_range && g->sb == 0 && g->batch == 1 &&
-           !g->ta && g->beta == 0.0f && g->K % mult == 0 && g->N % mult == 0 &&
-           g->M <= INT32_MAX &&
-           g->N <= INT32_MAX && g->K <= INT32_MAX &&
+    /* fp8 matmuls exist from sm_89 on: before, no e4m3 copy of the weights is made at all */
+    bool fp8_here = e->ctx->sm_major * 10 + e->ctx->sm_minor >= 89;
+    return (e->int8 || (e->fp8 && fp8_here)) && b->host && a->has_range && g->sb == 0 &&
+           g->batch == 1 && !g->ta && g->beta == 0.0f && g->K % mult == 0 &&
+           g->N % mult == 0 && g->M <= INT32_MAX && g->N <= INT32_MAX && g->K <= INT32_MAX &&
            ib_tensor_desc_numel(&b->desc) == g->K * g->N;
 }
 
