@@ -46,7 +46,7 @@
 # constant weights on e4m3 operands through cuBLASLt, Hopper only, with the 16-bit chains:
 # cuda_matmul_q8.c, issue 24);
 # PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
-# the same for BERT-Large fp16 at batch 32 instead (the second call); 0 skips.
+# the same for BERT-Large fp16 at batch 32 instead (the third call); 0 skips.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)

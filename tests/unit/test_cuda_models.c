@@ -314,7 +314,6 @@ TEST_TIMEOUT(cuda_model_bert_fp8_vs_cpu, 120)
     ASSERT_INT_EQ(g_lt_f8_steps, g_dequant_steps);
 }
 
-
 static ib_session *make_session(const ib_model *m, const char *backend, const ib_session *peer)
 {
     ib_session_options so;
