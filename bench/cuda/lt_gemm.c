@@ -10,7 +10,7 @@
  *   fp32 tf32        float32 with TF32 tensor cores (PyTorch's fp32 default)
  *   fp32             plain float32 (no tensor cores)
  *   int8 i32-out     int8 A, B (A transposed: cuBLAS's "TN" int8 form), int32 D,
- *                    CUBLAS_COMPUTE_32I: what --precision int8 runs on cuda (cuda_matmul_i8.c)
+ *                    CUBLAS_COMPUTE_32I: what --precision int8 runs on cuda (cuda_matmul_q8.c)
  *   fp8 fp32-out     e4m3 A, B ("TN"), float32 D: a possible --precision fp8 on Hopper
  *   fp8 bf16-out     the same with a bfloat16 D
  *

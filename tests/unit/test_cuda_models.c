@@ -250,7 +250,7 @@ TEST_TIMEOUT(cuda_model_bert_half_chains_vs_cpu, 120)
     ASSERT_INT_EQ(g_cvt_steps, 0);
 }
 
-/* int8 with the 16-bit chains (cuda_half.c, cuda_matmul_i8.c): tiny BERT calibrated on its
+/* int8 with the 16-bit chains (cuda_half.c, cuda_matmul_q8.c): tiny BERT calibrated on its
  * batch against the cpu at fp32; the int8 products quantise their 16-bit A ("quant8") and
  * write a 16-bit Y ("dequant"), no product converts to 16 bits. Not yet run on a GPU. */
 TEST_TIMEOUT(cuda_model_bert_int8_half_chains_vs_cpu, 120)
@@ -572,7 +572,7 @@ TEST_TIMEOUT(cuda_mha_bert_shapes, 120)
 }
 
 /* issue 24: at fp16 / bf16 a product with a constant B runs on 16-bit operands (cuda_matmul.c),
- * at int8 on int8 ones (cuda_matmul_i8.c): x [2, 64, 256] -> FusedMatMul(x, W1, b1, Gelu) = h,
+ * at int8 on int8 ones (cuda_matmul_q8.c): x [2, 64, 256] -> FusedMatMul(x, W1, b1, Gelu) = h,
  * MatMul(x, W2) = z, MatMul(h, W3) = o on cuda against the cpu at fp32. Three "cublaslt-16in"
  * (or "cublaslt-i8") steps and two conversion steps ("cvt16" or "quant8": x converted once for
  * the two products reading it, then h); none at fp32. Not yet run on a GPU. */
@@ -1233,7 +1233,7 @@ TEST(cuda_half_chains_marked)
 #endif
 }
 
-/* The int8 products' weights (cuda_matmul_i8.c), host side: per column of B, max |q| = 127,
+/* The int8 products' weights (cuda_matmul_q8.c), host side: per column of B, max |q| = 127,
  * each element within half a step of B, the same q from B and from its transpose (transB),
  * a zero column at scale 1, and NaN / Inf kept in range (no undefined conversion). */
 TEST(cuda_int8_weights_per_column)

@@ -1,8 +1,8 @@
 /*
- * cuda_quant.c - the host side of the cuda backend's int8 paths (cuda_matmul_i8.c,
- * cuda_conv_i8.c): symmetric int8 scales and the per-channel quantisation of constant
- * weights, done once per device store before upload. No device code: tested without a GPU
- * (cuda_int8_weights_per_column, cuda_int8_filters_per_channel).
+ * cuda_quant.c - the host side of the cuda backend's 8-bit paths (cuda_matmul_q8.c,
+ * cuda_conv_i8.c): symmetric int8 and fp8 e4m3 scales and the per-channel quantisation of
+ * constant weights, done once per device store before upload. No device code: tested without
+ * a GPU (cuda_int8_weights_per_column, cuda_int8_filters_per_channel, cuda_fp8_*).
  *
  * q = clamp(rint(v * s), -127, 127) with s = 127 / max|v| over a tensor (activations, from
  * the calibrated range) or over one output channel (weights), as the cpu backend's s8 weights;
