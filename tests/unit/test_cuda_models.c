@@ -962,10 +962,6 @@ TEST_TIMEOUT(cuda_partition_models, 60)
 #ifdef IB_WITH_CUDA
 #include "backend/cuda/cuda_internal.h"
 
-/* issue 24's NHWC float16 islands, decided without a GPU (cu_conv_mark_islands only reads
- * the graph and the bindings): conv a (from the input) feeds conv b as X and as residual Z,
- * b feeds a MaxPool, whose output feeds conv c, the graph output. Only a is held half: b is
- * read by a non-conv, c crosses the edge; nothing is half at fp32 or with the option off. */
 /* A cuda exec over every live node of g, bound but not compiled (no device): what the marking
  * passes read (cu_conv_mark_islands, cu_mark_half_chains). Static storage: one at a time. */
 static void fake_exec(const ib_graph *g, cu_ctx *ctx, enum ib_precision p, bool ranges,
@@ -1016,7 +1012,14 @@ static void fake_exec(const ib_graph *g, cu_ctx *ctx, enum ib_precision p, bool 
                                 .n_bindings = nb, .precision = p};
 }
 
-static int islands_marked(bool on, enum ib_precision p, const char **which)
+/* The graph both conv markings are tested on (cu_conv_mark_islands, cu_conv_mark_q8 read only
+ * the graph and the bindings), compiled (*src: the built one, for the caller to free): conv a
+ * (8 -> 8, Relu, from the input) makes A, which conv b reads as X and, Add + Relu fused in, as
+ * its residual Z, and conv d reads as X; b's output goes to a MaxPool, whose output feeds conv
+ * c (8 -> 16), a graph output; d's output goes to conv f of 6 channels out (neither an island
+ * conv nor an int8 one), also a graph output. Only A is held in a chain's format: b's output
+ * is read by a non-conv, D by f, c's output crosses the edge. */
+static ib_graph *conv_chain_graph(ib_graph **src)
 {
     ib_build *b = NULL;
     ASSERT_OK(ib_build_create(1, 13, &b));
@@ -1026,15 +1029,27 @@ static int islands_marked(bool on, enum ib_precision p, const char **which)
     ib_value_id bb = IB_BUILD_OP(b, "Relu", "", IB_BUILD_OP(b, "Add", "", c2, a));
     ib_value_id pool = IB_BUILD_OP(b, "MaxPool", "kernel_shape=[2,2] strides=[2,2]", bb);
     ib_value_id c = ib_build_conv2d(b, pool, 8, 16, 1, 1, 0, 1, true);
+    ib_value_id d = ib_build_conv2d(b, a, 8, 8, 1, 1, 0, 1, true);
+    ib_value_id f = ib_build_conv2d(b, d, 8, 6, 1, 1, 0, 1, true);
     ib_build_output(b, c, "y", IB_DTYPE_FLOAT32, "2,16,4,4");
+    ib_build_output(b, f, "f", IB_DTYPE_FLOAT32, "2,6,8,8");
     ib_err err;
     ib_err_clear(&err);
-    ib_graph *src = NULL, *g = NULL;
-    ASSERT_OK_ERR(ib_build_finish(b, &src, &err), &err);
+    ib_graph *g = NULL;
+    *src = NULL;
+    ASSERT_OK_ERR(ib_build_finish(b, src, &err), &err);
     ib_build_destroy(b);
     ib_compile_options o;
     ib_compile_options_defaults(&o);
-    ASSERT_OK_ERR(ib_compile(src, &o, &g, NULL, &err), &err);
+    ASSERT_OK_ERR(ib_compile(*src, &o, &g, NULL, &err), &err);
+    return g;
+}
+
+/* issue 24's NHWC float16 islands: only A is held half; nothing at fp32 or with the option
+ * off. */
+static int islands_marked(bool on, enum ib_precision p, const char **which)
+{
+    ib_graph *src = NULL, *g = conv_chain_graph(&src);
     cu_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.nhwc_fp16 = on;
@@ -1061,33 +1076,11 @@ static int islands_marked(bool on, enum ib_precision p, const char **which)
     return half;
 }
 
-
-/* issue 24's int8 chains between convolutions, decided without a GPU (cu_conv_mark_q8 reads the
- * graph and the bindings): conv a (8 -> 8, Relu) makes A, which conv b reads as X and, Add +
- * Relu fused in, as its residual Z, and conv d reads as X; b's output goes to a MaxPool, d's to
- * conv f of 6 channels out (K not a multiple of 4: no int8 path), whose output is the graph's.
- * Only A is held int8, and only in an int8 session with calibrated ranges. */
+/* issue 24's int8 chains between convolutions: only A is held int8, and only in an int8
+ * session with calibrated ranges. */
 static int q8_marked(enum ib_precision p, bool ranges)
 {
-    ib_build *b = NULL;
-    ASSERT_OK(ib_build_create(1, 13, &b));
-    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,8,8,8");
-    ib_value_id a = IB_BUILD_OP(b, "Relu", "", ib_build_conv2d(b, x, 8, 8, 3, 1, 1, 1, true));
-    ib_value_id c2 = ib_build_conv2d(b, a, 8, 8, 3, 1, 1, 1, true);
-    ib_value_id bb = IB_BUILD_OP(b, "Relu", "", IB_BUILD_OP(b, "Add", "", c2, a));
-    ib_value_id pool = IB_BUILD_OP(b, "MaxPool", "kernel_shape=[2,2] strides=[2,2]", bb);
-    ib_value_id d = ib_build_conv2d(b, a, 8, 8, 1, 1, 0, 1, true);
-    ib_value_id f = ib_build_conv2d(b, d, 8, 6, 1, 1, 0, 1, true);
-    ib_build_output(b, pool, "pool", IB_DTYPE_FLOAT32, "2,8,4,4");
-    ib_build_output(b, f, "f", IB_DTYPE_FLOAT32, "2,6,8,8");
-    ib_err err;
-    ib_err_clear(&err);
-    ib_graph *src = NULL, *g = NULL;
-    ASSERT_OK_ERR(ib_build_finish(b, &src, &err), &err);
-    ib_build_destroy(b);
-    ib_compile_options o;
-    ib_compile_options_defaults(&o);
-    ASSERT_OK_ERR(ib_compile(src, &o, &g, NULL, &err), &err);
+    ib_graph *src = NULL, *g = conv_chain_graph(&src);
     cu_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.nhwc_fp16 = true; /* at int8 the int8 chains take precedence over the islands */

@@ -322,42 +322,57 @@ static int pick_fwd_algo(cu_exec *e, const fwd_descs *k, const cv_geom *cg, cudn
  * stays float32 NCHW). */
 static bool island_conv(cu_exec *e, const ib_node *n)
 {
-    bool fused = !strcmp(n->op_type, "FusedConv") && !strcmp(n->domain, "inferbench");
-    bool plain = !strcmp(n->op_type, "Conv") && (!n->domain[0] || !strcmp(n->domain, "ai.onnx"));
+    if (!cu_is_conv_node(n))
+        return false;
     cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *y = cu_out(e, n, 0);
     cv_geom cg;
     int act;
     float a, b;
-    return (fused || plain) && x && w && y && w->host && x->desc.ndim == 4 &&
+    return x && w && y && w->host && x->desc.ndim == 4 &&
            x->desc.dtype == IB_DTYPE_FLOAT32 && cu_fused_act(n, &act, &a, &b) &&
            conv_geom(e->graph, n, &x->desc, &w->desc, &y->desc, &cg) && cg.w[1] % 8 == 0 &&
            (cg.w[0] / cg.group) % 8 == 0;
+}
+
+bool cu_is_conv_node(const ib_node *n)
+{
+    return (!strcmp(n->op_type, "FusedConv") && !strcmp(n->domain, "inferbench")) ||
+           (!strcmp(n->op_type, "Conv") && (!n->domain[0] || !strcmp(n->domain, "ai.onnx")));
+}
+
+uint8_t *cu_conv_chain_values(cu_exec *e, const ib_backend_subgraph *sg,
+                              bool (*takes)(cu_exec *e, const ib_node *n))
+{
+    uint8_t *st = ib_calloc(e->n_vals ? e->n_vals : 1, 1); /* 1 candidate, 2 blocked */
+    if (!st)
+        return NULL;
+    for (uint32_t i = 0; i < sg->n_nodes; i++) {
+        const ib_node *n = &e->graph->nodes.data[sg->nodes[i]];
+        bool t = takes(e, n);
+        for (uint32_t k = 0; k < n->n_inputs; k++) {
+            cu_val *v = cu_in(e, n, k);
+            if (v && !(t && (k == 0 || k == 3)))
+                st[v - e->vals] |= 2;
+        }
+        cu_val *y = t ? cu_out(e, n, 0) : NULL;
+        if (y)
+            st[y - e->vals] |= 1;
+    }
+    for (uint32_t i = 0; i < e->n_vals; i++)
+        st[i] = st[i] == 1 && !sg->bindings[i].boundary && !sg->bindings[i].constant;
+    return st;
 }
 
 void cu_conv_mark_islands(cu_exec *e, const ib_backend_subgraph *sg)
 {
     if (!e->ctx->nhwc_fp16 || e->precision != IB_PRECISION_FP16 || e->int8)
         return; /* int8: the int8 chains instead (cu_conv_mark_q8) */
-    /* a value is held half when an island conv makes it and only island convs read it, as X
-     * or the residual Z, and it does not cross the subgraph's edge */
-    uint8_t *st = ib_calloc(e->n_vals ? e->n_vals : 1, 1); /* 1 candidate, 2 blocked */
-    if (!st)
+    uint8_t *in = cu_conv_chain_values(e, sg, island_conv);
+    if (!in)
         return; /* no islands: every value stays float32 NCHW */
-    for (uint32_t i = 0; i < sg->n_nodes; i++) {
-        const ib_node *n = &e->graph->nodes.data[sg->nodes[i]];
-        bool isl = island_conv(e, n);
-        for (uint32_t k = 0; k < n->n_inputs; k++) {
-            cu_val *v = cu_in(e, n, k);
-            if (v && !(isl && (k == 0 || k == 3)))
-                st[v - e->vals] |= 2;
-        }
-        cu_val *y = isl ? cu_out(e, n, 0) : NULL;
-        if (y)
-            st[y - e->vals] |= 1;
-    }
     for (uint32_t i = 0; i < e->n_vals; i++)
-        e->vals[i].half = st[i] == 1 && !sg->bindings[i].boundary && !sg->bindings[i].constant;
-    ib_free(st);
+        e->vals[i].half = in[i];
+    ib_free(in);
 }
 
 typedef struct conv16_k {

@@ -206,9 +206,7 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
  * multiples of 4, an X with a range and an activation the epilogue has. */
 static bool q8_conv(cu_exec *e, const ib_node *n)
 {
-    bool fused = !strcmp(n->op_type, "FusedConv") && !strcmp(n->domain, "inferbench");
-    bool plain = !strcmp(n->op_type, "Conv") && (!n->domain[0] || !strcmp(n->domain, "ai.onnx"));
-    if (!(fused || plain) || n->n_inputs < 2)
+    if (!cu_is_conv_node(n) || n->n_inputs < 2)
         return false;
     cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *y = cu_out(e, n, 0);
     int act;
@@ -223,26 +221,12 @@ void cu_conv_mark_q8(cu_exec *e, const ib_backend_subgraph *sg)
 {
     if (!e->int8)
         return;
-    /* as the islands (cuda_conv.c): made by a q8_conv, read only by q8_convs as X or Z */
-    uint8_t *st = ib_calloc(e->n_vals ? e->n_vals : 1, 1); /* 1 candidate, 2 blocked */
-    if (!st)
+    uint8_t *in = cu_conv_chain_values(e, sg, q8_conv);
+    if (!in)
         return; /* no chains: every value stays float32 NCHW */
-    for (uint32_t i = 0; i < sg->n_nodes; i++) {
-        const ib_node *n = &e->graph->nodes.data[sg->nodes[i]];
-        bool q = q8_conv(e, n);
-        for (uint32_t k = 0; k < n->n_inputs; k++) {
-            cu_val *v = cu_in(e, n, k);
-            if (v && !(q && (k == 0 || k == 3)))
-                st[v - e->vals] |= 2;
-        }
-        cu_val *y = q ? cu_out(e, n, 0) : NULL;
-        if (y)
-            st[y - e->vals] |= 1;
-    }
     for (uint32_t i = 0; i < e->n_vals; i++)
-        e->vals[i].q8 = st[i] == 1 && e->vals[i].has_range && !sg->bindings[i].boundary &&
-                        !sg->bindings[i].constant;
-    ib_free(st);
+        e->vals[i].q8 = in[i] && e->vals[i].has_range; /* its own scale comes from its range */
+    ib_free(in);
 }
 
 typedef struct q8x_k {

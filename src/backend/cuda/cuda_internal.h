@@ -181,6 +181,14 @@ void cu_conv_mark_islands(cu_exec *e, const ib_backend_subgraph *sg);
 /* In an int8 session: mark the values held as int8 NHWC between int8 convolutions (cu_val.q8,
  * cuda_conv_i8.c), at the same point. */
 void cu_conv_mark_q8(cu_exec *e, const ib_backend_subgraph *sg);
+/* Whether n is a Conv or an inferbench.FusedConv (what comp_conv compiles). */
+bool cu_is_conv_node(const ib_node *n);
+/* What both markings share (cuda_conv.c), per e->vals index: 1 for a value a conv `takes` makes,
+ * that only such convs read (as X or as the residual Z) and that neither crosses the
+ * subgraph's edge nor is a constant, else 0; an array the caller frees, NULL when out of
+ * memory. */
+uint8_t *cu_conv_chain_values(cu_exec *e, const ib_backend_subgraph *sg,
+                              bool (*takes)(cu_exec *e, const ib_node *n));
 
 /* ---- weights (cuda_backend.c) --------------------------------------------- */
 
@@ -347,8 +355,10 @@ bool cu_mha_fused_fits(int64_t Sk, int64_t Dv);
 
 /* ---- int8 on the host (cuda_quant.c) --------------------------------------- */
 
-/* 127 / amax, or 1 when amax is zero or not finite; of a value's calibrated range */
+/* 127 / amax, or 1 when amax is zero or not finite; of a value's calibrated range, whose
+ * amax is max(|rmin|, |rmax|) */
 float cu_s8_scale(float amax);
+float cu_range_amax(const cu_val *v);
 float cu_s8_range_scale(const cu_val *v);
 /* Bytes of `channels` float scales rounded up to 256: where an int8 weight's q follows them
  * in its device store entry ([inv_s floats][q]). */

@@ -32,7 +32,6 @@
  * (cuda_half.c) A and Y may be a 16-bit chain's float16: step 1 reads it as such and step 3
  * writes it so.
  */
-#include <math.h>
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
@@ -166,7 +165,7 @@ int cu_add_gemm_q8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_va
     if (!i8_shape(e, g, a, b))
         return IB_OK;
     bool fp8 = e->fp8;
-    float amax = fmaxf(fabsf(a->rmin), fabsf(a->rmax));
+    float amax = cu_range_amax(a);
     float sx = fp8 ? cu_e4m3_scale(amax) : cu_s8_scale(amax);
     int fmt = fp8 ? (g->tb ? CU_W_E4M3_ROWS : CU_W_E4M3_COLS)
                   : (g->tb ? CU_W_S8_ROWS : CU_W_S8_COLS);

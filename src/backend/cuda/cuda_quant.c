@@ -26,9 +26,14 @@ float cu_s8_scale(float amax)
     return amax > 0.0f && isfinite(amax) ? 127.0f / amax : 1.0f;
 }
 
+float cu_range_amax(const cu_val *v)
+{
+    return fmaxf(fabsf(v->rmin), fabsf(v->rmax));
+}
+
 float cu_s8_range_scale(const cu_val *v)
 {
-    return cu_s8_scale(fmaxf(fabsf(v->rmin), fabsf(v->rmax)));
+    return cu_s8_scale(cu_range_amax(v));
 }
 
 size_t cu_s8_offset(int64_t channels)
