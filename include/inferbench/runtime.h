@@ -174,6 +174,28 @@ IB_API int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_
                               const ib_session_feed *fb, size_t n_fb, ib_tensor_view *outputs,
                               size_t n_outputs, ib_err *err);
 
+/* One session's result as another's input where both live: ib_session_run_linked runs like
+ * ib_session_run, except that each link's input is not passed in `inputs` but takes the value
+ * that output links[k].output of session links[k].from had after that session's last
+ * successful run (an encoder's output as its decoder's input). With both sessions on one
+ * backend that can reach the other's memory (cuda, one device) it is copied device to device;
+ * otherwise through the host (host backends: one memcpy). links[k].desc is the shape the
+ * input takes: ndim 0 = the output's own; else the same dtype and bytes (a reshape). The
+ * variant is chosen from the given inputs' and the links' shapes, as by ib_session_run, and a
+ * session created with keep_inputs keeps a linked input for later ib_session_run_fed calls.
+ * `from` must be another session that does not run until this call returns. IB_ESTATE when
+ * `from` has no successful run; IB_EINVAL/IB_ENOTFOUND name the input, output or shape at
+ * fault. */
+typedef struct ib_session_link {
+    const char *input;        /* a graph input of this session ... */
+    const ib_session *from;   /* ... takes from this session's last run ... */
+    const char *output;       /* ... this output ... */
+    ib_tensor_desc desc;      /* ... with this shape (ndim 0: the output's) */
+} ib_session_link;
+IB_API int ib_session_run_linked(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                                 const ib_session_link *links, size_t n_links,
+                                 ib_tensor_view *outputs, size_t n_outputs, ib_err *err);
+
 /* Host memory the session's backend copies inputs from and outputs to fastest: page-locked
  * on cuda (one DMA per tensor instead of a copy through a staging buffer), ordinary memory
  * on host backends; 64-byte aligned. For the caller's batch buffers. NULL with err set when

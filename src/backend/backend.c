@@ -481,8 +481,8 @@ bool ib_backend_has_cap(const ib_backend *b, unsigned cap)
 int ib_backend_buffer_copy(ib_backend_buffer *dst, size_t dst_off, const ib_backend_buffer *src,
                            size_t src_off, size_t nbytes, ib_err *err)
 {
-    if (!dst || !src || dst->owner != src->owner)
-        return ib_err_set(err, IB_EINVAL, "buffer_copy: two buffers of one backend instance needed");
+    if (!dst || !src)
+        return ib_err_set(err, IB_EINVAL, "buffer_copy: NULL buffer");
     if (dst_off > dst->size || nbytes > dst->size - dst_off || src_off > src->size ||
         nbytes > src->size - src_off)
         return ib_err_set(err, IB_EINVAL, "buffer_copy: [%zu, +%zu) -> [%zu, +%zu) exceeds a buffer",
@@ -495,7 +495,15 @@ int ib_backend_buffer_copy(ib_backend_buffer *dst, size_t dst_off, const ib_back
         memmove((char *)dst->host_ptr + dst_off, (const char *)src->host_ptr + src_off, nbytes);
         return IB_OK;
     }
-    const ib_backend *b = dst->owner;
+    const ib_backend *b = dst->owner, *sb = src->owner;
+    if (b != sb) { /* another instance's buffer: of the same backend, through ABI 8 */
+        if (b->ops == sb->ops && b->ops->abi_version >= 8 && b->ops->buffer_copy_from)
+            return b->ops->buffer_copy_from(b->ctx, dst->impl, dst_off, sb->ctx, src->impl,
+                                            src_off, nbytes, err);
+        return ib_err_set(err, IB_EUNSUPPORTED,
+                          "buffer_copy: no device copy between two backend instances ('%s' to "
+                          "'%s')", sb->ops->name, b->ops->name);
+    }
     if (b->ops->abi_version >= 7 && b->ops->buffer_copy)
         return b->ops->buffer_copy(b->ctx, dst->impl, dst_off, src->impl, src_off, nbytes, err);
     return ib_err_set(err, IB_EUNSUPPORTED, "buffer_copy: backend '%s' has no device copy",

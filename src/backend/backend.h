@@ -133,10 +133,11 @@ int ib_backend_buffer_alloc(ib_backend *b, size_t nbytes, ib_backend_buffer **ou
 void ib_backend_buffer_free(ib_backend_buffer *buf); /* NULL allowed */
 void *ib_backend_buffer_host_ptr(const ib_backend_buffer *buf);
 size_t ib_backend_buffer_size(const ib_backend_buffer *buf);
-/* Copy [src_off, +nbytes) of src into dst at dst_off, both buffers of one instance, the
- * regions not overlapping (else IB_EINVAL): on the device when the backend can (ABI 7),
- * memmove for host-visible buffers, IB_EUNSUPPORTED otherwise (the caller goes through the
- * host). */
+/* Copy [src_off, +nbytes) of src into dst at dst_off, the regions not overlapping (else
+ * IB_EINVAL): memmove for host-visible buffers; between buffers of one instance on the device
+ * when the backend can (ABI 7); between two instances of one backend (src's work on it done)
+ * when it can reach the other's memory (ABI 8: on cuda, the same device); IB_EUNSUPPORTED
+ * otherwise (the caller goes through the host). */
 int ib_backend_buffer_copy(ib_backend_buffer *dst, size_t dst_off, const ib_backend_buffer *src,
                            size_t src_off, size_t nbytes, ib_err *err);
 

@@ -55,8 +55,9 @@
 /* The table's version (SQLite's iVersion). Each field below says the version that added it;
  * the wrappers read a field only from tables of at least that version, so an older backend
  * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps;
- * 4: set_profiling, profile_read; 5: device_info; 6: host_alloc, host_free; 7: buffer_copy. */
-#define IB_BACKEND_ABI_VERSION 7
+ * 4: set_profiling, profile_read; 5: device_info; 6: host_alloc, host_free; 7: buffer_copy;
+ * 8: buffer_copy_from. */
+#define IB_BACKEND_ABI_VERSION 8
 
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
@@ -146,6 +147,14 @@ struct ib_backend_ops {
      * host-visible buffers are copied by the wrappers, others go through the host. */
     int (*buffer_copy)(void *ctx, void *dst_impl, size_t dst_off, const void *src_impl,
                        size_t src_off, size_t nbytes, ib_err *err);
+
+    /* ABI 8. Optional: as buffer_copy, but src_impl is a buffer of another instance of this
+     * backend (context src_ctx), whose work on it is done (the caller waited for it): one
+     * session's output into another's input (an encoder's into its decoder's) without a
+     * host round trip. IB_EUNSUPPORTED when the two cannot reach each other's memory (other
+     * devices): the caller goes through the host. NULL: always through the host. */
+    int (*buffer_copy_from)(void *ctx, void *dst_impl, size_t dst_off, void *src_ctx,
+                            const void *src_impl, size_t src_off, size_t nbytes, ib_err *err);
 };
 
 /* For a backend's create: the context of cfg->peer when it is an instance of the same

@@ -158,9 +158,20 @@ int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t 
                             ib_err *err);
 int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *const *in_views,
                            ib_err *err);
-/* One input view against the declared input (dtype, rank, static dims, max_batch). */
+/* One input view against the declared input (dtype, rank, static dims, max_batch; data). */
 int ib_session_check_input(const ib_session *s, const ib_value *decl, const ib_tensor_view *view,
                            ib_err *err);
+/* The same checks of a shape alone (an input that is fed or linked, not given). */
+int ib_session_check_desc(const ib_session *s, const ib_value *decl, const ib_tensor_desc *d,
+                          ib_err *err);
+/* s->in_views[i] = the caller's view of graph input i, NULL for those not given (unknown or
+ * doubly given names are errors). */
+int ib_session_place_views(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                           ib_err *err);
+/* Run variant v (inputs already matched into s->in_views; fed or linked ones NULL and already
+ * in their slots) and fetch the outputs; remembers v as the last successful run. */
+int ib_session_run_and_fetch(ib_session *s, ib_variant *v, ib_tensor_view *outputs,
+                             size_t n_outputs, ib_err *err);
 /* Copy one value's bytes of a variant's arena to host memory. */
 int ib_session_read_slot(ib_session *s, uint32_t backend, size_t offset, void *dst, size_t n,
                          ib_err *err);

@@ -91,8 +91,16 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
 int ib_session_check_input(const ib_session *s, const ib_value *decl, const ib_tensor_view *view,
                            ib_err *err)
 {
+    int rc = ib_session_check_desc(s, decl, &view->desc, err);
+    if (!rc && !view->data && ib_tensor_desc_nbytes(&view->desc) > 0)
+        return ib_err_set(err, IB_EINVAL, "input '%s': data is NULL", decl->name);
+    return rc;
+}
+
+int ib_session_check_desc(const ib_session *s, const ib_value *decl, const ib_tensor_desc *d,
+                          ib_err *err)
+{
     char a[160], b[160];
-    const ib_tensor_desc *d = &view->desc;
     if (d->dtype != decl->desc.dtype)
         return ib_err_set(err, IB_EINVAL, "input '%s': expected %s, got %s", decl->name,
                           ib_dtype_name(decl->desc.dtype), ib_dtype_name(d->dtype));
@@ -114,8 +122,6 @@ int ib_session_check_input(const ib_session *s, const ib_value *decl, const ib_t
         return ib_err_set(err, IB_EINVAL,
                           "input '%s': batch %lld exceeds the session's max_batch %lld", decl->name,
                           (long long)d->dims[0], (long long)s->opts.max_batch);
-    if (!view->data && ib_tensor_desc_nbytes(d) > 0)
-        return ib_err_set(err, IB_EINVAL, "input '%s': data is NULL", decl->name);
     return IB_OK;
 }
 
@@ -129,7 +135,8 @@ static size_t index_of(const ib_graph *g, const ib_value_id *ids, size_t n, cons
 }
 
 /* s->in_views[i] = the caller's view of input i, NULL for those not given. */
-static int place_views(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs, ib_err *err)
+int ib_session_place_views(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                           ib_err *err)
 {
     const ib_graph *g = ib_model_graph(s->model);
     for (size_t i = 0; i < g->inputs.len; i++)
@@ -152,7 +159,7 @@ int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t 
                             ib_err *err)
 {
     const ib_graph *g = ib_model_graph(s->model);
-    int prc = place_views(s, inputs, n_inputs, err);
+    int prc = ib_session_place_views(s, inputs, n_inputs, err);
     if (prc) return prc;
     for (size_t i = 0; i < g->inputs.len; i++) {
         const ib_value *decl = &g->values.data[g->inputs.data[i]];
@@ -211,8 +218,8 @@ static int fetch_output(ib_session *s, ib_variant *v, ib_tensor_view *view, ib_e
 /* Run variant v (inputs already matched into s->in_views; fed ones NULL and already in
  * place) and fetch the outputs; the last successful run's variant is remembered for
  * ib_session_run_fed. */
-static int run_and_fetch(ib_session *s, ib_variant *v, ib_tensor_view *outputs, size_t n_outputs,
-                         ib_err *err)
+int ib_session_run_and_fetch(ib_session *s, ib_variant *v, ib_tensor_view *outputs,
+                             size_t n_outputs, ib_err *err)
 {
     s->last_run = NULL;
     int64_t t0 = s->profiling ? ib_time_ns() : 0;
@@ -238,7 +245,7 @@ int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
     if (rc) return rc;
     ib_variant *v;
     if ((rc = ib_session_variant_for(s, s->key, &v, err))) return rc;
-    return run_and_fetch(s, v, outputs, n_outputs, err);
+    return ib_session_run_and_fetch(s, v, outputs, n_outputs, err);
 }
 
 /* ---- ib_session_run_fed ---------------------------------------------------------- */
@@ -333,7 +340,7 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
                           g->inputs.len);
     /* the caller's views first (fed inputs absent), then each fed input takes its output's
      * previous shape */
-    int prc = place_views(s, inputs, n_inputs, err);
+    int prc = ib_session_place_views(s, inputs, n_inputs, err);
     if (prc) return prc;
     fed_copy fc[64];
     size_t n_fc = 0;
@@ -407,5 +414,5 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
         return rc;
     }
     v->last_used = ++s->clock;
-    return run_and_fetch(s, v, outputs, n_outputs, err);
+    return ib_session_run_and_fetch(s, v, outputs, n_outputs, err);
 }

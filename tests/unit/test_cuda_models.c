@@ -849,6 +849,52 @@ TEST_TIMEOUT(cuda_fed_state_stays_on_device, 60)
     ib_model_destroy(m);
 }
 
+/* ib_session_run_linked on cuda (ABI 8 buffer_copy_from, device to device between two
+ * contexts of one device): an "encoder" e = -x [2, 64, 8] linked into a "decoder" that takes
+ * it as rows [1, 128, 8] and adds w, as RNN-T's step takes the encoder's output. Not yet run
+ * on a GPU. */
+TEST_TIMEOUT(cuda_link_between_sessions, 60)
+{
+    need_gpu();
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id x = ib_build_input(b, "x", IB_DTYPE_FLOAT32, "2,64,8");
+    ib_build_output(b, IB_BUILD_OP(b, "Neg", "", x), "e", IB_DTYPE_FLOAT32, "2,64,8");
+    ib_model *me = model_from(b);
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id enc = ib_build_input(b, "enc", IB_DTYPE_FLOAT32, "1,128,8");
+    ib_value_id w = ib_build_input(b, "w", IB_DTYPE_FLOAT32, "1,1,8");
+    ib_build_output(b, IB_BUILD_OP(b, "Add", "", enc, w), "y", IB_DTYPE_FLOAT32, "1,128,8");
+    ib_model *md = model_from(b);
+    ib_err err;
+    ib_err_clear(&err);
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.backend = "cuda";
+    ib_session *se = NULL, *sd = NULL;
+    ASSERT_OK_ERR(ib_session_create(me, &so, &se, &err), &err);
+    ASSERT_OK_ERR(ib_session_create(md, &so, &sd, &err), &err);
+    static float xs[1024], ws[8], y[1024];
+    for (int r = 0; r < 2; r++) {
+        for (int i = 0; i < 1024; i++)
+            xs[i] = 0.125f * (float)i - (float)r;
+        for (int i = 0; i < 8; i++)
+            ws[i] = (float)(i + 10 * r);
+        ib_tensor_view xin = {"x", {IB_DTYPE_FLOAT32, 3, {2, 64, 8}}, xs, 0};
+        ib_tensor_view win = {"w", {IB_DTYPE_FLOAT32, 3, {1, 1, 8}}, ws, 0};
+        ib_tensor_view out = {"y", {0}, y, sizeof y};
+        ib_session_link l = {"enc", se, "e", {IB_DTYPE_FLOAT32, 3, {1, 128, 8}}};
+        ASSERT_OK_ERR(ib_session_run(se, &xin, 1, NULL, 0, &err), &err);
+        ASSERT_OK_ERR(ib_session_run_linked(sd, &win, 1, &l, 1, &out, 1, &err), &err);
+        for (int i = 0; i < 1024; i++)
+            ASSERT_DBL_EQ(y[i], (double)(-xs[i] + ws[i % 8]));
+    }
+    ib_session_destroy(sd);
+    ib_session_destroy(se);
+    ib_model_destroy(md);
+    ib_model_destroy(me);
+}
+
 TEST_TIMEOUT(cuda_share_with_on_cpu, 120)
 {
     share_case("cpu");

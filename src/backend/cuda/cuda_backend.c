@@ -376,6 +376,21 @@ static int cu_buffer_copy(void *ctx, void *dst_impl, size_t dst_off, const void 
                        "buffer_copy (device to device)");
 }
 
+/* Another context's buffer (ABI 8): device pointers of one device are valid in every context
+ * of the process (one primary context per device), and the source's work is done, so the
+ * copy is ordered on this stream alone. Other devices go through the host (the caller). */
+static int cu_buffer_copy_from(void *ctx, void *dst_impl, size_t dst_off, void *src_ctx,
+                               const void *src_impl, size_t src_off, size_t nbytes, ib_err *err)
+{
+    const cu_ctx *src = src_ctx;
+    cu_ctx *c = ctx;
+    if (src->device != c->device)
+        return ib_err_set(err, IB_EUNSUPPORTED,
+                          "buffer_copy: from device %d to device %d goes through the host",
+                          src->device, c->device);
+    return cu_buffer_copy(ctx, dst_impl, dst_off, src_impl, src_off, nbytes, err);
+}
+
 static int cu_host_alloc(void *ctx, size_t nbytes, void **ptr, ib_err *err)
 {
     cu_ctx *c = ctx;
@@ -697,6 +712,7 @@ const struct ib_backend_ops ib_backend_cuda_ops = {
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
     .buffer_copy = cu_buffer_copy,
+    .buffer_copy_from = cu_buffer_copy_from,
     /* BERT's heads as inferbench.MultiHeadAttention (cuda_attn.c); DotInteraction and
      * GatherConcat are not implemented here */
     .caps = IB_BACKEND_CAP_MHA,
