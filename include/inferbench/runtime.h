@@ -169,6 +169,10 @@ IB_API int ib_session_run(ib_session *s, const ib_tensor_view *inputs, size_t n_
 typedef struct ib_session_feed {
     const char *input;  /* a graph input ... */
     const char *output; /* ... takes this graph output of the previous run (NULL: its own) */
+    /* NULL: this session. Else another session (as ib_session_run_linked's `from`) whose
+     * last run's `output` the input takes, with the input's previous shape (the same dtype
+     * and bytes); copied after this session's own feeds. */
+    const ib_session *from;
 } ib_session_feed;
 IB_API int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
                               const ib_session_feed *fb, size_t n_fb, ib_tensor_view *outputs,

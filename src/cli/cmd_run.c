@@ -72,6 +72,8 @@ static void usage(FILE *f)
             "                           device-decoder, ssd-resnet34 host-post|graph-post\n"
             "                           (decode + NMS in the graph, on the backend); also:\n"
             "  --dataset D              3d-unet: brats19 (v1.1, default) or kits19\n"
+            "                           (kits19-device: its window sums in a graph on any\n"
+            "                           backend, as on a GPU)\n"
             "  --row-cap N              dlrm: embedding rows per table (ids %% N; default\n"
             "                           100000; the official tables need 40000000)\n"
             "  --devices LIST           accelerator backends: all (default) or 0,1,2\n\n"

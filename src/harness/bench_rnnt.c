@@ -355,13 +355,14 @@ static int decode_fed(ib_session *st, size_t N, size_t T2, const ib_session *enc
                                   {IB_DTYPE_FLOAT32, 3, {1, (int64_t)T2 * n, (int64_t)He}}};
     ib_tensor_view out[2] = {{IB_RNNT_STEP_SYMBOL, {0}, sym, N * K * sizeof(int64_t)},
                              {IB_RNNT_STEP_EMIT, {0}, emit, N * K}};
-    static const ib_session_feed feeds[7] = {{IB_RNNT_STEP_ENC, NULL},
-                                             {IB_RNNT_STEP_END, NULL},
-                                             {IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_TOKEN_NEXT},
-                                             {IB_RNNT_STEP_H, IB_RNNT_STEP_H_NEXT},
-                                             {IB_RNNT_STEP_C, IB_RNNT_STEP_C_NEXT},
-                                             {IB_RNNT_STEP_POS, IB_RNNT_STEP_POS_NEXT},
-                                             {IB_RNNT_STEP_COUNT, IB_RNNT_STEP_COUNT_NEXT}};
+    static const ib_session_feed feeds[7] = {
+        {IB_RNNT_STEP_ENC, NULL, NULL},
+        {IB_RNNT_STEP_END, NULL, NULL},
+        {IB_RNNT_STEP_TOKEN, IB_RNNT_STEP_TOKEN_NEXT, NULL},
+        {IB_RNNT_STEP_H, IB_RNNT_STEP_H_NEXT, NULL},
+        {IB_RNNT_STEP_C, IB_RNNT_STEP_C_NEXT, NULL},
+        {IB_RNNT_STEP_POS, IB_RNNT_STEP_POS_NEXT, NULL},
+        {IB_RNNT_STEP_COUNT, IB_RNNT_STEP_COUNT_NEXT, NULL}};
     for (bool first = true; live; first = false) {
         int rc = first ? ib_session_run_linked(st, in, 6, &link, 1, out, 2, err)
                        : ib_session_run_fed(st, NULL, 0, feeds, 7, out, 2, err);
@@ -413,9 +414,7 @@ static bool use_fed_decoder(const ib_bench_config *cfg, ib_session *const *sessi
 {
     if (cfg->variant && !strcmp(cfg->variant, "device-decoder"))
         return true;
-    ib_session_placement pl;
-    ib_session_placement_get(sessions[IB_RNNT_STEP], &pl);
-    return pl.backend && strcmp(pl.backend, "cpu") != 0 && strcmp(pl.backend, "reference") != 0;
+    return ib_bench_session_on_device(sessions[IB_RNNT_STEP]);
 }
 
 static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *sessions,

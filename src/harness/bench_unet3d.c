@@ -32,36 +32,54 @@
  * brats19's figures (the entry refuses it at build/bind). */
 static void u3_targets(const ib_bench_config *cfg, ib_bench_targets *t)
 {
-    if (cfg->variant && !strcmp(cfg->variant, "kits19")) {
+    bool kits = false;
+    ib_err e;
+    if (!ib_u3_variant(cfg, &kits, &e) && kits) {
         t->accuracy_reference = 0.86170;
         t->performance_sample_count = 43;
         t->payload_dtype = IB_DTYPE_UINT8;
     }
 }
 
-/* the variant: "brats19" (default) or "kits19"; anything else is a usage error */
+/* the variant: "brats19" (default) or "kits19" ("kits19-device": kits19 with its window sums
+ * in the window graph on any backend, as on a device); anything else is a usage error */
 int ib_u3_variant(const ib_bench_config *cfg, bool *kits, ib_err *err)
 {
     *kits = false;
     if (!cfg->variant || !*cfg->variant || !strcmp(cfg->variant, "brats19"))
         return IB_OK;
-    if (!strcmp(cfg->variant, "kits19")) {
+    if (!strcmp(cfg->variant, "kits19") || ib_u3_kits_sums_forced(cfg)) {
         *kits = true;
         return IB_OK;
     }
     return ib_err_set(err, IB_EINVAL,
                       "3d-unet: --dataset '%s' unknown; use brats19 (v1.1, default) or kits19 "
-                      "(v2.0 and later)",
+                      "(v2.0 and later; kits19-device keeps the window sums in a graph on any "
+                      "backend)",
                       cfg->variant);
+}
+
+bool ib_u3_kits_sums_forced(const ib_bench_config *cfg)
+{
+    return cfg->variant && !strcmp(cfg->variant, "kits19-device");
+}
+
+/* brats19: the network; kits19: the network and the window graph */
+static size_t u3_models_for(const ib_bench_config *cfg)
+{
+    bool kits = false;
+    ib_err e;
+    return !ib_u3_variant(cfg, &kits, &e) && kits ? 2 : 1;
 }
 
 static int u3_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
-    (void)k;
     bool kits;
     int rc = ib_u3_variant(cfg, &kits, err);
     if (rc)
         return rc;
+    if (k == 1)
+        return ib_u3_kits_build_sums(path, err);
     ib_unet3d_cfg mc;
     if (kits)
         ib_unet3d_cfg_kits(cfg->tiny, &mc);
@@ -76,11 +94,12 @@ static int u3_build(const ib_bench_config *cfg, size_t k, const char *path, ib_e
 static int u3_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_bench_io *io,
                    ib_err *err)
 {
-    (void)k;
     bool kits;
     int rc = ib_u3_variant(cfg, &kits, err);
     if (rc)
         return rc;
+    if (k == 1)
+        return ib_u3_kits_bind_sums(m, io, err);
     memset(io, 0, sizeof *io);
     enum ib_dtype pd = cfg->payload_dtype;
     if (!kits && pd == IB_DTYPE_UINT8)
@@ -476,7 +495,9 @@ static int u3_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_a
         .server_max_wait_us = 0,                                                                  \
         .calib_samples = 2,                                                                       \
         .synth_default_samples = 4,                                                               \
-        .n_models = 1,                                                                            \
+        .n_models = 2,                                                                            \
+        .models_for = u3_models_for,                                                              \
+        .helper_models = true,                                                                    \
         .build_model = u3_build,                                                                  \
         .variant_targets = u3_targets,                                                            \
         .bind_model = u3_bind,                                                                    \

@@ -11,8 +11,15 @@
 
 #include "harness/benchmark.h"
 
-/* cfg->variant: NULL/"" or "brats19" -> *kits = false; "kits19" -> true; else IB_EINVAL. */
+/* cfg->variant: NULL/"" or "brats19" -> *kits = false; "kits19" or "kits19-device" -> true;
+ * else IB_EINVAL. */
 int ib_u3_variant(const ib_bench_config *cfg, bool *kits, ib_err *err);
+
+/* cfg->variant "kits19-device": the window sums in the window graph on every backend. */
+bool ib_u3_kits_sums_forced(const ib_bench_config *cfg);
+/* The window graph (model 1 of kits19): write it / check it and describe it. */
+int ib_u3_kits_build_sums(const char *path, ib_err *err);
+int ib_u3_kits_bind_sums(const ib_model *m, ib_bench_io *io, ib_err *err);
 
 int ib_u3_kits_synthesize(const ib_bench_config *cfg, const char *dir, ib_err *err);
 int ib_u3_kits_open(const ib_bench_config *cfg, const char *dir, const ib_bench_io *io,

@@ -10,6 +10,14 @@
  * map g (ib_kits_gaussian), all float32 in window order; then result / norm and the argmax
  * over the 3 classes (first maximum wins) as the uint8 payload of the whole pre-processed
  * volume, C order. One window per model run (batch 1), as the reference.
+ *
+ * Where the sums are made (issue 25): on the cpu in the host loop below, which adds a
+ * window's logits where the session wrote them; on a device backend (or with --dataset
+ * kits19-device) in the window graph, model 1 (one inferbench.WindowAccumulate node, no
+ * weights): its session takes each window's logits from the network's session
+ * (ib_session_run_linked / a fed run's link) and its sums from its own previous run, so on a
+ * GPU a window's 3 x 128^3 logits never leave the device and only the volume's sums come back,
+ * once. Both give the same labels: the op adds in the same order with the same roundings.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,8 +28,15 @@
 #include "inferbench/base.h"
 #include "metrics/dice.h"
 #include "models/unet3d.h"
+#include "onnx/build.h"
 
 #define KT_CLASSES 3
+/* the window graph's names (model 1) */
+#define KT_SUMS "acc"
+#define KT_SUMS_OUT "acc_out"
+#define KT_WINDOW "window"
+#define KT_AT "at"
+#define KT_WEIGHT "weight"
 
 typedef struct kt_state {
     ib_kits *data;
@@ -123,62 +138,66 @@ size_t ib_u3_kits_payload_max(void *state, const ib_bench_config *cfg)
     return s->max_vox; /* uint8 labels */
 }
 
-/* One pre-processed volume [D][H][W] -> uint8 labels (see the file comment). */
-static int kt_window_loop(kt_state *s, ib_session *sess, ib_bench_scratch *scr, const float *img,
-                          const int64_t *sh, uint8_t *labels, ib_err *err)
+/* ---- the window graph (model 1) ---------------------------------------------------------- */
+
+int ib_u3_kits_build_sums(const char *path, ib_err *err)
 {
-    int64_t r = s->roi, st = r / 2;
-    size_t nv = (size_t)(sh[0] * sh[1] * sh[2]), rv = (size_t)(r * r * r);
-    float *res = ib_bench_scratch_get(scr, 0, KT_CLASSES * nv * sizeof(float));
-    float *norm = ib_bench_scratch_get(scr, 1, nv * sizeof(float));
-    float *win = ib_bench_scratch_get(scr, 2, rv * sizeof(float));
-    float *lg = ib_bench_scratch_get(scr, 3, KT_CLASSES * rv * sizeof(float));
-    if (!res || !norm || !win || !lg)
-        return ib_err_set(err, IB_ENOMEM, "3d-unet (kits19): out of memory for a %lldx%lldx%lld "
-                          "volume", (long long)sh[0], (long long)sh[1], (long long)sh[2]);
-    memset(res, 0, KT_CLASSES * nv * sizeof(float));
-    memset(norm, 0, nv * sizeof(float));
-    const float *g = s->gauss;
-    int64_t n[3];
-    for (int a = 0; a < 3; a++)
-        n[a] = (sh[a] - r) / st + 1; /* get_slice_for_sliding_window */
-    for (int64_t i = 0; i < n[0] * st; i += st)
-        for (int64_t j = 0; j < n[1] * st; j += st)
-            for (int64_t k = 0; k < n[2] * st; k += st) {
-                for (int64_t z = 0; z < r; z++)
-                    for (int64_t y = 0; y < r; y++)
-                        memcpy(win + (z * r + y) * r, img + ((i + z) * sh[1] + j + y) * sh[2] + k,
-                               (size_t)r * sizeof(float));
-                ib_tensor_view in = {.name = s->input,
-                                     .desc = {IB_DTYPE_FLOAT32, 5, {1, 1, r, r, r}},
-                                     .data = win,
-                                     .capacity = rv * sizeof(float)};
-                ib_tensor_view out = {.name = s->output,
-                                      .data = lg,
-                                      .capacity = KT_CLASSES * rv * sizeof(float)};
-                int rc = ib_session_run(sess, &in, 1, &out, 1, err);
-                if (rc)
-                    return rc;
-                for (int64_t z = 0; z < r; z++)
-                    for (int64_t y = 0; y < r; y++) {
-                        size_t row = (size_t)(((i + z) * sh[1] + j + y) * sh[2] + k);
-                        const float *gr = g + (z * r + y) * r;
-                        for (int c = 0; c < KT_CLASSES; c++) {
-                            float *dst = res + (size_t)c * nv + row;
-                            const float *src = lg + (size_t)c * rv + (size_t)((z * r + y) * r);
-                            for (int64_t x = 0; x < r; x++)
-                                dst[x] += src[x] * gr[x];
-                        }
-                        for (int64_t x = 0; x < r; x++)
-                            norm[row + (size_t)x] += gr[x];
-                    }
-            }
-    /* finalize: image /= norm_map, argmax over the channel axis */
+    ib_build *b = NULL;
+    int rc = ib_build_create(1, 13, &b);
+    if (rc)
+        return ib_err_set(err, rc, "3d-unet (kits19): out of memory for the window graph");
+    /* every size symbolic: the volume's, the network's classes and ROI (read at run time) */
+    ib_value_id in[4] = {ib_build_input(b, KT_SUMS, IB_DTYPE_FLOAT32, "1,K1,D,H,W"),
+                         ib_build_input(b, KT_WINDOW, IB_DTYPE_FLOAT32, "1,K,R0,R1,R2"),
+                         ib_build_input(b, KT_AT, IB_DTYPE_INT64, "3"),
+                         ib_build_input(b, KT_WEIGHT, IB_DTYPE_FLOAT32, "1,1,R0,R1,R2")};
+    ib_value_id y;
+    ib_build_node(b, "WindowAccumulate", "inferbench", "window_sums", in, 4, &y, 1, NULL, 0, "");
+    ib_build_output(b, y, KT_SUMS_OUT, IB_DTYPE_FLOAT32, "1,K1,D,H,W");
+    return ib_bench_write_model(ib_build_error(b, err), b, path, err);
+}
+
+int ib_u3_kits_bind_sums(const ib_model *m, ib_bench_io *io, ib_err *err)
+{
+    static const char *const want[4] = {KT_SUMS, KT_WINDOW, KT_AT, KT_WEIGHT};
+    memset(io, 0, sizeof *io);
+    const char *name = NULL;
+    ib_tensor_desc d;
+    bool ok = ib_model_input_count(m) == 4 && ib_model_output_count(m) == 1 &&
+              !ib_model_output(m, 0, &name, &d) && !strcmp(name, KT_SUMS_OUT);
+    for (size_t i = 0; ok && i < 4; i++)
+        ok = !ib_model_input(m, i, &name, &d) && !strcmp(name, want[i]);
+    if (!ok)
+        return ib_err_set(err, IB_EINVAL,
+                          "3d-unet (kits19): the window graph (model 1) must take acc, window, at "
+                          "and weight and give acc_out (delete the cached file to rebuild it)");
+    io->keep_inputs = true; /* the weight stays in the session for a volume's fed runs */
+    snprintf(io->note, sizeof io->note, "kits19 window sums: inferbench.WindowAccumulate");
+    return IB_OK;
+}
+
+/* ---- sliding window ------------------------------------------------------------------------ */
+
+/* window (i, j, k) of the volume img [sh] into win [r^3] */
+static void kt_crop(const float *img, const int64_t *sh, int64_t i, int64_t j, int64_t k,
+                    int64_t r, float *win)
+{
+    for (int64_t z = 0; z < r; z++)
+        for (int64_t y = 0; y < r; y++)
+            memcpy(win + (z * r + y) * r, img + ((i + z) * sh[1] + j + y) * sh[2] + k,
+                   (size_t)r * sizeof(float));
+}
+
+/* finalize: image /= norm_map, argmax over the channel axis; acc holds the class sums, then
+ * the weight sums, nv each */
+static void kt_labels(const float *acc, size_t nv, uint8_t *labels)
+{
+    const float *norm = acc + (size_t)KT_CLASSES * nv;
     for (size_t v = 0; v < nv; v++) {
         uint8_t best = 0;
-        float bv = res[v] / norm[v];
+        float bv = acc[v] / norm[v];
         for (int c = 1; c < KT_CLASSES; c++) {
-            float x = res[(size_t)c * nv + v] / norm[v];
+            float x = acc[(size_t)c * nv + v] / norm[v];
             if (x > bv) {
                 bv = x;
                 best = (uint8_t)c;
@@ -186,21 +205,110 @@ static int kt_window_loop(kt_state *s, ib_session *sess, ib_bench_scratch *scr, 
         }
         labels[v] = best;
     }
+}
+
+/* The window's logits lg [C][r^3] added into acc on the host (the cpu's path). */
+static void kt_add_host(const kt_state *s, const float *lg, const int64_t *sh, int64_t i,
+                        int64_t j, int64_t k, float *acc)
+{
+    const int64_t r = s->roi;
+    const size_t nv = (size_t)(sh[0] * sh[1] * sh[2]), rv = (size_t)(r * r * r);
+    float *norm = acc + (size_t)KT_CLASSES * nv;
+    for (int64_t z = 0; z < r; z++)
+        for (int64_t y = 0; y < r; y++) {
+            size_t row = (size_t)(((i + z) * sh[1] + j + y) * sh[2] + k);
+            const float *gr = s->gauss + (z * r + y) * r;
+            for (int c = 0; c < KT_CLASSES; c++) {
+                float *dst = acc + (size_t)c * nv + row;
+                const float *src = lg + (size_t)c * rv + (size_t)((z * r + y) * r);
+                for (int64_t x = 0; x < r; x++)
+                    dst[x] += src[x] * gr[x];
+            }
+            for (int64_t x = 0; x < r; x++)
+                norm[row + (size_t)x] += gr[x];
+        }
+}
+
+/* One pre-processed volume [D][H][W] -> uint8 labels (see the file comment); sums NULL: on
+ * the host, else in that session (the window graph) linked to the network's. */
+static int kt_window_loop(kt_state *s, ib_session *sess, ib_session *sums,
+                          ib_bench_scratch *scr, const float *img, const int64_t *sh,
+                          uint8_t *labels, ib_err *err)
+{
+    int64_t r = s->roi, st = r / 2;
+    size_t nv = (size_t)(sh[0] * sh[1] * sh[2]), rv = (size_t)(r * r * r);
+    const size_t acc_bytes = (KT_CLASSES + 1) * nv * sizeof(float);
+    float *acc = ib_bench_scratch_get(scr, 0, acc_bytes); /* the class sums, then norm */
+    float *win = ib_bench_scratch_get(scr, 2, rv * sizeof(float));
+    float *lg = sums ? NULL : ib_bench_scratch_get(scr, 3, KT_CLASSES * rv * sizeof(float));
+    if (!acc || !win || (!lg && !sums))
+        return ib_err_set(err, IB_ENOMEM, "3d-unet (kits19): out of memory for a %lldx%lldx%lld "
+                          "volume", (long long)sh[0], (long long)sh[1], (long long)sh[2]);
+    memset(acc, 0, acc_bytes);
+    int64_t n[3], at[3];
+    for (int a = 0; a < 3; a++)
+        n[a] = (sh[a] - r) / st + 1; /* get_slice_for_sliding_window */
+    size_t left = (size_t)(n[0] * n[1] * n[2]);
+    bool started = false;
+    /* the window graph's first run of a volume gives the zero sums and the weight and links
+     * the window; the others feed the sums back, keep the weight, and link the next window */
+    const ib_tensor_desc at_d = {IB_DTYPE_INT64, 1, {3}};
+    ib_tensor_view first[3] = {
+        {KT_SUMS, {IB_DTYPE_FLOAT32, 5, {1, KT_CLASSES + 1, sh[0], sh[1], sh[2]}}, acc, 0},
+        {KT_AT, at_d, at, 0},
+        {KT_WEIGHT, {IB_DTYPE_FLOAT32, 5, {1, 1, r, r, r}}, s->gauss, 0}};
+    const ib_session_link link = {KT_WINDOW, sess, s->output, {0}};
+    const ib_session_feed fb[3] = {{KT_SUMS, KT_SUMS_OUT, NULL},
+                                   {KT_WEIGHT, NULL, NULL},
+                                   {KT_WINDOW, s->output, sess}};
+    for (int64_t i = 0; i < n[0] * st; i += st)
+        for (int64_t j = 0; j < n[1] * st; j += st)
+            for (int64_t k = 0; k < n[2] * st; k += st) {
+                kt_crop(img, sh, i, j, k, r, win);
+                ib_tensor_view in = {.name = s->input,
+                                     .desc = {IB_DTYPE_FLOAT32, 5, {1, 1, r, r, r}},
+                                     .data = win,
+                                     .capacity = rv * sizeof(float)};
+                ib_tensor_view out = {.name = s->output,
+                                      .data = lg,
+                                      .capacity = KT_CLASSES * rv * sizeof(float)};
+                int rc = ib_session_run(sess, &in, 1, &out, sums ? 0 : 1, err);
+                if (rc)
+                    return rc;
+                left--;
+                if (!sums) {
+                    kt_add_host(s, lg, sh, i, j, k, acc);
+                    continue;
+                }
+                at[0] = i, at[1] = j, at[2] = k;
+                /* the volume's sums come back with the last window only */
+                ib_tensor_view so = {KT_SUMS_OUT, {0}, acc, acc_bytes};
+                rc = !started ? ib_session_run_linked(sums, first, 3, &link, 1, &so, !left, err)
+                              : ib_session_run_fed(sums, &first[1], 1, fb, 3, &so, !left, err);
+                if (rc)
+                    return rc;
+                started = true;
+            }
+    kt_labels(acc, nv, labels);
     return IB_OK;
 }
 
 int ib_u3_kits_infer(void *state, const ib_bench_config *cfg, ib_session *const *sessions,
                      ib_bench_batch *b, ib_bench_payload *out, ib_err *err)
 {
-    (void)cfg;
     kt_state *s = state;
+    /* the window graph on a device (or when asked for): see the file comment */
+    ib_session *sums =
+        ib_u3_kits_sums_forced(cfg) || ib_bench_session_on_device(sessions[0]) ? sessions[1]
+                                                                                : NULL;
     for (size_t i = 0; i < b->count; i++) {
         const ib_tensor_view *t = &b->samples[i]->t[0];
         const int64_t *sh = &t->desc.dims[2];
         size_t nv = (size_t)(sh[0] * sh[1] * sh[2]);
         if (out[i].cap < nv)
             return ib_err_set(err, IB_EINVAL, "3d-unet (kits19): payload buffer too small");
-        int rc = kt_window_loop(s, sessions[0], b->scratch, t->data, sh, out[i].data, err);
+        int rc = kt_window_loop(s, sessions[0], sums, b->scratch, t->data, sh, out[i].data,
+                                err);
         if (rc)
             return rc;
         out[i].size = nv;

@@ -195,7 +195,15 @@ typedef struct ib_benchmark {
      * or the entry's calibration list through calib_index) feed ib_session_options. */
     size_t calib_samples;
     size_t synth_default_samples; /* synthetic dataset size when config.synth_samples == 0 */
-    size_t n_models;              /* 1 unless the benchmark has several graphs */
+    size_t n_models;              /* 1 unless the benchmark has several graphs (the most a
+                                   * configuration uses: see models_for) */
+    /* Optional: how many of the first models a configuration uses (NULL = n_models): 3d-unet
+     * has one for brats19 and adds the window graph for kits19. Read through
+     * ib_bench_model_count. */
+    size_t (*models_for)(const ib_bench_config *cfg);
+    /* Models 1.. are the entry's own graphs with no trained weights (3d-unet's window sums):
+     * built even when --model supplies model 0, which --model may then do. */
+    bool helper_models;
     /* Rows of the model's batch dimension one sample may take (0 = 1): DLRM feeds one row
      * per user-item pair, so its sessions take max_batch x this rows per run. */
     int64_t rows_per_sample_max;
@@ -265,6 +273,13 @@ typedef struct ib_bench_targets {
  * chosen, for run.json. */
 int64_t ib_bench_device_batch(const ib_benchmark *b, enum ib_lg_scenario sc,
                               const struct ib_backend_device_info *d, char *why, size_t why_cap);
+
+/* Whether session s runs on a device backend (not cpu or reference): the entries' own loops
+ * keep their state on the device there (RNN-T's decoder, 3D U-Net's window sums). */
+bool ib_bench_session_on_device(const ib_session *s);
+
+/* How many models this configuration of the entry uses (models_for, else n_models). */
+size_t ib_bench_model_count(const ib_benchmark *b, const ib_bench_config *cfg);
 
 /* The entry's (or its variant's) FP32 reference accuracy and official sample count. */
 double ib_bench_accuracy_reference(const ib_benchmark *b, const ib_bench_config *cfg);

@@ -52,6 +52,19 @@ uint64_t ib_bench_performance_sample_count(const ib_benchmark *b, const ib_bench
     return bench_targets(b, cfg).performance_sample_count;
 }
 
+bool ib_bench_session_on_device(const ib_session *s)
+{
+    ib_session_placement pl;
+    ib_session_placement_get(s, &pl);
+    return pl.backend && strcmp(pl.backend, "cpu") != 0 && strcmp(pl.backend, "reference") != 0;
+}
+
+size_t ib_bench_model_count(const ib_benchmark *b, const ib_bench_config *cfg)
+{
+    size_t n = b->models_for ? b->models_for(cfg) : b->n_models;
+    return n >= 1 && n <= b->n_models ? n : b->n_models;
+}
+
 /* The largest power of two <= x, at least 1, at most 2^30. */
 static int64_t pow2_floor(double x)
 {

@@ -151,24 +151,28 @@ static int load_models(const ib_harness_opts *o, const char *work_dir, ib_model 
                        ib_err *err)
 {
     const ib_benchmark *b = o->bench;
-    if (b->n_models != 1 && o->model_path)
+    const size_t nm = ib_bench_model_count(b, &o->cfg);
+    if (nm != 1 && o->model_path && !b->helper_models)
         return ib_err_set(err, IB_EUNSUPPORTED,
                           "%s: --model takes one file, but this benchmark has %zu models",
-                          b->id, b->n_models);
+                          b->id, nm);
     char key[192];
     gen_key(o, key, sizeof key);
-    for (size_t k = 0; k < b->n_models; k++) {
+    for (size_t k = 0; k < nm; k++) {
         char path[4096];
-        if (o->model_path) {
+        if (o->model_path && k == 0) {
             snprintf(path, sizeof path, "%s", o->model_path);
-        } else {
+        } else { /* built: with random weights, or an entry's helper graph (no weights) */
             char part[32] = "";
-            if (b->n_models > 1)
+            if (nm > 1)
                 snprintf(part, sizeof part, "-part%zu", k);
             int n = snprintf(path, sizeof path, "%s/model-%s%s.onnx", work_dir, key, part);
             if (n < 0 || (size_t)n >= sizeof path)
                 return ib_err_set(err, IB_EINVAL, "%s: path too long", work_dir);
-            if (!ib_path_exists(path))
+            if (!ib_path_exists(path) && k > 0 && b->helper_models)
+                ib_harness_stage(o, "building the %s helper graph %zu (no weights) -> %s", b->id,
+                                 k, path);
+            else if (!ib_path_exists(path))
                 ib_harness_stage(o, "building the %s%s model with seeded random weights (seed %llu) -> %s",
                       b->id, o->cfg.tiny ? " (tiny)" : "", (unsigned long long)o->cfg.seed,
                       path);

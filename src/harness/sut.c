@@ -201,7 +201,9 @@ static int worker_sessions(worker *w, ib_err *err)
         so.threads = o->threads_per_worker;
         so.first_cpu = o->pin ? w->id * o->threads_per_worker : -1;
         so.device = o->n_devices > 0 ? o->devices[w->id % o->n_devices] : 0;
-        so.precision = o->precision;
+        /* an entry's helper graph (3d-unet's window sums) adds float32 sums: no low precision,
+         * and no calibration to ask for */
+        so.precision = m > 0 && o->bench->helper_models ? IB_PRECISION_FP32 : o->precision;
         so.share_with = lead ? lead->sessions[m] : NULL;
         so.nhwc_fp16 = o->nhwc_fp16;
         so.half_chains = o->half_chains;

@@ -176,6 +176,23 @@ int ib_session_run_and_fetch(ib_session *s, ib_variant *v, ib_tensor_view *outpu
 int ib_session_read_slot(ib_session *s, uint32_t backend, size_t offset, void *dst, size_t n,
                          ib_err *err);
 
+/* session_link.c: one input taking another session's output (ib_session_run_linked, and the
+ * feeds of ib_session_run_fed with `from` set) */
+typedef struct ib_link_src {
+    size_t input;             /* graph input index in the destination session */
+    const ib_session *from;
+    const ib_output_slot *os; /* the output's slot in from's last run */
+    size_t nbytes;
+} ib_link_src;
+/* The slot of l->output in l->from's last run, and the shape input `input` takes from it:
+ * l->desc when ndim > 0 (checked: the same dtype and bytes), else the output's. */
+int ib_session_link_source(const ib_session_link *l, const char *input,
+                           const ib_output_slot **os, ib_tensor_desc *d, ib_err *err);
+/* The source's bytes into every slot of the input (one per backend that reads it): a copy
+ * between the backend instances, or through s's host staging. */
+int ib_session_link_copy(ib_session *s, const ib_input_slot *in, const ib_link_src *ls,
+                         ib_err *err);
+
 /* calib.c */
 int ib_session_calibrate(ib_session *s, ib_err *err);
 /* The calibrated range of a value name (false when none). */

@@ -15,13 +15,6 @@
 
 #define MAX_LINKS 16
 
-typedef struct link_src {
-    size_t input;                /* graph input index in this session */
-    const ib_session *from;
-    const ib_output_slot *os;    /* the output's slot in from's last run */
-    size_t nbytes;
-} link_src;
-
 static size_t find(const ib_graph *g, const ib_value_id *ids, size_t n, const char *name)
 {
     size_t i = 0;
@@ -30,9 +23,8 @@ static size_t find(const ib_graph *g, const ib_value_id *ids, size_t n, const ch
     return i;
 }
 
-/* The slot of l->output in l->from's last run, and the shape the input takes from it. */
-static int source_of(const ib_session_link *l, const char *input, const ib_output_slot **os,
-                     ib_tensor_desc *d, ib_err *err)
+int ib_session_link_source(const ib_session_link *l, const char *input,
+                           const ib_output_slot **os, ib_tensor_desc *d, ib_err *err)
 {
     const ib_variant *v = l->from->last_run;
     const char *out = l->output ? l->output : "(null)";
@@ -73,8 +65,8 @@ static int source_of(const ib_session_link *l, const char *input, const ib_outpu
     return IB_OK;
 }
 
-/* The source's bytes into every slot of the input (one per backend that reads it). */
-static int copy_link(ib_session *s, const ib_input_slot *in, const link_src *ls, ib_err *err)
+int ib_session_link_copy(ib_session *s, const ib_input_slot *in, const ib_link_src *ls,
+                         ib_err *err)
 {
     ib_backend_buffer *src = ls->from->arena[ls->os->backend];
     for (uint32_t f = 0; f < in->n_feeds; f++) {
@@ -117,7 +109,7 @@ int ib_session_run_linked(ib_session *s, const ib_tensor_view *inputs, size_t n_
     int rc = ib_session_place_views(s, inputs, n_inputs, err);
     if (rc)
         return rc;
-    link_src ls[MAX_LINKS];
+    ib_link_src ls[MAX_LINKS];
     for (size_t k = 0; k < n_links; k++) {
         const char *name = links[k].input ? links[k].input : "(null)";
         size_t i = find(g, g->inputs.data, g->inputs.len, links[k].input);
@@ -134,11 +126,11 @@ int ib_session_run_linked(ib_session *s, const ib_tensor_view *inputs, size_t n_
         linked[i] = true;
         ib_tensor_desc d;
         const ib_output_slot *os = NULL;
-        if ((rc = source_of(&links[k], name, &os, &d, err)) ||
+        if ((rc = ib_session_link_source(&links[k], name, &os, &d, err)) ||
             (rc = ib_session_check_desc(s, &g->values.data[g->inputs.data[i]], &d, err)))
             return rc;
         s->key[i] = d;
-        ls[k] = (link_src){i, links[k].from, os, ib_tensor_desc_nbytes(&d)};
+        ls[k] = (ib_link_src){i, links[k].from, os, ib_tensor_desc_nbytes(&d)};
     }
     for (size_t i = 0; i < g->inputs.len; i++) {
         const ib_value *decl = &g->values.data[g->inputs.data[i]];
@@ -159,7 +151,7 @@ int ib_session_run_linked(ib_session *s, const ib_tensor_view *inputs, size_t n_
         if (in->nbytes != ls[k].nbytes) /* the variant is bound to the linked shape */
             return ib_err_set(err, IB_EBACKEND, "link: an input slot of %zu bytes for %zu",
                               in->nbytes, ls[k].nbytes);
-        if ((rc = copy_link(s, in, &ls[k], err)))
+        if ((rc = ib_session_link_copy(s, in, &ls[k], err)))
             return rc;
     }
     return ib_session_run_and_fetch(s, v, outputs, n_outputs, err);

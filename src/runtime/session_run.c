@@ -344,6 +344,8 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
     if (prc) return prc;
     fed_copy fc[64];
     size_t n_fc = 0;
+    ib_link_src ls[64]; /* feeds from other sessions, copied after this session's own */
+    size_t n_ls = 0;
     if (n_fb > IB_ARRAY_LEN(fc))
         return ib_err_set(err, IB_EINVAL, "more than %zu feeds", IB_ARRAY_LEN(fc));
     bool fed[256] = {false};
@@ -358,6 +360,16 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
             return ib_err_set(err, IB_EINVAL, "input '%s' is both fed and given (or fed twice)",
                               fb[k].input);
         fed[i] = true;
+        if (fb[k].from && fb[k].from != s) { /* another session's output, linked */
+            const ib_session_link l = {fb[k].input, fb[k].from, fb[k].output, v->ins[i].desc};
+            const ib_output_slot *los = NULL;
+            ib_tensor_desc d;
+            int lrc = ib_session_link_source(&l, fb[k].input, &los, &d, err);
+            if (lrc)
+                return lrc;
+            ls[n_ls++] = (ib_link_src){i, fb[k].from, los, v->ins[i].nbytes};
+            continue;
+        }
         if (!fb[k].output) { /* kept: its slot still holds the previous run's bytes */
             if (!s->opts.keep_inputs)
                 return ib_err_set(err, IB_EINVAL,
@@ -409,6 +421,8 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
         }
     }
     int rc = move_fed(s, fc, n_fc, err);
+    for (size_t k = 0; k < n_ls && !rc; k++)
+        rc = ib_session_link_copy(s, &v->ins[ls[k].input], &ls[k], err);
     if (rc) {
         s->last_run = NULL; /* the state may be half moved */
         return rc;

@@ -634,6 +634,16 @@ void bo_cases_shape(bo *b)
         bo_node(b, "SSDPostprocess", "inferbench", in, 3, at, 2, 2, outs);
         bo_run(b, "SSDPostprocess 2 x 64 anchors x 4 classes", 0, outs, 2);
     }
+    {
+        /* inferbench.WindowAccumulate: 2 classes, a 4x3x5 window at (1, 2, 0) of a 6x5x7
+         * volume (the window's last row ends at the volume's edge in y) */
+        ib_value_id in[4] = {bo_input(b, F32, 5, DIMS(1, 3, 6, 5, 7), -1, 1),
+                             bo_input(b, F32, 5, DIMS(1, 2, 4, 3, 5), -3, 3),
+                             bo_const_i64(b, 1, DIMS(3), DIMS(1, 2, 0)),
+                             bo_input(b, F32, 5, DIMS(1, 1, 4, 3, 5), 0.1, 1)};
+        RUN1(b, "WindowAccumulate 2 classes, 4x3x5 window in 6x5x7", 0,
+             NODE0(b, "WindowAccumulate", "inferbench", in));
+    }
     static const char *const red[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                                       "ReduceProd", "ReduceL1",  "ReduceL2", "ReduceSumSquare"};
     for (size_t i = 0; i < IB_ARRAY_LEN(red); i++) {

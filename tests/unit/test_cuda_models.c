@@ -838,7 +838,7 @@ TEST_TIMEOUT(cuda_fed_state_stays_on_device, 60)
     ib_tensor_view in[2] = {{"x", {IB_DTYPE_FLOAT32, 2, {2, 64}}, ones, 0},
                             {"state", {IB_DTYPE_FLOAT32, 2, {2, 64}}, zero, 0}};
     ib_tensor_view out = {"y", {0}, y, sizeof y};
-    ib_session_feed fb = {"state", "y"};
+    ib_session_feed fb = {"state", "y", NULL};
     ASSERT_OK_ERR(ib_session_run(s, in, 2, &out, 1, &err), &err);
     for (int r = 2; r <= 4; r++) {
         ASSERT_OK_ERR(ib_session_run_fed(s, in, 1, &fb, 1, &out, 1, &err), &err);

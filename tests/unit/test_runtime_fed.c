@@ -69,7 +69,7 @@ TEST(runtime_fed_accumulator_and_errors)
             ones[i] = 1.0f + (float)i;
         ib_tensor_view in[2] = {view("x", ones, 2, 3), view("state", zero, 2, 3)};
         ib_tensor_view out = view("y", y, 2, 3);
-        ib_session_feed fb = {"state", "y"};
+        ib_session_feed fb = {"state", "y", NULL};
         ib_err err;
         ib_err_clear(&err);
         /* nothing to take state from yet */
@@ -81,7 +81,7 @@ TEST(runtime_fed_accumulator_and_errors)
                 ASSERT_DBL_EQ(y[i], (double)r * (double)ones[i]);
         }
         /* rejected calls name what is wrong and keep the state */
-        ib_session_feed bad_in = {"nope", "y"}, bad_out = {"state", "nope"};
+        ib_session_feed bad_in = {"nope", "y", NULL}, bad_out = {"state", "nope", NULL};
         ASSERT_STATUS(ib_session_run_fed(s, in, 1, &bad_in, 1, &out, 1, &err), IB_ENOTFOUND);
         ASSERT_STR_CONTAINS(err.msg, "'nope'");
         ASSERT_STATUS(ib_session_run_fed(s, in, 1, &bad_out, 1, &out, 1, &err), IB_ENOTFOUND);
@@ -133,7 +133,7 @@ static void swap_case(bool inplace)
     }
     ib_tensor_view in[2] = {view("a", a0, 2, 8), view("b", b0, 2, 8)};
     ib_tensor_view out[2] = {view("a2", ya, 2, 8), view("b2", yb, 2, 8)};
-    ib_session_feed fb[2] = {{"a", "a2"}, {"b", "b2"}};
+    ib_session_feed fb[2] = {{"a", "a2", NULL}, {"b", "b2", NULL}};
     ib_err err;
     ib_err_clear(&err);
     ASSERT_OK_ERR(ib_session_run(s, in, 2, out, 2, &err), &err);
@@ -192,7 +192,7 @@ TEST(runtime_fed_kept_inputs)
             x0[i] = 0.25f * (float)i - 2.0f;
         ib_tensor_view in[2] = {view("x", x0, 2, 8), view("state", zero, 2, 8)};
         ib_tensor_view out = view("y", y, 2, 8);
-        ib_session_feed fb[2] = {{"x", NULL}, {"state", "y"}};
+        ib_session_feed fb[2] = {{"x", NULL, NULL}, {"state", "y", NULL}};
         ib_err err;
         ib_err_clear(&err);
         /* without the option x's bytes are another value's by the end of the run */

@@ -103,7 +103,7 @@ TEST(runtime_link_output_to_input)
         float y[64];
         ib_tensor_view win = {"w", {IB_DTYPE_FLOAT32, 3, {1, 1, 4}}, (void *)(uintptr_t)w2, 0};
         ib_tensor_view out = {"y", {0}, y, sizeof y};
-        ib_session_feed keep = {"enc", NULL};
+        ib_session_feed keep = {"enc", NULL, NULL};
         ib_err err;
         ib_err_clear(&err);
         ASSERT_OK_ERR(ib_session_run_fed(dec, &win, 1, &keep, 1, &out, 1, &err), &err);
@@ -216,7 +216,7 @@ TEST(runtime_link_errors)
     ASSERT_STR_CONTAINS(err.msg, "missing input 'w'");
     ASSERT_STATUS(ib_session_run_linked(dec, &win, 1, NULL, 1, &out, 1, &err), IB_EINVAL);
     /* a failed call leaves nothing to feed from; a good one works after the failures */
-    ib_session_feed keep = {"enc", NULL};
+    ib_session_feed keep = {"enc", NULL, NULL};
     ASSERT_STATUS(ib_session_run_fed(dec, &win, 1, &keep, 1, &out, 1, &err), IB_ESTATE);
     ASSERT_OK_ERR(ib_session_run_linked(dec, &win, 1, &l, 1, &out, 1, &err), &err);
     /* a source whose last run failed has nothing to give */
@@ -226,5 +226,60 @@ TEST(runtime_link_errors)
     ib_session_destroy(dec);
     ib_session_destroy(enc);
     ib_model_destroy(md);
+    ib_model_destroy(me);
+}
+
+/* A link inside fed runs (ib_session_feed.from): an accumulator acc <- acc + enc, with acc fed
+ * from its own output and enc from the encoder's latest run, as 3D U-Net's sliding windows
+ * add each window's logits on the device. Over four encoder runs acc = -(x1 + ... + x4). */
+TEST(runtime_link_in_fed_runs)
+{
+    ib_model *me = encoder_model();
+    ib_build *b = NULL;
+    ASSERT_OK(ib_build_create(1, 13, &b));
+    ib_value_id acc = ib_build_input(b, "acc", IB_DTYPE_FLOAT32, "1,R,4");
+    ib_value_id e = ib_build_input(b, "enc", IB_DTYPE_FLOAT32, "1,R,4");
+    ib_build_output(b, IB_BUILD_OP(b, "Add", "", acc, e), "acc_out", IB_DTYPE_FLOAT32, "1,R,4");
+    ib_model *ma = model_of(b);
+    static const char *const backends[] = {"cpu", "reference"};
+    for (int k = 0; k < 2; k++) {
+        ib_session *enc = open_on(me, backends[k], NULL, false);
+        ib_session *sa = open_on(ma, backends[1 - k], NULL, false);
+        float x[24], zero[24] = {0}, sum[24] = {0}, y[24];
+        ib_tensor_view xin = {"x", {IB_DTYPE_FLOAT32, 3, {2, 3, 4}}, x, 0};
+        const ib_tensor_desc rows = {IB_DTYPE_FLOAT32, 3, {1, 6, 4}};
+        ib_tensor_view ain = {"acc", rows, zero, 0};
+        ib_tensor_view out = {"acc_out", {0}, y, sizeof y};
+        ib_session_link l = {"enc", enc, "e", rows};
+        ib_session_feed fb[2] = {{"acc", "acc_out", NULL}, {"enc", "e", enc}};
+        ib_err err;
+        ib_err_clear(&err);
+        for (int r = 0; r < 4; r++) {
+            for (int i = 0; i < 24; i++) {
+                x[i] = (float)(i * (r + 1)) - 3.0f;
+                sum[i] += x[i];
+            }
+            ASSERT_OK_ERR(ib_session_run(enc, &xin, 1, NULL, 0, &err), &err);
+            if (r == 0)
+                ASSERT_OK_ERR(ib_session_run_linked(sa, &ain, 1, &l, 1, &out, 1, &err), &err);
+            else
+                ASSERT_OK_ERR(ib_session_run_fed(sa, NULL, 0, fb, 2, &out, 1, &err), &err);
+            for (int i = 0; i < 24; i++)
+                ASSERT_DBL_EQ(y[i], -(double)sum[i]);
+        }
+        /* the encoder at another shape: not the bytes the fed input had */
+        float x5[40] = {0};
+        ib_tensor_view x5in = {"x", {IB_DTYPE_FLOAT32, 3, {2, 5, 4}}, x5, 0};
+        ASSERT_OK_ERR(ib_session_run(enc, &x5in, 1, NULL, 0, &err), &err);
+        ASSERT_STATUS(ib_session_run_fed(sa, NULL, 0, fb, 2, &out, 1, &err), IB_EINVAL);
+        ASSERT_STR_CONTAINS(err.msg, "'enc'");
+        /* nor when the encoder's last run failed */
+        ib_tensor_view wrong = {"x", {IB_DTYPE_INT64, 3, {2, 3, 4}}, x, 0};
+        ASSERT_STATUS(ib_session_run(enc, &wrong, 1, NULL, 0, &err), IB_EINVAL);
+        ASSERT_STATUS(ib_session_run_linked(sa, &ain, 1, &l, 1, &out, 1, &err), IB_ESTATE);
+        ib_session_destroy(sa);
+        ib_session_destroy(enc);
+    }
+    ib_model_destroy(ma);
     ib_model_destroy(me);
 }

@@ -147,7 +147,9 @@ static ib_model *sign_model(void)
     return m;
 }
 
-TEST_TIMEOUT(unet_entry_kits_sliding_window_and_dice, 60)
+/* kits19's window sums on the host (variant kits19 on the cpu) or in the window graph
+ * (kits19-device: model 1, its session linked to the network's) */
+static void kits_case(const char *variant, const char *sums_backend)
 {
     const ib_benchmark *bn = &ib_bench_3d_unet_99;
     ib_err err;
@@ -155,8 +157,27 @@ TEST_TIMEOUT(unet_entry_kits_sliding_window_and_dice, 60)
     ib_bench_config_defaults(&cfg);
     cfg.tiny = true;
     cfg.synth_samples = 2;
-    cfg.variant = "kits19";
+    cfg.variant = variant;
+    ASSERT_UINT_EQ(ib_bench_model_count(bn, &cfg), 2);
     ib_model *m = sign_model();
+    ib_model *mw = NULL;
+    ib_session *sessions[2] = {NULL, NULL};
+    if (sums_backend) {
+        ASSERT_OK_ERR(bn->build_model(&cfg, 1, "sums.onnx", &err), &err);
+        ASSERT_OK_ERR(ib_model_load_file("sums.onnx", NULL, &mw, &err), &err);
+        ib_bench_io wio;
+        ASSERT_OK_ERR(bn->bind_model(&cfg, 1, mw, &wio, &err), &err);
+        ASSERT_TRUE(wio.keep_inputs);
+        ib_session_options wo;
+        ib_session_options_defaults(&wo);
+        wo.backend = sums_backend;
+        wo.threads = 1;
+        wo.keep_inputs = true;
+        ASSERT_OK_ERR(ib_session_create(mw, &wo, &sessions[1], &err), &err);
+        /* the network's model is not a window graph */
+        ASSERT_STATUS(bn->bind_model(&cfg, 1, m, &wio, &err), IB_EINVAL);
+        ASSERT_STR_CONTAINS(err.msg, "window graph");
+    }
     ib_bench_io io;
     ASSERT_OK_ERR(bn->bind_model(&cfg, 0, m, &io, &err), &err);
     ASSERT_OK_ERR(bn->synthesize(&cfg, "k", &err), &err);
@@ -167,8 +188,7 @@ TEST_TIMEOUT(unet_entry_kits_sliding_window_and_dice, 60)
     ib_session_options so;
     ib_session_options_defaults(&so);
     so.threads = 1;
-    ib_session *sess = NULL;
-    ASSERT_OK_ERR(ib_session_create(m, &so, &sess, &err), &err);
+    ASSERT_OK_ERR(ib_session_create(m, &so, &sessions[0], &err), &err);
     size_t cap = bn->payload_max_bytes(st, &cfg);
     ib_bench_acc_entry e[2];
     uint8_t *pay[2];
@@ -182,7 +202,7 @@ TEST_TIMEOUT(unet_entry_kits_sliding_window_and_dice, 60)
         ib_bench_batch b = {.count = 1, .samples = &sp, .indices = &idx, .scratch = &scr};
         pay[q] = ib_malloc(cap);
         ib_bench_payload p = {pay[q], cap, 0};
-        ASSERT_OK_ERR(bn->infer(st, &cfg, &sess, &b, &p, &err), &err);
+        ASSERT_OK_ERR(bn->infer(st, &cfg, sessions, &b, &p, &err), &err);
         const int64_t *d = smp.t[0].desc.dims;
         size_t nv = (size_t)(d[2] * d[3] * d[4]);
         ASSERT_UINT_EQ(p.size, nv);
@@ -228,7 +248,21 @@ TEST_TIMEOUT(unet_entry_kits_sliding_window_and_dice, 60)
     ib_bench_scratch_free(&scr);
     ib_free(pay[0]);
     ib_free(pay[1]);
-    ib_session_destroy(sess);
+    ib_session_destroy(sessions[1]);
+    ib_session_destroy(sessions[0]);
     bn->close(st);
+    ib_model_destroy(mw);
     ib_model_destroy(m);
+}
+
+TEST_TIMEOUT(unet_entry_kits_sliding_window_and_dice, 60)
+{
+    kits_case("kits19", NULL);
+}
+
+/* the same labels with the sums in the window graph, on the cpu and the reference kernels */
+TEST_TIMEOUT(unet_entry_kits_window_graph, 60)
+{
+    kits_case("kits19-device", "cpu");
+    kits_case("kits19-device", "reference");
 }

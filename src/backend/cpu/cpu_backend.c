@@ -123,7 +123,7 @@ static size_t cpu_plan_bytes(void *ctx, const ib_tensor_desc *d)
 static const cpu_op *const g_families[] = {
     cpu_ops_conv, cpu_ops_matmul, cpu_ops_pool,  cpu_ops_norm,   cpu_ops_eltwise,
     cpu_ops_binary, cpu_ops_rnn,  cpu_ops_shape, cpu_ops_gather, cpu_ops_reduce, cpu_ops_attn,
-    cpu_ops_detect,
+    cpu_ops_detect, cpu_ops_accum,
 };
 
 static bool same_domain(const char *a, const char *b)

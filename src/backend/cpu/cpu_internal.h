@@ -271,6 +271,7 @@ extern const cpu_op cpu_ops_gather[];
 extern const cpu_op cpu_ops_reduce[];
 extern const cpu_op cpu_ops_attn[];
 extern const cpu_op cpu_ops_detect[]; /* cpu_detect.c: inferbench.SSDPostprocess */
+extern const cpu_op cpu_ops_accum[];  /* cpu_accum.c: inferbench.WindowAccumulate */
 
 /* The vtable entries of cpu_exec.c. */
 int cpu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec **out,

@@ -608,7 +608,8 @@ void cu_weight_put(cu_ctx *c, const void *host, int fmt)
 /* ---- op registry ---------------------------------------------------------------- */
 
 static const cu_op *const g_families[] = {cu_ops_conv, cu_ops_matmul, cu_ops_ew, cu_ops_shape,
-                                           cu_ops_rnn, cu_ops_logic, cu_ops_attn, cu_ops_detect};
+                                           cu_ops_rnn, cu_ops_logic, cu_ops_attn, cu_ops_detect,
+                                           cu_ops_accum};
 
 static bool same_domain(const char *a, const char *b)
 {

@@ -440,6 +440,7 @@ extern const cu_op cu_ops_matmul[]; /* cuda_matmul.c: MatMul, Gemm, FusedMatMul,
 extern const cu_op cu_ops_rnn[];    /* cuda_rnn.c: LSTM */
 extern const cu_op cu_ops_conv[];   /* cuda_conv.c: Conv, FusedConv, pooling */
 extern const cu_op cu_ops_logic[];  /* cuda_ops_logic.c: comparisons, And/Or/Xor/Not, Where */
+extern const cu_op cu_ops_accum[];  /* cuda_accum.c: inferbench.WindowAccumulate */
 extern const cu_op cu_ops_attn[];   /* cuda_attn.c: inferbench.MultiHeadAttention */
 extern const cu_op cu_ops_detect[]; /* cuda_detect.c: inferbench.SSDPostprocess */
 

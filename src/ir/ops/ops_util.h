@@ -59,6 +59,7 @@ extern const ib_op_family ib_ops_fused;   /* fused.c */
 extern const ib_op_family ib_ops_mha;     /* fused_mha.c */
 extern const ib_op_family ib_ops_index;   /* index.c */
 extern const ib_op_family ib_ops_detect;  /* detect.c */
+extern const ib_op_family ib_ops_accum;   /* accum.c */
 
 /* ---- errors --------------------------------------------------------------- */
 

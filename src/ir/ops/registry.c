@@ -16,7 +16,7 @@ static const ib_op_family *const families[] = {
     &ib_ops_norm,   &ib_ops_softmax, &ib_ops_reduce, &ib_ops_shape,  &ib_ops_layout,
     &ib_ops_gather, &ib_ops_cast,    &ib_ops_pad,    &ib_ops_resize, &ib_ops_rnn,
     &ib_ops_nms,    &ib_ops_quant,   &ib_ops_fused,  &ib_ops_index,  &ib_ops_mha,
-    &ib_ops_detect,
+    &ib_ops_detect, &ib_ops_accum,
 };
 
 static bool same_domain(const char *a, const char *b)

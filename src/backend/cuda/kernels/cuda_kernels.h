@@ -125,6 +125,13 @@ int ibk_logic(ibk_stream s, int op, const uint8_t *a, const uint8_t *b, uint8_t 
 int ibk_where(ibk_stream s, const uint8_t *c, const int64_t *sc, const void *x, const void *z,
               void *y, int esize, const ibk_view *v);
 
+/* inferbench.WindowAccumulate (ir/ops/accum.c): y = acc (copied when y != acc), then for each
+ * element p of the r0 x r1 x r2 window at (at[0], at[1], at[2]) of the S0 x S1 x S2 volume
+ * y[c, at + p] += win[c, p] * g[p] for c < C and y[C, at + p] += g[p], the product rounded
+ * before the sum; at is read on the device, and a window outside the volume adds nothing. */
+int ibk_window_acc(ibk_stream s, const float *acc, const float *win, const float *g,
+                   const int64_t *at, float *y, int64_t C, const int64_t *S, const int64_t *r);
+
 /* y[j, d] = float(table16[idx[j], d]) for a float16 table [rows, dim] (negative indices
  * from the end; out of range: zeros), the embedding lookup over a table held in float16. */
 int ibk_gather_f16_rows(ibk_stream s, const void *table16, const void *idx, int idx_is_64,

@@ -727,6 +727,47 @@ extern "C" int ibk_where(ibk_stream s, const uint8_t *c, const int64_t *sc, cons
     return launch_status();
 }
 
+/* ---- inferbench.WindowAccumulate (3D U-Net's sliding window) ------------------------ */
+
+/* one thread per window element, all C + 1 planes; __fmul_rn / __fadd_rn keep the host's two
+ * roundings (nvcc would contract a * b + c into one FMA) */
+__global__ static void k_window_acc(const float *win, const float *g, const int64_t *at,
+                                    float *y, int64_t C, int64_t S0, int64_t S1, int64_t S2,
+                                    int64_t r0, int64_t r1, int64_t r2)
+{
+    const int64_t a0 = at[0], a1 = at[1], a2 = at[2], n = r0 * r1 * r2;
+    if (a0 < 0 || a1 < 0 || a2 < 0 || a0 > S0 - r0 || a1 > S1 - r1 || a2 > S2 - r2)
+        return;
+    const int64_t plane = S0 * S1 * S2;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t x = i % r2, v = (i / r2) % r1, z = i / (r1 * r2);
+        int64_t o = ((a0 + z) * S1 + a1 + v) * S2 + a2 + x;
+        float gw = g[i];
+        for (int64_t c = 0; c < C; c++)
+            y[c * plane + o] = __fadd_rn(y[c * plane + o], __fmul_rn(win[c * n + i], gw));
+        y[C * plane + o] = __fadd_rn(y[C * plane + o], gw);
+    }
+}
+
+extern "C" int ibk_window_acc(ibk_stream s, const float *acc, const float *win, const float *g,
+                              const int64_t *at, float *y, int64_t C, const int64_t *S,
+                              const int64_t *r)
+{
+    if (y != acc) {
+        size_t bytes = (size_t)((C + 1) * S[0] * S[1] * S[2]) * sizeof(float);
+        cudaError_t e = cudaMemcpyAsync(y, acc, bytes, cudaMemcpyDeviceToDevice, s);
+        if (e != cudaSuccess)
+            return (int)e;
+    }
+    int64_t n = r[0] * r[1] * r[2];
+    if (n <= 0)
+        return 0;
+    k_window_acc<<<grid_for(n), IBK_THREADS, 0, s>>>(win, g, at, y, C, S[0], S[1], S[2], r[0],
+                                                      r[1], r[2]);
+    return launch_status();
+}
+
 /* ---- NHWC float16 conv islands ----------------------------------------------------- */
 
 /* one thread per output element, in NHWC order: the writes coalesce */
