@@ -34,6 +34,9 @@
 # GRAPHPOST_BENCHMARKS (default "ssd-resnet34"): also a "fp16-graphpost" row, the model built
 # with its decode + NMS inside the graph (--variant graph-post: inferbench.SSDPostprocess on
 # the GPU, issue 24);
+# KITS_BENCHMARKS (default "3d-unet-99"): also a "fp16-kits19" row, 3D U-Net on KiTS19
+# (--dataset kits19: the sliding window, its sums kept on the device in the window graph,
+# issue 25);
 # LT_GEMM (default 1): time cuBLASLt GEMMs at float32 vs float16 storage (bench/cuda/lt_gemm,
 # about 20 s), the measurement that decides whether the backend needs 16-bit activations;
 # HALF_BENCHMARKS (default "bert-99"): also a "fp16-half" row, fp16 with --half-chains (values
@@ -166,6 +169,7 @@ for B in $BENCHMARKS; do
     PLIST=$PRECISIONS
     case " ${NHWC_BENCHMARKS-resnet50} " in *" $B "*) PLIST="$PLIST fp16-nhwc" ;; esac
     case " ${GRAPHPOST_BENCHMARKS-ssd-resnet34} " in *" $B "*) PLIST="$PLIST fp16-graphpost" ;; esac
+    case " ${KITS_BENCHMARKS-3d-unet-99} " in *" $B "*) PLIST="$PLIST fp16-kits19" ;; esac
     case " ${HALF_BENCHMARKS-bert-99} " in *" $B "*) PLIST="$PLIST fp16-half" ;; esac
     case " ${INT8_BENCHMARKS-resnet50 bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) ;; *) PLIST="$PLIST int8" ;; esac ;; esac
     # int8 with the 16-bit chains too, where both rows run
@@ -174,12 +178,14 @@ for B in $BENCHMARKS; do
     for P in $PLIST; do
         PREC=${P%-nhwc}
         PREC=${PREC%-graphpost}
+        PREC=${PREC%-kits19}
         PREC=${PREC%-half}
         NHWC=""
         [ "${P%-nhwc}" != "$P" ] && NHWC="--nhwc-fp16"
         [ "${P%-half}" != "$P" ] && NHWC="--half-chains"
         VARIANT=""
         [ "${P%-graphpost}" != "$P" ] && VARIANT="--variant graph-post"
+        [ "${P%-kits19}" != "$P" ] && VARIANT="--dataset kits19"
         D="$OUT/$B-$P"
         rm -rf "$D"
         VAR=BATCH_$(echo "$B" | tr '.-' '__')
