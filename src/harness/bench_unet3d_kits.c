@@ -26,6 +26,7 @@
 #include "dataset/kits.h"
 #include "harness/bench_unet3d.h"
 #include "inferbench/base.h"
+#include "ir/ops/accum.h"
 #include "metrics/dice.h"
 #include "models/unet3d.h"
 #include "onnx/build.h"
@@ -207,26 +208,18 @@ static void kt_labels(const float *acc, size_t nv, uint8_t *labels)
     }
 }
 
-/* The window's logits lg [C][r^3] added into acc on the host (the cpu's path). */
-static void kt_add_host(const kt_state *s, const float *lg, const int64_t *sh, int64_t i,
-                        int64_t j, int64_t k, float *acc)
+/* The window's logits lg [C][r^3] added into acc on the host (the cpu's path), by the op's
+ * own arithmetic (ir/ops/accum.h), so both paths give the same bytes. */
+static void kt_add_host(const kt_state *s, const float *lg, const int64_t *sh, const int64_t *at,
+                        float *acc)
 {
-    const int64_t r = s->roi;
-    const size_t nv = (size_t)(sh[0] * sh[1] * sh[2]), rv = (size_t)(r * r * r);
-    float *norm = acc + (size_t)KT_CLASSES * nv;
-    for (int64_t z = 0; z < r; z++)
-        for (int64_t y = 0; y < r; y++) {
-            size_t row = (size_t)(((i + z) * sh[1] + j + y) * sh[2] + k);
-            const float *gr = s->gauss + (z * r + y) * r;
-            for (int c = 0; c < KT_CLASSES; c++) {
-                float *dst = acc + (size_t)c * nv + row;
-                const float *src = lg + (size_t)c * rv + (size_t)((z * r + y) * r);
-                for (int64_t x = 0; x < r; x++)
-                    dst[x] += src[x] * gr[x];
-            }
-            for (int64_t x = 0; x < r; x++)
-                norm[row + (size_t)x] += gr[x];
-        }
+    ib_window_acc w = {.acc = acc, .win = lg, .g = s->gauss, .at = at, .y = acc,
+                       .C = KT_CLASSES};
+    for (int a = 0; a < 3; a++) {
+        w.S[a] = sh[a];
+        w.r[a] = s->roi;
+    }
+    ib_window_acc_rows(&w, 0, s->roi);
 }
 
 /* One pre-processed volume [D][H][W] -> uint8 labels (see the file comment); sums NULL: on
@@ -276,11 +269,11 @@ static int kt_window_loop(kt_state *s, ib_session *sess, ib_session *sums,
                 if (rc)
                     return rc;
                 left--;
+                at[0] = i, at[1] = j, at[2] = k;
                 if (!sums) {
-                    kt_add_host(s, lg, sh, i, j, k, acc);
+                    kt_add_host(s, lg, sh, at, acc);
                     continue;
                 }
-                at[0] = i, at[1] = j, at[2] = k;
                 /* the volume's sums come back with the last window only */
                 ib_tensor_view so = {KT_SUMS_OUT, {0}, acc, acc_bytes};
                 rc = !started ? ib_session_run_linked(sums, first, 3, &link, 1, &so, !left, err)

@@ -172,6 +172,9 @@ int ib_session_place_views(ib_session *s, const ib_tensor_view *inputs, size_t n
  * in their slots) and fetch the outputs; remembers v as the last successful run. */
 int ib_session_run_and_fetch(ib_session *s, ib_variant *v, ib_tensor_view *outputs,
                              size_t n_outputs, ib_err *err);
+/* The index of the value named `name` among ids[0..n) of g (n when none or name is NULL). */
+size_t ib_session_index_of(const ib_graph *g, const ib_value_id *ids, size_t n,
+                           const char *name);
 /* Copy one value's bytes of a variant's arena to host memory. */
 int ib_session_read_slot(ib_session *s, uint32_t backend, size_t offset, void *dst, size_t n,
                          ib_err *err);

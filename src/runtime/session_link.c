@@ -15,14 +15,6 @@
 
 #define MAX_LINKS 16
 
-static size_t find(const ib_graph *g, const ib_value_id *ids, size_t n, const char *name)
-{
-    size_t i = 0;
-    while (i < n && (!name || strcmp(g->values.data[ids[i]].name, name) != 0))
-        i++;
-    return i;
-}
-
 int ib_session_link_source(const ib_session_link *l, const char *input,
                            const ib_output_slot **os, ib_tensor_desc *d, ib_err *err)
 {
@@ -34,7 +26,7 @@ int ib_session_link_source(const ib_session_link *l, const char *input,
                           "run (run the source first)",
                           input, out);
     const ib_graph *g = v->g;
-    size_t o = find(g, g->outputs.data, g->outputs.len, l->output);
+    size_t o = ib_session_index_of(g, g->outputs.data, g->outputs.len, l->output);
     if (o == g->outputs.len)
         return ib_err_set(err, IB_ENOTFOUND, "link: the source session has no output '%s'", out);
     *os = &v->outs[o];
@@ -112,7 +104,7 @@ int ib_session_run_linked(ib_session *s, const ib_tensor_view *inputs, size_t n_
     ib_link_src ls[MAX_LINKS];
     for (size_t k = 0; k < n_links; k++) {
         const char *name = links[k].input ? links[k].input : "(null)";
-        size_t i = find(g, g->inputs.data, g->inputs.len, links[k].input);
+        size_t i = ib_session_index_of(g, g->inputs.data, g->inputs.len, links[k].input);
         if (i == g->inputs.len)
             return ib_err_set(err, IB_ENOTFOUND, "link: unknown input '%s'", name);
         if (s->in_views[i] || linked[i])

@@ -125,8 +125,8 @@ int ib_session_check_desc(const ib_session *s, const ib_value *decl, const ib_te
     return IB_OK;
 }
 
-/* The index of the value named `name` among ids[0..n) (n when none). */
-static size_t index_of(const ib_graph *g, const ib_value_id *ids, size_t n, const char *name)
+size_t ib_session_index_of(const ib_graph *g, const ib_value_id *ids, size_t n,
+                           const char *name)
 {
     size_t i = 0;
     while (i < n && (!name || strcmp(g->values.data[ids[i]].name, name) != 0))
@@ -143,7 +143,7 @@ int ib_session_place_views(ib_session *s, const ib_tensor_view *inputs, size_t n
         s->in_views[i] = NULL;
     for (size_t j = 0; j < n_inputs; j++) {
         const char *name = inputs[j].name;
-        size_t i = index_of(g, g->inputs.data, g->inputs.len, name);
+        size_t i = ib_session_index_of(g, g->inputs.data, g->inputs.len, name);
         if (i == g->inputs.len)
             return ib_err_set(err, IB_ENOTFOUND,
                               "unknown input '%s' (the model has %zu inputs; "
@@ -176,10 +176,7 @@ int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t 
 static int fetch_output(ib_session *s, ib_variant *v, ib_tensor_view *view, ib_err *err)
 {
     const ib_graph *g = v->g;
-    size_t i = 0;
-    while (i < g->outputs.len &&
-           (!view->name || strcmp(g->values.data[g->outputs.data[i]].name, view->name) != 0))
-        i++;
+    size_t i = ib_session_index_of(g, g->outputs.data, g->outputs.len, view->name);
     if (i == g->outputs.len)
         return ib_err_set(err, IB_ENOTFOUND, "unknown output '%s'",
                           view->name ? view->name : "(null)");
@@ -352,7 +349,7 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
     if (g->inputs.len > IB_ARRAY_LEN(fed))
         return ib_err_set(err, IB_EUNSUPPORTED, "feeds on a model of over 256 inputs");
     for (size_t k = 0; k < n_fb; k++) {
-        size_t i = index_of(g, g->inputs.data, g->inputs.len, fb[k].input);
+        size_t i = ib_session_index_of(g, g->inputs.data, g->inputs.len, fb[k].input);
         if (i == g->inputs.len)
             return ib_err_set(err, IB_ENOTFOUND, "feed: unknown input '%s'",
                               fb[k].input ? fb[k].input : "(null)");
@@ -378,7 +375,7 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
                                   fb[k].input);
             continue;
         }
-        size_t o = index_of(g, g->outputs.data, g->outputs.len, fb[k].output);
+        size_t o = ib_session_index_of(g, g->outputs.data, g->outputs.len, fb[k].output);
         if (o == g->outputs.len)
             return ib_err_set(err, IB_ENOTFOUND, "feed: unknown output '%s'", fb[k].output);
         const ib_output_slot *os = &v->outs[o];

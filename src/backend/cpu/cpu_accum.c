@@ -3,7 +3,7 @@
  * acc and the window's planes split over the threads, through the reference kernel's own
  * arithmetic (ir/ops/accum.h), so the cpu gives its sums bit for bit. The kits19 entry adds
  * its windows on the host on the cpu (no copy of the whole volume a window); the op runs here
- * when the window graph is asked for (`--variant kits19-device`) and in the conformance
+ * when the window graph is asked for (`--dataset kits19-device`) and in the conformance
  * suite.
  */
 #include <omp.h>
