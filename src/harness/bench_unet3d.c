@@ -26,15 +26,21 @@
 #include "onnx/build.h"
 #include "ir/graph.h"
 
+/* a valid kits19 variant (an unknown one is refused where an error can be returned) */
+static bool u3_is_kits(const ib_bench_config *cfg)
+{
+    bool kits = false;
+    ib_err e;
+    return !ib_u3_variant(cfg, &kits, &e) && kits;
+}
+
 /* kits19 (v2.1+ rules, benchmarks.md §4.2): reference mean DICE 0.86170 (the checker's
  * figure from v2.1), performance sample count = every inference case (43 from v3.0), the
  * payload uint8 labels (accuracy_kits.py's default --output_dtype). An unknown variant keeps
  * brats19's figures (the entry refuses it at build/bind). */
 static void u3_targets(const ib_bench_config *cfg, ib_bench_targets *t)
 {
-    bool kits = false;
-    ib_err e;
-    if (!ib_u3_variant(cfg, &kits, &e) && kits) {
+    if (u3_is_kits(cfg)) {
         t->accuracy_reference = 0.86170;
         t->performance_sample_count = 43;
         t->payload_dtype = IB_DTYPE_UINT8;
@@ -67,9 +73,7 @@ bool ib_u3_kits_sums_forced(const ib_bench_config *cfg)
 /* brats19: the network; kits19: the network and the window graph */
 static size_t u3_models_for(const ib_bench_config *cfg)
 {
-    bool kits = false;
-    ib_err e;
-    return !ib_u3_variant(cfg, &kits, &e) && kits ? 2 : 1;
+    return u3_is_kits(cfg) ? 2 : 1;
 }
 
 static int u3_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)

@@ -169,10 +169,11 @@ static int load_models(const ib_harness_opts *o, const char *work_dir, ib_model 
             int n = snprintf(path, sizeof path, "%s/model-%s%s.onnx", work_dir, key, part);
             if (n < 0 || (size_t)n >= sizeof path)
                 return ib_err_set(err, IB_EINVAL, "%s: path too long", work_dir);
-            if (!ib_path_exists(path) && k > 0 && b->helper_models)
+            bool have = ib_path_exists(path); /* else cached() says it reuses it */
+            if (!have && k > 0 && b->helper_models)
                 ib_harness_stage(o, "building the %s helper graph %zu (no weights) -> %s", b->id,
                                  k, path);
-            else if (!ib_path_exists(path))
+            else if (!have)
                 ib_harness_stage(o, "building the %s%s model with seeded random weights (seed %llu) -> %s",
                       b->id, o->cfg.tiny ? " (tiny)" : "", (unsigned long long)o->cfg.seed,
                       path);

@@ -158,6 +158,11 @@ int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t 
                             ib_err *err);
 int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *const *in_views,
                            ib_err *err);
+/* s->key[i] = the shape of each given input (s->in_views), checked; inputs with skip[i] set
+ * (skip may be NULL) come another way (linked). A missing input is IB_EINVAL, its message
+ * ending with missing_note. */
+int ib_session_key_given(ib_session *s, const bool *skip, const char *missing_note,
+                         ib_err *err);
 /* One input view against the declared input (dtype, rank, static dims, max_batch; data). */
 int ib_session_check_input(const ib_session *s, const ib_value *decl, const ib_tensor_view *view,
                            ib_err *err);

@@ -124,17 +124,8 @@ int ib_session_run_linked(ib_session *s, const ib_tensor_view *inputs, size_t n_
         s->key[i] = d;
         ls[k] = (ib_link_src){i, links[k].from, os, ib_tensor_desc_nbytes(&d)};
     }
-    for (size_t i = 0; i < g->inputs.len; i++) {
-        const ib_value *decl = &g->values.data[g->inputs.data[i]];
-        if (linked[i])
-            continue;
-        if (!s->in_views[i])
-            return ib_err_set(err, IB_EINVAL, "missing input '%s' (%s): neither given nor linked",
-                              decl->name, ib_dtype_name(decl->desc.dtype));
-        if ((rc = ib_session_check_input(s, decl, s->in_views[i], err)))
-            return rc;
-        s->key[i] = s->in_views[i]->desc;
-    }
+    if ((rc = ib_session_key_given(s, linked, ": neither given nor linked", err)))
+        return rc;
     ib_variant *v;
     if ((rc = ib_session_variant_for(s, s->key, &v, err)))
         return rc;

@@ -155,22 +155,30 @@ int ib_session_place_views(ib_session *s, const ib_tensor_view *inputs, size_t n
     return IB_OK;
 }
 
-int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
-                            ib_err *err)
+int ib_session_key_given(ib_session *s, const bool *skip, const char *missing_note,
+                         ib_err *err)
 {
     const ib_graph *g = ib_model_graph(s->model);
-    int prc = ib_session_place_views(s, inputs, n_inputs, err);
-    if (prc) return prc;
     for (size_t i = 0; i < g->inputs.len; i++) {
         const ib_value *decl = &g->values.data[g->inputs.data[i]];
+        if (skip && skip[i])
+            continue;
         if (!s->in_views[i])
-            return ib_err_set(err, IB_EINVAL, "missing input '%s' (%s)", decl->name,
-                              ib_dtype_name(decl->desc.dtype));
+            return ib_err_set(err, IB_EINVAL, "missing input '%s' (%s)%s", decl->name,
+                              ib_dtype_name(decl->desc.dtype), missing_note);
         int rc = ib_session_check_input(s, decl, s->in_views[i], err);
         if (rc) return rc;
         s->key[i] = s->in_views[i]->desc;
     }
     return IB_OK;
+}
+
+int ib_session_match_inputs(ib_session *s, const ib_tensor_view *inputs, size_t n_inputs,
+                            ib_err *err)
+{
+    int prc = ib_session_place_views(s, inputs, n_inputs, err);
+    if (prc) return prc;
+    return ib_session_key_given(s, NULL, "", err);
 }
 
 static int fetch_output(ib_session *s, ib_variant *v, ib_tensor_view *view, ib_err *err)

@@ -57,11 +57,7 @@ static int acc_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     cpu_acc_ctx *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cpu_fail(e, err, IB_ENOMEM, "out of memory");
-    k->w.C = win->desc.dims[1];
-    for (int a = 0; a < 3; a++) {
-        k->w.S[a] = acc->desc.dims[2 + a];
-        k->w.r[a] = g->desc.dims[2 + a];
-    }
+    ib_window_acc_shape(&acc->desc, &win->desc, &g->desc, &k->w);
     k->bytes = ib_tensor_desc_nbytes(&acc->desc);
     k->max_threads = e->ctx->threads > 0 ? e->ctx->threads : 1;
     const void *ap, *wp, *tp, *gp;

@@ -9,17 +9,12 @@
  * `shape` family has its case, which cuda_ops_shape runs on a device).
  */
 #include "backend/cuda/cuda_internal.h"
+#include "ir/ops/accum.h"
 
-typedef struct acc_k {
-    const float *acc, *win, *g;
-    const int64_t *at;
-    float *y;
-    int64_t C, S[3], r[3];
-} acc_k;
-
+/* the op's description (ir/ops/accum.h) over device pointers */
 static int run_acc(cu_exec *e, void *p, ib_err *err)
 {
-    acc_k *k = p;
+    const ib_window_acc *k = p;
     return cu_check_rt(e, err,
                        (cudaError_t)ibk_window_acc(e->ctx->stream, k->acc, k->win, k->g, k->at,
                                                    k->y, k->C, k->S, k->r),
@@ -41,7 +36,7 @@ static int comp_acc(cu_exec *e, const ib_node *n, ib_err *err)
 {
     cu_val *acc = cu_in(e, n, 0), *win = cu_in(e, n, 1), *at = cu_in(e, n, 2);
     cu_val *g = cu_in(e, n, 3), *y = cu_out(e, n, 0);
-    acc_k *k = ib_calloc(1, sizeof *k);
+    ib_window_acc *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     k->acc = acc->dev;
@@ -49,11 +44,7 @@ static int comp_acc(cu_exec *e, const ib_node *n, ib_err *err)
     k->at = at->dev;
     k->g = g->dev;
     k->y = y->dev;
-    k->C = win->desc.dims[1];
-    for (int a = 0; a < 3; a++) {
-        k->S[a] = acc->desc.dims[2 + a];
-        k->r[a] = g->desc.dims[2 + a];
-    }
+    ib_window_acc_shape(&acc->desc, &win->desc, &g->desc, k);
     return cu_add_step(e, run_acc, k, NULL, err);
 }
 

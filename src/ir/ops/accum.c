@@ -91,6 +91,16 @@ void ib_window_acc_rows(const ib_window_acc *w, int64_t z0, int64_t z1)
         }
 }
 
+void ib_window_acc_shape(const ib_tensor_desc *acc, const ib_tensor_desc *win,
+                         const ib_tensor_desc *weight, ib_window_acc *w)
+{
+    w->C = win->dims[1];
+    for (int a = 0; a < 3; a++) {
+        w->S[a] = acc->dims[2 + a];
+        w->r[a] = weight->dims[2 + a];
+    }
+}
+
 void ib_window_acc_of(const ib_tensor *const *in, ib_tensor *y, ib_window_acc *w)
 {
     w->acc = in[0]->data;
@@ -98,11 +108,7 @@ void ib_window_acc_of(const ib_tensor *const *in, ib_tensor *y, ib_window_acc *w
     w->at = in[2]->data;
     w->g = in[3]->data;
     w->y = y->data;
-    w->C = in[1]->desc.dims[1];
-    for (int a = 0; a < 3; a++) {
-        w->S[a] = in[0]->desc.dims[2 + a];
-        w->r[a] = in[3]->desc.dims[2 + a];
-    }
+    ib_window_acc_shape(&in[0]->desc, &in[1]->desc, &in[3]->desc, w);
 }
 
 int ib_window_acc_misfit(const ib_window_acc *w, ib_err *err)

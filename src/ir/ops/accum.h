@@ -15,6 +15,9 @@ typedef struct ib_window_acc {
     int64_t C, S[3], r[3];
 } ib_window_acc;
 
+/* C, S and r from the shapes of acc, window and weight (pointers untouched). */
+void ib_window_acc_shape(const ib_tensor_desc *acc, const ib_tensor_desc *win,
+                         const ib_tensor_desc *weight, ib_window_acc *w);
 /* The op's tensors (inputs acc, window, at, weight; output y) as one description. */
 void ib_window_acc_of(const ib_tensor *const *in, ib_tensor *y, ib_window_acc *w);
 /* Whether the window lies inside the volume. */
