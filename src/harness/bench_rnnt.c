@@ -417,6 +417,46 @@ static bool use_fed_decoder(const ib_bench_config *cfg, ib_session *const *sessi
     return ib_bench_session_on_device(sessions[IB_RNNT_STEP]);
 }
 
+/* One utterance's features into feat [T, 240] (zeroed by the caller; frames past its own
+ * are padding) and its mask [T] (1 for its frames, 0 for the padding). */
+static int utt_features(rt_state *s, const ib_bench_sample *smp, size_t T, float *feat,
+                        float *mask, float *mscr, ib_err *err)
+{
+    size_t n = (size_t)smp->aux, fr = ib_mel_frames(n);
+    int rc = ib_mel_compute(s->mel, smp->t[0].data, n, feat, IB_MEL_DIM, mscr, err);
+    for (size_t t = 0; !rc && t < T; t++)
+        mask[t] = t < fr ? 1.0f : 0.0f;
+    return rc;
+}
+
+/* Calibration (benchmark.h calib_inputs): the encoder's features and mask of one utterance,
+ * as the timed path makes them for a batch of one. Only the encoder is calibrated; the
+ * prediction, joint and decoder-step models take the encoder's outputs and run at a float
+ * precision (sut.c model_precision). */
+static int rt_calib_inputs(void *state, const ib_bench_config *cfg, const ib_bench_sample *smp,
+                           ib_tensor_view *views, void **mem, ib_err *err)
+{
+    (void)cfg;
+    rt_state *s = state;
+    size_t n = (size_t)smp->aux, T = t_bucket(ib_mel_frames(n));
+    size_t nf = T * IB_MEL_DIM, nm = T, ns = ib_mel_scratch_floats(n);
+    float *buf = ib_calloc(nf + nm + ns, sizeof(float));
+    if (!buf)
+        return ib_err_set(err, IB_ENOMEM, "rnnt: out of memory for calibration features");
+    int rc = utt_features(s, smp, T, buf, buf + nf, buf + nf + nm, err);
+    if (rc) {
+        ib_free(buf);
+        return rc;
+    }
+    views[0] = (ib_tensor_view){IB_RNNT_ENC_INPUT,
+                                {IB_DTYPE_FLOAT32, 3, {1, (int64_t)T, IB_MEL_DIM}}, buf,
+                                nf * sizeof(float)};
+    views[1] = (ib_tensor_view){IB_RNNT_ENC_MASK, {IB_DTYPE_FLOAT32, 3, {1, (int64_t)T, 1}},
+                                buf + nf, nm * sizeof(float)};
+    *mem = buf;
+    return IB_OK;
+}
+
 static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *sessions,
                     ib_bench_batch *b, ib_bench_payload *out, ib_err *err)
 {
@@ -456,12 +496,10 @@ static int rt_infer(void *state, const ib_bench_config *cfg, ib_session *const *
     memset(feat, 0, T * N * IB_MEL_DIM * sizeof(float));
     for (size_t i = 0; i < N; i++) {
         size_t n = (size_t)b->samples[i]->aux, fr = ib_mel_frames(n);
-        int rc = ib_mel_compute(s->mel, b->samples[i]->t[0].data, n, feat + i * T * IB_MEL_DIM,
-                                IB_MEL_DIM, mscr, err);
+        int rc = utt_features(s, b->samples[i], T, feat + i * T * IB_MEL_DIM, mask + i * T, mscr,
+                              err);
         if (rc)
             return rc;
-        for (size_t t = 0; t < T; t++)
-            mask[i * T + t] = t < fr ? 1.0f : 0.0f;
         memset(&u[i], 0, sizeof u[i]);
         u[i].enc_len = (fr + 1) / 2; /* StackTime: ceil(len / 2) */
         u[i].last = IB_RNNT_SOS;
@@ -664,7 +702,7 @@ const ib_benchmark ib_bench_rnnt = {
     .server_max_wait_us = 20000,
     .device_batch_per_unit = {2, 1},
     .device_sample_bytes = 32u << 20,
-    .calib_samples = 0,
+    .calib_samples = 8,
     .synth_default_samples = 8,
     .n_models = 4, /* encoder, prediction, joint, and the decoder step the device path uses */
     .build_model = rt_build,
@@ -673,6 +711,7 @@ const ib_benchmark ib_bench_rnnt = {
     .open = rt_open,
     .close = rt_close,
     .load_sample = rt_load,
+    .calib_inputs = rt_calib_inputs,
     .payload_max_bytes = rt_payload_max,
     .infer = rt_infer,
     .accuracy = rt_accuracy,

@@ -470,6 +470,18 @@ static int u3_infer(void *state, const ib_bench_config *cfg, ib_session *const *
     return br_post(s->inner, cfg, b, out, err);
 }
 
+static int u3_calib_inputs(void *state, const ib_bench_config *cfg, const ib_bench_sample *smp,
+                           ib_tensor_view *views, void **mem, ib_err *err)
+{
+    (void)cfg;
+    u3_state *s = state;
+    if (s->kits)
+        return ib_u3_kits_calib_inputs(s->inner, smp, views, mem, err);
+    views[0] = smp->t[0]; /* BraTS: the padded volume is the model's input */
+    *mem = NULL;
+    return IB_OK;
+}
+
 static int u3_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_acc_entry *e,
                        size_t n, ib_strbuf *text, double *value, ib_err *err)
 {
@@ -511,6 +523,7 @@ static int u3_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_a
         .load_sample = u3_load,                                                                   \
         .payload_max_bytes = u3_payload_max,                                                      \
         .postprocess = u3_post,                                                                   \
+        .calib_inputs = u3_calib_inputs,                                                          \
         .infer = u3_infer,                                                                        \
         .accuracy = u3_accuracy,                                                                  \
     }

@@ -27,6 +27,9 @@ int ib_u3_kits_open(const ib_bench_config *cfg, const char *dir, const ib_bench_
 void ib_u3_kits_close(void *state);
 int ib_u3_kits_load(void *state, size_t index, ib_bench_sample *out, ib_err *err);
 size_t ib_u3_kits_payload_max(void *state, const ib_bench_config *cfg);
+/* Model 0's calibration input from a loaded volume: its middle window (calib_inputs). */
+int ib_u3_kits_calib_inputs(void *state, const ib_bench_sample *smp, ib_tensor_view *views,
+                            void **mem, ib_err *err);
 int ib_u3_kits_infer(void *state, const ib_bench_config *cfg, ib_session *const *sessions,
                      ib_bench_batch *b, ib_bench_payload *out, ib_err *err);
 int ib_u3_kits_accuracy(void *state, const ib_bench_config *cfg, const ib_bench_acc_entry *e,

@@ -189,6 +189,29 @@ static void kt_crop(const float *img, const int64_t *sh, int64_t i, int64_t j, i
                    (size_t)r * sizeof(float));
 }
 
+/* Calibration (benchmark.h calib_inputs): one window of the volume, the middle one of the
+ * sliding-window grid (a corner window is mostly the background the pre-processing padded). */
+int ib_u3_kits_calib_inputs(void *state, const ib_bench_sample *smp, ib_tensor_view *views,
+                            void **mem, ib_err *err)
+{
+    kt_state *s = state;
+    const int64_t *sh = &smp->t[0].desc.dims[2];
+    int64_t r = s->roi, st = r / 2, at[3];
+    for (int a = 0; a < 3; a++)
+        at[a] = ((sh[a] - r) / st + 1) / 2 * st; /* the middle of kt_window_loop's grid */
+    size_t rv = (size_t)(r * r * r);
+    float *win = ib_malloc(rv * sizeof *win);
+    if (!win)
+        return ib_err_set(err, IB_ENOMEM, "3d-unet (kits19): out of memory for a window");
+    kt_crop(smp->t[0].data, sh, at[0], at[1], at[2], r, win);
+    views[0] = (ib_tensor_view){.name = s->input,
+                                .desc = {IB_DTYPE_FLOAT32, 5, {1, 1, r, r, r}},
+                                .data = win,
+                                .capacity = rv * sizeof *win};
+    *mem = win;
+    return IB_OK;
+}
+
 /* finalize: image /= norm_map, argmax over the channel axis; acc holds the class sums, then
  * the weight sums, nv each */
 static void kt_labels(const float *acc, size_t nv, uint8_t *labels)

@@ -231,6 +231,15 @@ typedef struct ib_benchmark {
     void (*free_sample)(void *state, ib_bench_sample *s);
     /* Optional: the dataset index of calibration sample i (NULL = i). */
     size_t (*calib_index)(void *state, size_t i);
+    /* Optional (NULL = the sample's tensors are model 0's inputs as they are): model 0's
+     * calibration inputs made from a loaded calibration sample (untimed), where a sample is
+     * not yet what the model takes: RNN-T's waveform becomes the encoder's features and
+     * mask, a KiTS19 volume one window. Fills views[0 .. io[0].n_inputs) pointing into
+     * memory the entry allocates and returns in *mem (the caller ib_free()s it once the
+     * sessions are made). Only model 0 is calibrated: at int8 or fp8 the other models of
+     * the configuration run at a float precision (ib_hsut_model_precision). */
+    int (*calib_inputs)(void *state, const ib_bench_config *cfg, const ib_bench_sample *smp,
+                        ib_tensor_view *views, void **mem, ib_err *err);
 
     /* Optional (NULL = concatenate every sample tensor along dim 0 into scratch, or point
      * at the sample itself when count == 1). Timed. */

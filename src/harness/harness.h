@@ -112,6 +112,11 @@ typedef struct ib_harness_result {
     uint32_t nodes, fallback_nodes;
     char fallback_backend[32];
     char fallback_ops[256];
+    /* the precision of each model's sessions, in model order: at int8 or fp8 only model 0
+     * is calibrated (ib_hsut_model_precision); n_model_precisions 0 without an in-process
+     * SUT */
+    size_t n_model_precisions;
+    enum ib_precision model_precisions[IB_BENCH_MAX_MODELS];
     /* What every output says about the run (synthetic model or data, --quick, reduced
      * counts, precision): in result.json, run.json and, through the CLI, the console;
      * never in the official log files. */

@@ -640,6 +640,9 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
         res->nodes = pl.nodes;
         res->fallback_nodes = pl.fallback_nodes;
         snprintf(res->fallback_backend, sizeof res->fallback_backend, "%s", pl.fallback);
+        res->n_model_precisions = c.n_models;
+        for (size_t m = 0; m < c.n_models; m++)
+            res->model_precisions[m] = ib_hsut_model_precision(c.sut, m);
         ib_harness_stage(o, "nodes: %u on %s, %u on the %s kernels%s%s%s",
                          pl.nodes - pl.fallback_nodes, pl.backend, pl.fallback_nodes,
                          pl.fallback[0] ? pl.fallback : "reference", pl.fallback_nodes ? " (" : "",

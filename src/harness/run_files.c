@@ -134,6 +134,15 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         ib_jw_null(&jw);
     ib_jw_key(&jw, "precision");
     ib_jw_string(&jw, ib_precision_name(o->cfg.precision));
+    ib_jw_key(&jw, "model_precisions"); /* one a model; null: the network SUT's servers */
+    if (res->n_model_precisions) {
+        ib_jw_array_begin(&jw);
+        for (size_t m = 0; m < res->n_model_precisions; m++)
+            ib_jw_string(&jw, ib_precision_name(res->model_precisions[m]));
+        ib_jw_array_end(&jw);
+    } else {
+        ib_jw_null(&jw);
+    }
     ib_jw_key(&jw, "payload_dtype");
     ib_jw_string(&jw, ib_dtype_name(ib_benchmark_payload_dtype(o->bench, &o->cfg)));
     ib_jw_key(&jw, "workers");

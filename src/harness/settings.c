@@ -211,7 +211,23 @@ int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                        "submittable)",
                        (unsigned long long)psc,
                        (unsigned long long)ib_bench_performance_sample_count(o->bench, &o->cfg));
-    if (!rc && o->cfg.precision != IB_PRECISION_FP32)
+    /* a model at another precision than the run's is said (RNN-T's decoder at int8) */
+    const ib_harness_result *r = c->res;
+    char per[64] = "";
+    bool mixed = false;
+    for (size_t m = 0, used = 0; m < r->n_model_precisions; m++) {
+        mixed = mixed || r->model_precisions[m] != o->cfg.precision;
+        int n = snprintf(per + used, sizeof per - used, "%s%s", m ? ", " : "",
+                         ib_precision_name(r->model_precisions[m]));
+        used = n < 0 ? used : IB_MIN(sizeof per - 1, used + (size_t)n);
+    }
+    if (!rc && mixed)
+        rc = add_label(c, err, "precision: %s, per model %s%s",
+                       ib_precision_name(o->cfg.precision), per,
+                       ib_precision_calibrated(o->cfg.precision)
+                           ? " (only model 0 is calibrated)"
+                           : "");
+    else if (!rc && o->cfg.precision != IB_PRECISION_FP32)
         rc = add_label(c, err, "precision: %s", ib_precision_name(o->cfg.precision));
     if (!rc && c->res->fallback_nodes)
         rc = add_label(c, err,

@@ -65,9 +65,13 @@ struct ib_hsut {
     int rc;
     ib_err err;
     bool failed; /* stop processing until the error is taken */
-    /* calibration views for model 0 (shared, read-only) */
+    /* calibration views for model 0 (shared, read-only), and the memory of the entry's
+     * calib_inputs hook they point into (one block a batch, or NULL) */
     ib_tensor_view *calib;
-    size_t calib_batches;
+    void **calib_mem; /* calib_cap */
+    size_t calib_batches, calib_cap;
+    /* the precision each model's sessions run at (ib_hsut_model_precision) */
+    enum ib_precision model_prec[IB_BENCH_MAX_MODELS];
     worker w[];
 };
 
@@ -189,6 +193,23 @@ static void mark_sessions_done(worker *w)
     ib_mutex_unlock(&s->mu);
 }
 
+/* The precision of model m's sessions. Only model 0 has calibration inputs, so at int8 or
+ * fp8 the other models run at a float precision: an entry's helper graph (3d-unet's window
+ * sums: float32 sums) at fp32; another network (RNN-T's prediction, joint and decoder step,
+ * whose inputs are the encoder's outputs; NVIDIA's published RNN-T runs its encoder at int8
+ * and the rest at fp16 too) at fp16 on a device backend and at fp32 on the host, judged by
+ * model 0's session (`first`). */
+static enum ib_precision model_precision(const ib_hsut_opts *o, size_t m, const ib_session *first)
+{
+    if (m == 0)
+        return o->precision;
+    if (o->bench->helper_models)
+        return IB_PRECISION_FP32;
+    if (!ib_precision_calibrated(o->precision))
+        return o->precision;
+    return first && ib_bench_session_on_device(first) ? IB_PRECISION_FP16 : IB_PRECISION_FP32;
+}
+
 static int worker_sessions(worker *w, ib_err *err)
 {
     struct ib_hsut *s = w->sut;
@@ -201,9 +222,7 @@ static int worker_sessions(worker *w, ib_err *err)
         so.threads = o->threads_per_worker;
         so.first_cpu = o->pin ? w->id * o->threads_per_worker : -1;
         so.device = o->n_devices > 0 ? o->devices[w->id % o->n_devices] : 0;
-        /* an entry's helper graph (3d-unet's window sums) adds float32 sums: no low precision,
-         * and no calibration to ask for */
-        so.precision = m > 0 && o->bench->helper_models ? IB_PRECISION_FP32 : o->precision;
+        so.precision = model_precision(o, m, m ? w->sessions[0] : NULL);
         so.share_with = lead ? lead->sessions[m] : NULL;
         so.nhwc_fp16 = o->nhwc_fp16;
         so.half_chains = o->half_chains;
@@ -222,6 +241,8 @@ static int worker_sessions(worker *w, ib_err *err)
         if (rc)
             return ib_err_set(err, rc, "worker %d (device %d): model %zu: %s", w->id, so.device,
                               m, e.msg);
+        if (w->id == 0)
+            s->model_prec[m] = so.precision; /* every worker chooses the same */
     }
     return IB_OK;
 }
@@ -511,23 +532,51 @@ int ib_hsut_take_error(ib_hsut *s, ib_err *err)
 /* ---- create / destroy ------------------------------------------------------------------- */
 
 /* Calibration views for model 0: one batch of one sample each, the samples the QSL holds
- * (already loaded by create). */
+ * (already loaded by create), or what the entry's calib_inputs makes of them. */
 static int build_calib(struct ib_hsut *s, size_t n, ib_err *err)
 {
     const ib_bench_io *io = &s->o.io[0];
+    const ib_benchmark *b = s->o.bench;
     s->calib = ib_calloc(n * io->n_inputs, sizeof *s->calib);
-    if (!s->calib)
+    s->calib_mem = ib_calloc(n, sizeof *s->calib_mem);
+    if (!s->calib || !s->calib_mem)
         return ib_err_set(err, IB_ENOMEM, "SUT: out of memory for calibration");
+    s->calib_cap = n;
     for (size_t i = 0; i < n; i++) {
-        size_t idx = s->o.bench->calib_index ? s->o.bench->calib_index(s->o.state, i) : i;
+        size_t idx = b->calib_index ? b->calib_index(s->o.state, i) : i;
         const ib_bench_sample *smp = ib_hqsl_sample(s->o.qsl, idx);
-        if (!smp || smp->n_tensors < io->n_inputs)
+        if (!smp)
             return ib_err_set(err, IB_EINVAL, "SUT: calibration sample %zu not loaded", idx);
+        ib_tensor_view *v = s->calib + i * io->n_inputs;
+        if (b->calib_inputs) {
+            ib_err e;
+            ib_err_clear(&e);
+            int rc = b->calib_inputs(s->o.state, s->o.cfg, smp, v, &s->calib_mem[i], &e);
+            if (rc)
+                return ib_err_set(err, rc, "SUT: calibration sample %zu: %s", idx, e.msg);
+            continue;
+        }
+        if (smp->n_tensors < io->n_inputs)
+            return ib_err_set(err, IB_EINVAL,
+                              "SUT: calibration sample %zu has %zu tensors; model 0 takes %zu "
+                              "inputs (the entry needs a calib_inputs hook)",
+                              idx, smp->n_tensors, io->n_inputs);
         for (size_t k = 0; k < io->n_inputs; k++)
-            s->calib[i * io->n_inputs + k] = smp->t[k];
+            v[k] = smp->t[k];
     }
     s->calib_batches = n;
     return IB_OK;
+}
+
+static void free_calib(struct ib_hsut *s)
+{
+    for (size_t i = 0; s->calib_mem && i < s->calib_cap; i++)
+        ib_free(s->calib_mem[i]);
+    ib_free(s->calib_mem);
+    ib_free(s->calib);
+    s->calib_mem = NULL;
+    s->calib = NULL;
+    s->calib_batches = s->calib_cap = 0;
 }
 
 static int worker_alloc(struct ib_hsut *s, worker *w)
@@ -638,8 +687,7 @@ int ib_hsut_create(const ib_hsut_opts *o, ib_hsut **out, ib_err *err)
     /* the calibration views point into these samples: sessions copied what they needed */
     ib_hqsl_unload(o->qsl, idx, nload);
     ib_free(idx);
-    ib_free(s->calib);
-    s->calib = NULL;
+    free_calib(s);
     if (rc) {
         ib_hsut_destroy(s);
         return rc;
@@ -662,7 +710,7 @@ void ib_hsut_destroy(ib_hsut *s)
         worker_free(&s->w[i]);
     }
     ib_squeue_free(&s->q);
-    ib_free(s->calib);
+    free_calib(s);
     ib_cond_destroy(&s->cv);
     ib_cond_destroy(&s->ready_cv);
     ib_cond_destroy(&s->idle_cv);
@@ -695,6 +743,11 @@ int64_t ib_hsut_warmup_latency_ns(const ib_hsut *s)
         if (s->w[i].warm_lat_ns > best)
             best = s->w[i].warm_lat_ns;
     return best;
+}
+
+enum ib_precision ib_hsut_model_precision(const ib_hsut *s, size_t m)
+{
+    return m < s->o.n_models && s->w[0].sessions[m] ? s->model_prec[m] : s->o.precision;
 }
 
 const char *ib_hsut_describe(const ib_hsut *s)

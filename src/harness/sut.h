@@ -79,6 +79,10 @@ int ib_hsut_take_error(ib_hsut *s, ib_err *err);
  * latency of one batch-1 run (the slowest worker's best, each timed after an untimed run). */
 double ib_hsut_warmup_rate(const ib_hsut *s);
 int64_t ib_hsut_warmup_latency_ns(const ib_hsut *s);
+/* The precision model m's sessions run at: the run's, except at int8 or fp8 for models
+ * past 0, which have no calibration inputs (fp16 on a device backend, else fp32; an
+ * entry's helper graphs fp32 at every precision). */
+enum ib_precision ib_hsut_model_precision(const ib_hsut *s, size_t m);
 /* The session description of worker 0, model 0 (borrowed; for run.json). */
 const char *ib_hsut_describe(const ib_hsut *s);
 /* Where worker 0's compiled nodes run, summed over the benchmark's models

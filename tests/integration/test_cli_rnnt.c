@@ -99,6 +99,34 @@ TEST_TIMEOUT(cli_rnnt_performance_offline_and_server, 240)
     ib_free(sum);
 }
 
+/* --precision int8: the encoder is calibrated on features the entry makes from the
+ * waveforms (calib_inputs); the other three models have no calibration set of their own and
+ * run at fp32 on the cpu, which run.json and the labels say. Before, the run failed with
+ * "calibration sample 0 not loaded". */
+TEST_TIMEOUT(cli_rnnt_int8_precision_per_model, 240)
+{
+    int rc = run("--quick --precision int8 --mode PerformanceOnly --system s --output-dir out");
+    ASSERT_INT_EQ(rc, 0);
+    char *rj = ib_test_slurp("out/s/rnnt/Offline/run.json");
+    ASSERT_STR_CONTAINS(rj, "\"precision\": \"int8\"");
+    ASSERT_STR_CONTAINS(rj, "\"model_precisions\": [\n    \"int8\",\n    \"fp32\",\n    "
+                            "\"fp32\",\n    \"fp32\"\n  ]");
+    ASSERT_STR_CONTAINS(rj, "int8 calibrated values: ");
+    char *so = ib_test_slurp("out.txt");
+    ASSERT_STR_CONTAINS(so, "precision: int8, per model int8, fp32, fp32, fp32 (only model 0 "
+                            "is calibrated)");
+    ib_free(so);
+    ib_free(rj);
+    /* fp32: no per-model label, every model at fp32 */
+    rc = run("--quick --mode PerformanceOnly --system s --output-dir out2");
+    ASSERT_INT_EQ(rc, 0);
+    rj = ib_test_slurp("out2/s/rnnt/Offline/run.json");
+    ASSERT_STR_CONTAINS(rj, "\"model_precisions\": [\n    \"fp32\",\n    \"fp32\",\n    "
+                            "\"fp32\",\n    \"fp32\"\n  ]");
+    ASSERT_NULL(strstr(rj, "per model"));
+    ib_free(rj);
+}
+
 TEST_TIMEOUT(cli_rnnt_int8_payload_and_bad_data, 240)
 {
     int rc = run("--quick --mode AccuracyOnly --payload-dtype int8 --system s --cache-dir c "

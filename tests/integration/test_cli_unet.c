@@ -125,6 +125,15 @@ TEST_TIMEOUT(cli_unet_kits19_accuracy_and_performance, 240)
     ib_free(acc);
     ib_free(rj);
     ib_free(sum);
+    /* int8: calibrated on a window of each volume (calib_inputs; before, the full volume was
+     * offered and refused), the window graph at fp32 */
+    rc = run("--benchmark 3d-unet-99 --dataset kits19 --quick --mode PerformanceOnly "
+             "--precision int8 --system s --output-dir o8");
+    ASSERT_INT_EQ(rc, 0);
+    rj = ib_test_slurp("o8/s/3d-unet-99/Offline/run.json");
+    ASSERT_STR_CONTAINS(rj, "\"model_precisions\": [\n    \"int8\",\n    \"fp32\"\n  ]");
+    ASSERT_STR_CONTAINS(rj, "int8 calibrated values: ");
+    ib_free(rj);
     /* the kits19 payload is uint8 labels only */
     rc = run("--benchmark 3d-unet-99 --dataset kits19 --quick --payload-dtype float16 "
              "--output-dir o2");

@@ -255,6 +255,89 @@ static void kits_case(const char *variant, const char *sums_backend)
     ib_model_destroy(m);
 }
 
+/* --precision int8 (benchmark.h calib_inputs): a KiTS19 volume is not what the network takes,
+ * so calibration gets the middle window of the sliding-window grid; BraTS's padded volume is
+ * the input as it is. */
+TEST_TIMEOUT(unet_entry_calibration_inputs, 60)
+{
+    const ib_benchmark *bn = &ib_bench_3d_unet_99;
+    ib_err err;
+    ib_bench_config cfg;
+    ib_bench_config_defaults(&cfg);
+    cfg.tiny = true;
+    cfg.synth_samples = 1;
+    cfg.variant = "kits19";
+    ib_model *m = sign_model();
+    ib_bench_io io;
+    ASSERT_OK_ERR(bn->bind_model(&cfg, 0, m, &io, &err), &err);
+    ASSERT_OK_ERR(bn->synthesize(&cfg, "k", &err), &err);
+    void *st = NULL;
+    size_t total = 0;
+    ASSERT_OK_ERR(bn->open(&cfg, "k", &io, &st, &total, &err), &err);
+    /* a pre-processed volume of 80 x 48 x 32 (the tiny synthetic cases are all one window,
+     * 32^3): 4, 2 and 1 windows a side, each voxel its own index */
+    const int64_t dims[5] = {1, 1, 80, 48, 32};
+    size_t nvox = 80 * 48 * 32;
+    float *vol = ib_malloc(nvox * sizeof *vol);
+    for (size_t k = 0; k < nvox; k++)
+        vol[k] = (float)k;
+    ib_bench_sample smp = {.n_tensors = 1, .mem = vol};
+    smp.t[0] = (ib_tensor_view){"input", {IB_DTYPE_FLOAT32, 5, {0}}, vol, nvox * sizeof *vol};
+    memcpy(smp.t[0].desc.dims, dims, sizeof dims);
+    ib_tensor_view v;
+    void *mem = NULL;
+    ASSERT_OK_ERR(bn->calib_inputs(st, &cfg, &smp, &v, &mem, &err), &err);
+    ASSERT_NOT_NULL(mem);
+    const int64_t *sh = &smp.t[0].desc.dims[2], r = 32, st2 = 16;
+    ASSERT_STR_EQ(v.name, "input");
+    ASSERT_INT_EQ(v.desc.ndim, 5);
+    for (int a = 0; a < 5; a++)
+        ASSERT_INT_EQ(v.desc.dims[a], a < 2 ? 1 : r);
+    int64_t at[3];
+    for (int a = 0; a < 3; a++) {
+        int64_t windows = (sh[a] - r) / st2 + 1;
+        at[a] = windows / 2 * st2;
+        ASSERT_TRUE(at[a] + r <= sh[a]);
+    }
+    ASSERT_INT_EQ(at[0], 32); /* the third of 4 starts on the 80 side, the second of 2 */
+    ASSERT_INT_EQ(at[1], 16);
+    ASSERT_INT_EQ(at[2], 0);
+    const float *img = smp.t[0].data, *win = v.data;
+    for (int64_t z = 0; z < r; z += 5)
+        for (int64_t y = 0; y < r; y += 3)
+            for (int64_t x = 0; x < r; x++)
+                ASSERT_DBL_EQ(win[(z * r + y) * r + x],
+                              img[((at[0] + z) * sh[1] + at[1] + y) * sh[2] + at[2] + x]);
+    /* the sign model at int8, calibrated on it, runs */
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.threads = 1;
+    so.precision = IB_PRECISION_INT8;
+    so.calib_inputs = &v;
+    so.calib_batches = 1;
+    so.calib_input_count = 1;
+    ib_session *q = NULL;
+    ASSERT_OK_ERR(ib_session_create(m, &so, &q, &err), &err);
+    ib_session_destroy(q);
+    ib_free(mem);
+    ib_free(smp.mem);
+    bn->close(st);
+    /* BraTS: the sample itself, nothing allocated */
+    cfg.variant = NULL;
+    fixture f;
+    setup(&f);
+    ib_bench_sample bs;
+    ASSERT_OK_ERR(bn->load_sample(f.state, 0, &bs, &err), &err);
+    mem = &v;
+    ASSERT_OK_ERR(bn->calib_inputs(f.state, &f.cfg, &bs, &v, &mem, &err), &err);
+    ASSERT_NULL(mem);
+    ASSERT_PTR_EQ(v.data, bs.t[0].data);
+    ASSERT_INT_EQ(v.desc.dims[1], bs.t[0].desc.dims[1]);
+    ib_free(bs.mem);
+    teardown(&f);
+    ib_model_destroy(m);
+}
+
 TEST_TIMEOUT(unet_entry_kits_sliding_window_and_dice, 60)
 {
     kits_case("kits19", NULL);
