@@ -164,6 +164,11 @@ published() {
 placement_of() {
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d.get("placement") or {}; print("%s %s %s" % (d.get("max_batch","-"), p.get("fallback_nodes","-"), (p.get("fallback_ops") or "-").replace(" ","")))' "$1" 2>/dev/null || echo "- - -"
 }
+# "replayed/subgraphs" of a run.json's graph_replay (issue 24: CUDA Graph capture), then the
+# first refusal's reason when one was refused
+replay_of() {
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])).get("graph_replay") or {}; print("%s/%s" % (r.get("replayed","-"), r.get("subgraphs","-"))); print(r.get("first_refusal","") if r.get("refused") else "")' "$1" 2>/dev/null || echo "-/-"
+}
 ROWS=""
 for B in $BENCHMARKS; do
     PLIST=$PRECISIONS
@@ -203,7 +208,7 @@ for B in $BENCHMARKS; do
         if [ "$RC" != 0 ] && [ "$RC" != 3 ]; then
             tail -5 "$D.err" >&2
             fail "run $B $P exited $RC after $WALL s (stderr: $D.err)"
-            ROWS="$ROWS$B|$P|exit $RC|-|-|-|$WALL|-|-\n"
+            ROWS="$ROWS$B|$P|exit $RC|-|-|-|$WALL|-|-|-\n"
             continue
         fi
         set -- $(perf_of "$D.json")
@@ -218,8 +223,11 @@ for B in $BENCHMARKS; do
         [ "$SPS" = "-" ] && fail "run $B $P: no samples_per_second in $D.json"
         [ "$VAL" = "VALID" ] || echo "   note: $B $P is $VAL (quick runs are short; the figure is still a measurement)"
         [ "$FB" = "0" ] || echo "   note: $B $P left $FB node(s) on the reference kernels: $FBOPS"
+        REPLAY=$( [ -n "$RJ" ] && replay_of "$RJ" | head -1 || echo "-/-")
+        WHY=$( [ -n "$RJ" ] && replay_of "$RJ" | sed -n 2p)
+        [ -z "$WHY" ] || echo "   note: $B $P: CUDA Graph capture refused for some subgraphs ($REPLAY replay); first: $WHY"
         [ "$WALL" -le 60 ] || echo "   note: $B $P took $WALL s (issue 25 target: <= 60 s)"
-        ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$FBOPS\n"
+        ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$REPLAY|$FBOPS\n"
     done
 done
 
@@ -268,21 +276,22 @@ fi
 # ---- 5. the table ----------------------------------------------------------------------------
 echo
 echo "== Offline samples/s on $NGPU x $GPU_NAME (quick runs, random weights, synthetic data)"
-printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %14s %7s %14s %7s\n' benchmark prec "all GPUs" \
-    "per GPU" status batch wall_s ref_nodes "A100 v1.1/GPU" ratio "A30 v1.1/GPU" ratio
-printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL BATCH WALL FB FBOPS; do
+printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %7s %14s %7s %14s %7s\n' benchmark prec "all GPUs" \
+    "per GPU" status batch wall_s ref_nodes replay "A100 v1.1/GPU" ratio "A30 v1.1/GPU" ratio
+printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL BATCH WALL FB REPLAY FBOPS; do
     [ -n "$B" ] || continue
     A100=$(published "$B" 3)
     A30=$(published "$B" 4)
     R1=$(awk -v a="$PER" -v b="$A100" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
     R2=$(awk -v a="$PER" -v b="$A30" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
-    printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %14s %7s %14s %7s\n' "$B" "$P" "$SPS" "$PER" "$VAL" \
-        "$BATCH" "$WALL" "$FB" "${A100:--}" "$R1" "${A30:--}" "$R2"
+    printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %7s %14s %7s %14s %7s\n' "$B" "$P" "$SPS" "$PER" \
+        "$VAL" "$BATCH" "$WALL" "$FB" "$REPLAY" "${A100:--}" "$R1" "${A30:--}" "$R2"
 done
 echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.2, INT8 for both"
 echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
 echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the reference kernels"
-echo "on the host (run.json placement); H100/H200 have no v1.1 figure there; cuda's int8 runs"
+echo "on the host (run.json placement); replay = subgraphs replayed as one CUDA Graph launch after"
+echo "warm-up / compiled (run.json graph_replay); H100/H200 have no v1.1 figure there; cuda's int8 runs"
 echo "products and 2-D convolutions in int8, int8 NHWC between convolutions (docs/cuda_backend.md); its fp8"
 echo "runs only the products with constant weights in e4m3, the rest as at fp16."
 echo "time used: $(($(date +%s) - START)) s of a $BUDGET s budget (GPU_CHECK_BUDGET)"

@@ -226,6 +226,20 @@ typedef struct ib_session_placement {
 } ib_session_placement;
 IB_API void ib_session_placement_get(const ib_session *s, ib_session_placement *out);
 
+/* Whether the session's compiled subgraphs replay as one recorded launch each (issue 24: on
+ * cuda a CUDA Graph, captured on a shape's second run), over every shape compiled so far.
+ * subgraphs counts those of backends that record (0 on host backends); the ones neither
+ * replayed nor refused have not run twice yet (or ran only while profiling). A refused
+ * capture leaves a launch per step, which a GPU figure should not hide: why names the first
+ * refusal's node or call ("" when none; borrowed from the session). */
+typedef struct ib_session_replay {
+    uint32_t subgraphs;
+    uint32_t replayed;
+    uint32_t refused;
+    const char *why;
+} ib_session_replay;
+IB_API void ib_session_replay_get(const ib_session *s, ib_session_replay *out);
+
 IB_API void ib_session_destroy(ib_session *s);
 
 /* ---- profiling -------------------------------------------------------------- */

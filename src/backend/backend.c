@@ -612,6 +612,17 @@ void ib_backend_graph_profile(const ib_backend_graph *gr, ib_backend_prof_fn fn,
         gr->b->ops->profile_read(gr->b->ctx, gr->exec, fn, user);
 }
 
+enum ib_backend_replay ib_backend_graph_replay(const ib_backend_graph *gr, const char **why)
+{
+    *why = "";
+    if (!gr || gr->b->ops->abi_version < 9 || !gr->b->ops->replay_status || !gr->exec)
+        return IB_BACKEND_REPLAY_NONE;
+    const char *w = NULL;
+    enum ib_backend_replay r = gr->b->ops->replay_status(gr->b->ctx, gr->exec, &w);
+    *why = w ? w : "";
+    return r;
+}
+
 int ib_backend_synchronize(ib_backend *b, ib_err *err)
 {
     if (!b)

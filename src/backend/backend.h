@@ -177,6 +177,16 @@ typedef void (*ib_backend_prof_fn)(void *user, const ib_node *node, const char *
                                    uint64_t runs);
 bool ib_backend_graph_set_profiling(ib_backend_graph *gr, bool on);
 void ib_backend_graph_profile(const ib_backend_graph *gr, ib_backend_prof_fn fn, void *user);
+/* Whether a compiled subgraph's runs replay one recorded launch (a CUDA Graph; ABI 9). */
+enum ib_backend_replay {
+    IB_BACKEND_REPLAY_NONE,    /* the backend launches step by step (host backends, ABI < 9) */
+    IB_BACKEND_REPLAY_NOT_YET, /* not recorded yet (capture comes with the second run, and
+                                * never while profiling) */
+    IB_BACKEND_REPLAY_ON,      /* recorded: each run is one launch */
+    IB_BACKEND_REPLAY_REFUSED, /* recording failed: its steps are launched one by one */
+};
+/* A compiled subgraph's replay state; *why (never NULL) says why it was refused ("" else). */
+enum ib_backend_replay ib_backend_graph_replay(const ib_backend_graph *gr, const char **why);
 /* Wait for outstanding work on this instance (no-op for synchronous backends). */
 int ib_backend_synchronize(ib_backend *b, ib_err *err);
 

@@ -56,8 +56,8 @@
  * the wrappers read a field only from tables of at least that version, so an older backend
  * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps;
  * 4: set_profiling, profile_read; 5: device_info; 6: host_alloc, host_free; 7: buffer_copy;
- * 8: buffer_copy_from. */
-#define IB_BACKEND_ABI_VERSION 8
+ * 8: buffer_copy_from; 9: replay_status. */
+#define IB_BACKEND_ABI_VERSION 9
 
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
@@ -155,6 +155,13 @@ struct ib_backend_ops {
      * devices): the caller goes through the host. NULL: always through the host. */
     int (*buffer_copy_from)(void *ctx, void *dst_impl, size_t dst_off, void *src_ctx,
                             const void *src_impl, size_t src_off, size_t nbytes, ib_err *err);
+
+    /* ABI 9. Optional: whether graph_run replays exec as one recorded launch (cuda: a CUDA
+     * Graph captured on the second run), so a session can say when capture was refused
+     * (issue 24: a refused capture costs a launch per step). *why (set, never NULL) names the
+     * step or call that refused it; "" otherwise. NULL = IB_BACKEND_REPLAY_NONE. */
+    enum ib_backend_replay (*replay_status)(void *ctx, const ib_backend_exec *exec,
+                                            const char **why);
 };
 
 /* For a backend's create: the context of cfg->peer when it is an instance of the same

@@ -115,6 +115,10 @@ typedef struct ib_harness_result {
     /* the precision of each model's sessions, in model order: at int8 or fp8 only model 0
      * is calibrated (ib_hsut_model_precision); n_model_precisions 0 without an in-process
      * SUT */
+    /* worker 0's subgraphs that replay as one recorded launch after warm-up (a CUDA Graph on
+     * cuda; ib_session_replay_get): all 0 on host backends and the network SUT */
+    uint32_t replay_subgraphs, replay_on, replay_refused;
+    char replay_why[256]; /* the first refusal's node or call */
     size_t n_model_precisions;
     enum ib_precision model_precisions[IB_BENCH_MAX_MODELS];
     /* What every output says about the run (synthetic model or data, --quick, reduced

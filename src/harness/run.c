@@ -649,6 +649,21 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
                          res->fallback_ops, pl.fallback_nodes ? ")" : "");
     }
     res->warmup_samples_per_sec = ib_run_sut_warmup_rate(&c);
+    if (c.sut) { /* issue 24: a refused CUDA Graph capture costs a launch a step; say so */
+        ib_session_replay rp;
+        ib_hsut_replay(c.sut, &rp);
+        res->replay_subgraphs = rp.subgraphs;
+        res->replay_on = rp.replayed;
+        res->replay_refused = rp.refused;
+        snprintf(res->replay_why, sizeof res->replay_why, "%s", rp.why);
+        if (rp.refused)
+            ib_harness_stage(o, "graph replay: %u of %u compiled subgraphs replay as one "
+                                "launch, %u refused (first: %s)",
+                             rp.replayed, rp.subgraphs, rp.refused, rp.why);
+        else if (rp.subgraphs)
+            ib_harness_stage(o, "graph replay: %u of %u compiled subgraphs replay as one launch",
+                             rp.replayed, rp.subgraphs);
+    }
     ib_harness_stage(o, "warm-up: %.4g samples/s at batch %lld, %.2f ms at batch 1",
           res->warmup_samples_per_sec, (long long)c.batch,
           (double)ib_run_sut_warmup_latency_ns(&c) / 1e6);

@@ -755,6 +755,21 @@ const char *ib_hsut_describe(const ib_hsut *s)
     return s->w[0].sessions[0] ? ib_session_describe(s->w[0].sessions[0]) : "";
 }
 
+void ib_hsut_replay(const ib_hsut *s, ib_session_replay *out)
+{
+    memset(out, 0, sizeof *out);
+    out->why = "";
+    for (size_t m = 0; m < s->o.n_models && s->w[0].sessions[m]; m++) {
+        ib_session_replay r;
+        ib_session_replay_get(s->w[0].sessions[m], &r);
+        if (r.refused && !out->refused)
+            out->why = r.why;
+        out->subgraphs += r.subgraphs;
+        out->replayed += r.replayed;
+        out->refused += r.refused;
+    }
+}
+
 void ib_hsut_placement(const ib_hsut *s, ib_session_placement *out, char *ops, size_t ops_cap)
 {
     memset(out, 0, sizeof *out);

@@ -89,5 +89,8 @@ const char *ib_hsut_describe(const ib_hsut *s);
  * (ib_session_placement_get); the models' fallback op lists are joined into ops
  * (truncated to ops_cap) and out->fallback_ops points at it. */
 void ib_hsut_placement(const ib_hsut *s, ib_session_placement *out, char *ops, size_t ops_cap);
+/* Worker 0's recorded-launch replay (ib_session_replay_get) summed over the models; out->why
+ * is the first refusal's (borrowed from the session). */
+void ib_hsut_replay(const ib_hsut *s, ib_session_replay *out);
 
 #endif

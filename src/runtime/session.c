@@ -273,6 +273,25 @@ void ib_session_placement_get(const ib_session *s, ib_session_placement *out)
     out->fallback_ops = ib_strbuf_cstr(&worst->fallback_ops);
 }
 
+void ib_session_replay_get(const ib_session *s, ib_session_replay *out)
+{
+    memset(out, 0, sizeof *out);
+    out->why = "";
+    for (size_t i = 0; s && i < s->variants.len; i++) {
+        const ib_variant *v = s->variants.data[i];
+        for (uint32_t k = 0; k < v->n_segs; k++) {
+            const char *why = "";
+            enum ib_backend_replay r = ib_backend_graph_replay(v->segs[k].exec, &why);
+            if (r == IB_BACKEND_REPLAY_NONE)
+                continue;
+            out->subgraphs++;
+            out->replayed += r == IB_BACKEND_REPLAY_ON;
+            if (r == IB_BACKEND_REPLAY_REFUSED && !out->refused++)
+                out->why = why;
+        }
+    }
+}
+
 void ib_session_destroy(ib_session *s)
 {
     if (!s) return;

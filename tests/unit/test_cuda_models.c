@@ -397,6 +397,56 @@ TEST_TIMEOUT(cuda_sessions_share_weights, 120)
     share_case("cuda");
 }
 
+/* issue 24's CUDA Graph replay: the tiny ResNet50 on cuda at fp32 and fp16 run on x1 (steps
+ * launched), x2 (captured, then launched), x1 and x2 (replayed) gives the first two runs'
+ * bytes again, so a replay reads this run's inputs and not the captured run's; every cuda
+ * subgraph replays (ib_session_replay_get), or the test says which node refused. Not yet run
+ * on a GPU. */
+TEST_TIMEOUT(cuda_graph_replay_same_outputs, 120)
+{
+    need_gpu();
+    ib_model *m = build_sized(0, true);
+    size_t n = (size_t)RN_BATCH * 3 * 224 * 224, ny = (size_t)RN_BATCH * RN_CLASSES;
+    float *x[2] = {malloc(n * sizeof(float)), malloc(n * sizeof(float))};
+    float *y[4] = {malloc(ny * 4), malloc(ny * 4), malloc(ny * 4), malloc(ny * 4)};
+    ASSERT_TRUE(x[0] && x[1] && y[0] && y[1] && y[2] && y[3]);
+    for (size_t i = 0; i < n; i++) {
+        x[0][i] = (float)urand();
+        x[1][i] = (float)urand();
+    }
+    for (int half = 0; half < 2; half++) {
+        ib_session_options so;
+        ib_session_options_defaults(&so);
+        so.backend = "cuda";
+        so.max_batch = RN_BATCH;
+        so.precision = half ? IB_PRECISION_FP16 : IB_PRECISION_FP32;
+        ib_session *s = NULL;
+        ib_err err;
+        ib_err_clear(&err);
+        ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
+        ib_session_replay r;
+        ib_session_replay_get(s, &r);
+        ASSERT_UINT_GE(r.subgraphs, 1);
+        ASSERT_UINT_EQ(r.replayed + r.refused, 0); /* nothing has run */
+        for (int k = 0; k < 4; k++)
+            run_resnet(s, x[k % 2], y[k]);
+        ib_session_replay_get(s, &r);
+        printf("# %s: %u of %u subgraphs replayed, %u refused%s%s\n", half ? "fp16" : "fp32",
+               r.replayed, r.subgraphs, r.refused, r.refused ? ": " : "", r.why);
+        ASSERT_UINT_EQ(r.refused, 0);
+        ASSERT_UINT_EQ(r.replayed, r.subgraphs);
+        ASSERT_MEM_EQ(y[2], y[0], ny * sizeof(float));
+        ASSERT_MEM_EQ(y[3], y[1], ny * sizeof(float));
+        ASSERT_TRUE(memcmp(y[0], y[1], ny * sizeof(float)) != 0); /* the inputs differ */
+        ib_session_destroy(s);
+    }
+    for (int k = 0; k < 4; k++)
+        free(y[k]);
+    free(x[0]);
+    free(x[1]);
+    ib_model_destroy(m);
+}
+
 /* Per-step device time on cuda (events around each step): the tiny ResNet50's convolutions
  * appear as cudnn steps with time, its classifier as a cublaslt one, every entry run twice.
  * Not yet run on a GPU. */

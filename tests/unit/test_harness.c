@@ -345,6 +345,8 @@ TEST_TIMEOUT(harness_fallback_nodes_become_a_label, 60)
         ASSERT_STR_CONTAINS(rj, with ? "\"fallback_nodes\": 1" : "\"fallback_nodes\": 0");
         ASSERT_STR_CONTAINS(rj, "\"max_batch_from\": \"host: fake's default for Offline\"");
         ASSERT_STR_CONTAINS(rj, "\"workers_from\": \"host: one per 4 threads\"");
+        /* the cpu records no launches to replay (a CUDA Graph's count on cuda) */
+        ASSERT_STR_CONTAINS(rj, "\"graph_replay\": {\n    \"subgraphs\": 0,\n    \"replayed\": 0");
         ASSERT_TRUE((strstr(rj, "Mean x1)") != NULL) == (with == 1)); /* the label */
         ib_free(rj);
         char *res = slurp(r.perf_dir, "result.json");

@@ -134,6 +134,68 @@ TEST(runtime_partition_fallbacks_are_listed_and_correct)
     ib_graph_destroy(g);
 }
 
+/* ABI 9 replay_status for the test: testdev's exec is its subgraph; one holding the
+ * classifier (Gemm, fused into a FusedMatMul) says its capture was refused, the others that
+ * they replay. */
+static enum ib_backend_replay td_replay(void *ctx, const ib_backend_exec *e, const char **why)
+{
+    IB_UNUSED(ctx);
+    const ib_backend_subgraph *sg = (const ib_backend_subgraph *)(uintptr_t)e;
+    for (uint32_t k = 0; k < sg->n_nodes; k++)
+        if (!strcmp(sg->graph->nodes.data[sg->nodes[k]].op_type, "FusedMatMul")) {
+            *why = "node fc (FusedMatMul): not capturable in this test";
+            return IB_BACKEND_REPLAY_REFUSED;
+        }
+    *why = "ignored";
+    return IB_BACKEND_REPLAY_ON;
+}
+
+/* ib_session_replay_get (issue 24: a refused CUDA Graph capture is said, not hidden): the
+ * device backend's subgraphs of every compiled shape are counted, the reference kernels'
+ * are not, the first refusal's reason is kept; a table from before ABI 9 reports none. */
+TEST(runtime_partition_replay_status)
+{
+    reset_testdev();
+    th_testdev.refuse[0] = "MaxPool";
+    th_testdev.refuse[1] = "GlobalAveragePool";
+    ib_graph *g;
+    ib_model *m = model_of(th_build_tiny_resnet(3), &g);
+    struct ib_backend_ops ops = th_testdev_ops;
+    ops.replay_status = td_replay;
+    ib_session_options o;
+    ib_session_options_defaults(&o);
+    o.max_batch = 2;
+    o.threads = 1;
+    ib_session *s;
+    ib_err err;
+    ASSERT_OK_ERR(ib_session_create_with_ops(m, &o, &ops, &s, &err), &err);
+    ib_session_replay r;
+    ib_session_replay_get(s, &r);
+    /* testdev | MaxPool | testdev | GAP | testdev (Flatten, FusedMatMul) */
+    ASSERT_UINT_EQ(r.subgraphs, 3);
+    ASSERT_UINT_EQ(r.replayed, 2);
+    ASSERT_UINT_EQ(r.refused, 1);
+    ASSERT_STR_EQ(r.why, "node fc (FusedMatMul): not capturable in this test");
+    ib_tensor_desc shape =
+        th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)1, (int64_t)3, (int64_t)16, (int64_t)16);
+    check(s, g, &shape, 1); /* batch 1: a second variant, three more subgraphs */
+    ib_session_replay_get(s, &r);
+    ASSERT_UINT_EQ(r.subgraphs, 6);
+    ASSERT_UINT_EQ(r.replayed, 4);
+    ASSERT_UINT_EQ(r.refused, 2);
+    ib_session_destroy(s);
+    ops.abi_version = 8; /* the field did not exist yet: not read */
+    ASSERT_OK_ERR(ib_session_create_with_ops(m, &o, &ops, &s, &err), &err);
+    ib_session_replay_get(s, &r);
+    ASSERT_UINT_EQ(r.subgraphs + r.replayed + r.refused, 0);
+    ASSERT_STR_EQ(r.why, "");
+    ib_session_destroy(s);
+    ib_session_replay_get(NULL, &r);
+    ASSERT_UINT_EQ(r.subgraphs, 0);
+    ib_model_destroy(m);
+    ib_graph_destroy(g);
+}
+
 TEST(runtime_partition_device_memory_goes_through_staging)
 {
     reset_testdev();

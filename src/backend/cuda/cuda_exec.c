@@ -11,6 +11,7 @@
  * session in this backend's arena), so boundary values need no write-back.
  * graph_run allocates nothing and does not synchronise (synchronize does).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
@@ -252,29 +253,57 @@ static int run_steps(cu_exec *e, ib_err *err)
 }
 
 /* Capture the steps into a CUDA Graph (once). False when capture is not
- * possible; the steps are then launched directly from now on. */
+ * possible, with the reason in e->graph_why (cu_replay_status); the steps are then launched
+ * directly from now on. */
 static bool capture(cu_exec *e)
 {
     cudaStream_t s = e->ctx->stream;
-    if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+    cudaError_t st = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    if (st != cudaSuccess) {
+        snprintf(e->graph_why, sizeof e->graph_why, "cudaStreamBeginCapture: %s",
+                 cudaGetErrorString(st));
         (void)cudaGetLastError();
         return false;
     }
     ib_err scratch;
     ib_err_clear(&scratch);
     int rc = run_steps(e, &scratch);
+    const ib_node *at = e->cur; /* the step that failed inside the capture, if one did */
     cudaGraph_t gr = NULL;
-    cudaError_t st = cudaStreamEndCapture(s, &gr);
-    bool ok = rc == IB_OK && st == cudaSuccess && gr &&
-              cudaGraphInstantiate(&e->gexec, gr, 0) == cudaSuccess;
+    st = cudaStreamEndCapture(s, &gr);
+    cudaError_t inst = cudaSuccess;
+    if (rc == IB_OK && st == cudaSuccess && gr)
+        inst = cudaGraphInstantiate(&e->gexec, gr, 0);
+    bool ok = rc == IB_OK && st == cudaSuccess && gr && inst == cudaSuccess;
     if (gr)
         (void)cudaGraphDestroy(gr);
     if (!ok) {
         e->gexec = NULL;
+        if (rc != IB_OK && at)
+            snprintf(e->graph_why, sizeof e->graph_why, "node %.60s (%.30s): %.150s",
+                     at->name ? at->name : "?", at->op_type, scratch.msg);
+        else if (rc != IB_OK)
+            snprintf(e->graph_why, sizeof e->graph_why, "a step of the backend's own: %.200s",
+                     scratch.msg);
+        else if (st != cudaSuccess || !gr)
+            snprintf(e->graph_why, sizeof e->graph_why, "cudaStreamEndCapture: %s",
+                     cudaGetErrorString(st));
+        else
+            snprintf(e->graph_why, sizeof e->graph_why, "cudaGraphInstantiate: %s",
+                     cudaGetErrorString(inst));
         (void)cudaGetLastError();
     }
     e->cur = NULL;
     return ok;
+}
+
+enum ib_backend_replay cu_replay_status(void *ctx, const ib_backend_exec *e, const char **why)
+{
+    IB_UNUSED(ctx);
+    *why = e->graph_failed ? e->graph_why : "";
+    return e->gexec         ? IB_BACKEND_REPLAY_ON
+           : e->graph_failed ? IB_BACKEND_REPLAY_REFUSED
+                             : IB_BACKEND_REPLAY_NOT_YET;
 }
 
 /* Profiling: the steps launched one by one between events, waited for, and each step's

@@ -156,6 +156,7 @@ struct ib_backend_exec {
     uint32_t runs;              /* graph_run calls so far */
     cudaGraphExec_t gexec;      /* the steps captured as one CUDA Graph */
     bool graph_failed;          /* capture did not work: launch steps directly */
+    char graph_why[256];        /* ... and why (cu_replay_status) */
     int64_t *prof_ns;           /* profiling: per-step device time summed (NULL = off) */
     uint64_t prof_runs;
     cudaEvent_t *ev;            /* profiling: steps + 1 events, created on first use */
@@ -457,5 +458,6 @@ int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, i
  * launched one by one, not replayed as a CUDA Graph, so launch gaps count). */
 void cu_set_profiling(void *ctx, ib_backend_exec *e, bool on);
 void cu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user);
+enum ib_backend_replay cu_replay_status(void *ctx, const ib_backend_exec *e, const char **why);
 
 #endif
