@@ -48,6 +48,9 @@
 # FP8_BENCHMARKS (default "bert-99"): also an "fp8-half" row (calibrated; the products with
 # constant weights on e4m3 operands through cuBLASLt, Hopper only, with the 16-bit chains:
 # cuda_matmul_q8.c, issue 24);
+# FP8CONV_BENCHMARKS (default "resnet50"): also an "fp8" row (calibrated; the 2-D convolutions
+# with channels in multiples of 16 on e4m3 through cuDNN's graph API, sm_89 and later:
+# cuda_conv_f8.c, tenth session);
 # PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
 # the same for BERT-Large fp16 at batch 32 instead (the third call); 0 skips.
 set -u
@@ -180,6 +183,7 @@ for B in $BENCHMARKS; do
     # int8 with the 16-bit chains too, where both rows run
     case " ${HALF_BENCHMARKS-bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) PLIST="$PLIST int8-half" ;; esac ;; esac
     case " ${FP8_BENCHMARKS-bert-99} " in *" $B "*) PLIST="$PLIST fp8-half" ;; esac
+    case " ${FP8CONV_BENCHMARKS-resnet50} " in *" $B "*) case " $PLIST " in *" fp8 "*) ;; *) PLIST="$PLIST fp8" ;; esac ;; esac
     for P in $PLIST; do
         PREC=${P%-nhwc}
         PREC=${PREC%-graphpost}
@@ -293,7 +297,8 @@ echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the
 echo "on the host (run.json placement); replay = subgraphs replayed as one CUDA Graph launch after"
 echo "warm-up / compiled (run.json graph_replay); H100/H200 have no v1.1 figure there; cuda's int8 runs"
 echo "products and 2-D convolutions in int8, int8 NHWC between convolutions (docs/cuda_backend.md); its fp8"
-echo "runs only the products with constant weights in e4m3, the rest as at fp16."
+echo "runs the products with constant weights and the 2-D convolutions of 16n channels in e4m3, the"
+echo "rest as at fp16."
 echo "time used: $(($(date +%s) - START)) s of a $BUDGET s budget (GPU_CHECK_BUDGET)"
 [ -z "$NOT_RUN" ] || echo "GPU-CHECK INCOMPLETE: not started within the time budget:$NOT_RUN" >&2
 [ "$FAILED" = 0 ] || { echo "GPU-CHECK FAILED (see messages above)" >&2; exit 1; }

@@ -134,3 +134,43 @@ TEST(cuda_fp8_weights_per_column)
     }
 #endif
 }
+
+/* The fp8 convolutions' filters (cuda_conv_f8.c): w [K, C, R, S] to e4m3 KRSC, each output
+ * channel scaled so its largest |w| is 448 (code 0x7E), within half a step of w once scaled
+ * back; a zero channel keeps scale 1 and all zero codes. */
+TEST(cuda_fp8_filter_per_channel)
+{
+#ifndef IB_WITH_CUDA
+    TEST_SKIP("built without CUDA");
+#else
+    enum { K = 4, C = 3, R = 2, S = 3, RS = R * S };
+    float w[K * C * RS], inv[K];
+    uint8_t q[K * RS * C];
+    for (int k = 0; k < K; k++)
+        for (int c = 0; c < C; c++)
+            for (int p = 0; p < RS; p++)
+                w[(k * C + c) * RS + p] =
+                    k == 2 ? 0.0f : (float)((c * 5 + p * 3 + k) % 13 - 6) * (float)(k + 1) * 0.07f;
+    cu_quant_filter_e4m3(w, K, C, RS, q, inv);
+    for (int k = 0; k < K; k++) {
+        int at_max = 0, zeros = 0;
+        for (int c = 0; c < C; c++)
+            for (int p = 0; p < RS; p++) {
+                uint8_t code = q[(k * RS + p) * C + c]; /* KRSC: channels innermost */
+                double ref = (double)w[(k * C + c) * RS + p];
+                double got = (double)cu_e4m3_to_f32(code) * (double)inv[k];
+                double tol = fmax(fabs(ref) / 16.0, 0x1p-10 * (double)inv[k]) * (1.0 + 1e-6);
+                ASSERT_TRUE(fabs(got - ref) <= tol);
+                at_max += (code & 0x7F) == 0x7E;
+                zeros += (code & 0x7F) == 0;
+            }
+        if (k == 2) {
+            ASSERT_TRUE(inv[k] == 1.0f);
+            ASSERT_INT_EQ(zeros, C * RS);
+        } else {
+            ASSERT_INT_GT(at_max, 0);
+            ASSERT_TRUE(fabs((double)inv[k] * 448.0 - 6.0 * 0.07 * (k + 1)) < 1e-5);
+        }
+    }
+#endif
+}

@@ -682,13 +682,16 @@ static int comp_conv(cu_exec *e, const ib_node *n, ib_err *err)
     if (x->half || y->half || (z && z->half))
         return comp_conv16(e, n, &cg, err);
     int rc;
-    if (e->int8 && cg.nd == 4 && cg.group == 1) { /* cuda_conv_i8.c, else as at fp16 */
+    if ((e->int8 || e->fp8) && cg.nd == 4 && cg.group == 1) {
+        /* cuda_conv_i8.c / cuda_conv_f8.c, else as at fp16 */
         cu_conv2d g2 = {.N = cg.x[0], .C = cg.x[1], .H = cg.x[2], .W = cg.x[3], .K = cg.w[0],
                         .R = cg.w[2], .S = cg.w[3], .P = cg.y[2], .Q = cg.y[3],
                         .pad = {cg.pad[0], cg.pad[1]}, .stride = {cg.stride[0], cg.stride[1]},
                         .dil = {cg.dil[0], cg.dil[1]}};
         bool done = false;
-        if ((rc = cu_add_conv_i8(e, n, &g2, &done, err)) || done)
+        rc = e->int8 ? cu_add_conv_i8(e, n, &g2, &done, err)
+                     : cu_add_conv_f8(e, n, &g2, &done, err);
+        if (rc || done)
             return rc;
     }
     /* an int8 chain's values around a convolution cuDNN would not run at int8 */

@@ -29,7 +29,7 @@
  * (embedding tables at fp16; a matmul's constant operand at fp16 / bf16), or a matmul's constant
  * B quantised per column to int8 for the int8 products (from B [K, N], or [N, K] when
  * transposed: cuda_matmul_q8.c; or to fp8 e4m3 for the fp8 products), or a conv filter as
- * KRSC int8 per output channel (cuda_conv_i8.c). */
+ * KRSC int8 per output channel (cuda_conv_i8.c) or e4m3 (cuda_conv_f8.c). */
 enum cu_wfmt {
     CU_W_PLAIN,
     CU_W_F16_KRSC,
@@ -39,7 +39,8 @@ enum cu_wfmt {
     CU_W_S8_ROWS,
     CU_W_S8_KRSC,
     CU_W_E4M3_COLS,
-    CU_W_E4M3_ROWS
+    CU_W_E4M3_ROWS,
+    CU_W_E4M3_KRSC
 };
 
 typedef struct cu_wref {
@@ -270,16 +271,17 @@ void cu_lt_free(void *k);
 /* A product's float32 input converted by a step into the block the products share (e->cvt):
  * float16, bfloat16, int8 at a scale (clamp(rint(x * scale), -127, 127)), also from NCHW to
  * NHWC (an int8 convolution's input, [N, C, ...] -> [N, ..., C]), or fp8 e4m3 at a scale
- * (e4m3(x * scale), saturated to +-448). cu_cvt_prepare
+ * (e4m3(x * scale), saturated to +-448), also to NHWC (an fp8 convolution's). cu_cvt_prepare
  * says where (dst) and whether the block already holds it (cached: the last conversion step
  * was of the same value, format and scale, and no step writes a value after its producer);
  * cu_cvt_add appends the step unless cached. */
-enum cu_cvt_fmt { CU_CVT_F16, CU_CVT_BF16, CU_CVT_S8, CU_CVT_S8_NHWC, CU_CVT_E4M3 };
+enum cu_cvt_fmt { CU_CVT_F16, CU_CVT_BF16, CU_CVT_S8, CU_CVT_S8_NHWC, CU_CVT_E4M3,
+                  CU_CVT_E4M3_NHWC };
 typedef struct cu_cvt {
     const void *src;
     int src_t;     /* ibk_float_t of src: float32, or a 16-bit chain's (CU_CVT_S8, _E4M3) */
     int64_t n, val;
-    int64_t c, hw; /* CU_CVT_S8_NHWC: channels and spatial size (n = N c hw) */
+    int64_t c, hw; /* the NHWC forms: channels and spatial size (n = N c hw) */
     int fmt;
     float scale;
     bool cached;
@@ -329,6 +331,29 @@ typedef struct cu_conv2d {
     int pad[2], stride[2], dil[2];
 } cu_conv2d;
 int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err);
+/* One 2-D convolution through cuDNN's backend (graph) API (cuda_dnn_graph.c), for the data
+ * types only it takes (e4m3 fp8): X and W of xw_t in NHWC, Y of y_t in NHWC, compute comp_t.
+ * cu_gconv_build returns IB_EUNSUPPORTED when no engine runs it with a workspace of at most
+ * CU_CONV_WS_MAX (ws: what the plan needs); cu_gconv_run launches it on the handle's stream
+ * (its variant pack remade when a pointer or the workspace changes). */
+#define CU_GCONV_CFGS 8
+typedef struct cu_gconv {
+    cudnnBackendDescriptor_t x, w, y, conv, op, graph, heur, plan, pack;
+    cudnnBackendDescriptor_t cfg[CU_GCONV_CFGS];
+    int n_cfg;
+    size_t ws;
+    const void *pack_x, *pack_w, *pack_y, *pack_ws;
+} cu_gconv;
+int cu_gconv_build(cudnnHandle_t h, const cu_conv2d *g, cudnnDataType_t xw_t, cudnnDataType_t y_t,
+                   cudnnDataType_t comp_t, cu_gconv *c);
+cudnnStatus_t cu_gconv_run(cudnnHandle_t h, cu_gconv *c, const void *x, const void *w, void *y,
+                           void *ws);
+void cu_gconv_free(cu_gconv *c);
+/* fp8 convolutions (cuda_conv_f8.c): at fp8 on sm_89 and later, a 2-D convolution with one
+ * group, x with a calibrated range, a constant w, C and K multiples of 16, as e4m3 NHWC X and
+ * W (per output channel scales) through cu_gconv with float Y, then the int8 path's epilogue
+ * (dequantisation, bias, z, activation) writing y [N, K, P, Q] float32: *done tells. */
+int cu_add_conv_f8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err);
 typedef struct cu_q8_saved {
     cu_val *v[3]; /* x, z, y when q8, else NULL */
     void *dev[3]; /* their int8 storage */
@@ -380,6 +405,10 @@ float cu_e4m3_scale(float amax);
 uint8_t cu_e4m3_from_f32(float v);
 float cu_e4m3_to_f32(uint8_t c);
 void cu_quant_cols_e4m3(const float *b, int64_t K, int64_t N, bool tb, uint8_t *q, float *inv_s);
+/* The e4m3 copy of a conv filter w [K, C, R, S] as cu_quant_filter_s8 does int8: q [K][R][S][C],
+ * each output channel scaled so its max |w| is 448, inv_s[k] = max |w[k]| / 448. */
+void cu_quant_filter_e4m3(const float *w, int64_t K, int64_t C, int64_t RS, uint8_t *q,
+                          float *inv_s);
 
 /* Attention over contiguous blocks (inferbench.Attention, and MultiHeadAttention's split-heads
  * path): scores = q k' into `scores` [batch, sq, sk] (k [batch, sk, dd] when k_rows, else

@@ -379,7 +379,10 @@ static int run_cvt(cu_exec *e, void *p, ib_err *err)
              : k->fmt == CU_CVT_E4M3    ? ibk_to_e4m3(s, k->x, k->xt, k->y, k->scale, k->n)
              : k->fmt == CU_CVT_S8_NHWC ? ibk_nchw_to_nhwc_s8(s, k->x, k->y, k->scale,
                                                               k->n / (k->c * k->hw), k->c, k->hw)
-                                        : ibk_f32_to_16(s, k->fmt == CU_CVT_BF16, k->x, k->y, k->n);
+             : k->fmt == CU_CVT_E4M3_NHWC
+                 ? ibk_nchw_to_nhwc_e4m3(s, k->x, k->y, k->scale, k->n / (k->c * k->hw), k->c,
+                                         k->hw)
+                 : ibk_f32_to_16(s, k->fmt == CU_CVT_BF16, k->x, k->y, k->n);
     return cu_check_rt(e, err, (cudaError_t)st, "operand conversion");
 }
 
@@ -387,12 +390,13 @@ int cu_cvt_prepare(cu_exec *e, const cu_val *a, int fmt, float scale, cu_cvt *c,
 {
     *c = (cu_cvt){.src = a->dev, .src_t = cu_dtype_of(e, a), .n = ib_tensor_desc_numel(&a->desc),
                   .val = a->id, .fmt = fmt, .scale = scale};
-    bool one_byte = fmt == CU_CVT_S8 || fmt == CU_CVT_S8_NHWC || fmt == CU_CVT_E4M3;
+    const bool nhwc = fmt == CU_CVT_S8_NHWC || fmt == CU_CVT_E4M3_NHWC;
+    bool one_byte = fmt == CU_CVT_S8 || fmt == CU_CVT_E4M3 || nhwc;
     if (c->src_t != IBK_T_F32 && fmt != CU_CVT_S8 && fmt != CU_CVT_E4M3)
         /* the 16-bit forms read it as it is */
         return cu_fail(e, err, IB_EUNSUPPORTED,
                        "conversion of a 16-bit value other than to int8 or fp8");
-    if (fmt == CU_CVT_S8_NHWC) {
+    if (nhwc) {
         if (a->desc.ndim < 3 || a->desc.dims[0] < 1 || a->desc.dims[1] < 1)
             return cu_fail(e, err, IB_EUNSUPPORTED, "NHWC conversion of a tensor of rank < 3");
         c->c = a->desc.dims[1];
@@ -419,9 +423,9 @@ int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err)
     int rc = cu_add_step(e, run_cvt, k, NULL, err);
     if (rc)
         return rc;
-    cu_step_kind(e, c->fmt == CU_CVT_E4M3                               ? "quant-f8"
-                    : c->fmt == CU_CVT_S8 || c->fmt == CU_CVT_S8_NHWC ? "quant8"
-                                                                      : "cvt16");
+    cu_step_kind(e, c->fmt == CU_CVT_E4M3 || c->fmt == CU_CVT_E4M3_NHWC ? "quant-f8"
+                    : c->fmt == CU_CVT_S8 || c->fmt == CU_CVT_S8_NHWC     ? "quant8"
+                                                                          : "cvt16");
     e->cvt_val = c->val;
     e->cvt_fmt = c->fmt;
     e->cvt_scale = c->scale;

@@ -124,3 +124,19 @@ void cu_quant_cols_e4m3(const float *b, int64_t K, int64_t N, bool tb, uint8_t *
             q[n * K + k] = cu_e4m3_from_f32(b[n * sn + k * sk] * s);
     }
 }
+
+void cu_quant_filter_e4m3(const float *w, int64_t K, int64_t C, int64_t RS, uint8_t *q,
+                          float *inv_s)
+{
+    for (int64_t k = 0; k < K; k++) {
+        const float *wk = w + k * C * RS;
+        float amax = 0.0f;
+        for (int64_t i = 0; i < C * RS; i++)
+            amax = fmaxf(amax, fabsf(wk[i]));
+        float s = cu_e4m3_scale(amax);
+        inv_s[k] = 1.0f / s;
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t p = 0; p < RS; p++)
+                q[(k * RS + p) * C + c] = cu_e4m3_from_f32(wk[c * RS + p] * s);
+    }
+}

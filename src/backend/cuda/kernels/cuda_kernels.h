@@ -105,6 +105,9 @@ int ibk_dequant_bias_act(ibk_stream s, const void *acc, int acc_f32, void *y, in
  * value for a step that reads float32. */
 int ibk_nchw_to_nhwc_s8(ibk_stream s, const float *x, void *y8, float scale, int64_t N, int64_t C,
                         int64_t HW);
+/* y8[n, p, c] = e4m3(x[n, c, p] * scale) (satfinite, as ibk_to_e4m3): an fp8 convolution's X */
+int ibk_nchw_to_nhwc_e4m3(ibk_stream s, const float *x, void *y8, float scale, int64_t N,
+                          int64_t C, int64_t HW);
 int ibk_epi_i8conv(ibk_stream s, const float *acc, void *y, int y_q8, float sy,
                    const float *inv_sw, float inv_sx, const float *bias, const void *z, int z_q8,
                    float inv_sz, int64_t N, int64_t C, int64_t HW, int act, float a, float b);

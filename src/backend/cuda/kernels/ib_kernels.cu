@@ -532,6 +532,28 @@ extern "C" int ibk_nchw_to_nhwc_s8(ibk_stream s, const float *x, void *y8, float
     return launch_status();
 }
 
+/* y8[n, p, c] = e4m3(x[n, c, p] * scale), satfinite: an fp8 convolution's input */
+__global__ static void k_nchw_to_nhwc_e4m3(const float *x, __nv_fp8_storage_t *y, float scale,
+                                           int64_t C, int64_t HW, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t c = i % C, p = (i / C) % HW, b = i / (C * HW);
+        y[i] = __nv_cvt_float_to_fp8(x[(b * C + c) * HW + p] * scale, __NV_SATFINITE, __NV_E4M3);
+    }
+}
+
+extern "C" int ibk_nchw_to_nhwc_e4m3(ibk_stream s, const float *x, void *y8, float scale,
+                                     int64_t N, int64_t C, int64_t HW)
+{
+    int64_t n = N * C * HW;
+    if (n <= 0)
+        return 0;
+    k_nchw_to_nhwc_e4m3<<<grid_for(n), IBK_THREADS, 0, s>>>(x, (__nv_fp8_storage_t *)y8, scale,
+                                                            C, HW, n);
+    return launch_status();
+}
+
 /* v = act(acc[n, p, c] * inv_sx * inv_sw[c] + bias[c] + z), z float32 z[n, c, p] or int8
  * z8[n, p, c] * inv_sz; y float32 y[n, c, p] = v, or (y_q8) int8 y8[n, p, c] =
  * clamp(rint(v * sy), -127, 127). i walks y's own order, so its writes are coalesced. */
