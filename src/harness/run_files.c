@@ -187,16 +187,16 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     if (o->n_endpoints) {
         ib_jw_null(&jw);
     } else {
-    ib_jw_object_begin(&jw);
-    ib_jw_key(&jw, "subgraphs"); /* of backends that record launches (0: none do) */
-    ib_jw_uint(&jw, res->replay_subgraphs);
-    ib_jw_key(&jw, "replayed");
-    ib_jw_uint(&jw, res->replay_on);
-    ib_jw_key(&jw, "refused");
-    ib_jw_uint(&jw, res->replay_refused);
-    ib_jw_key(&jw, "first_refusal");
-    ib_jw_string(&jw, res->replay_why);
-    ib_jw_object_end(&jw);
+        ib_jw_object_begin(&jw);
+        ib_jw_key(&jw, "subgraphs"); /* of backends that record launches (0: none do) */
+        ib_jw_uint(&jw, res->replay_subgraphs);
+        ib_jw_key(&jw, "replayed");
+        ib_jw_uint(&jw, res->replay_on);
+        ib_jw_key(&jw, "refused");
+        ib_jw_uint(&jw, res->replay_refused);
+        ib_jw_key(&jw, "first_refusal");
+        ib_jw_string(&jw, res->replay_why);
+        ib_jw_object_end(&jw);
     }
     ib_jw_key(&jw, "warmup_samples_per_second");
     ib_jw_double(&jw, res->warmup_samples_per_sec);
