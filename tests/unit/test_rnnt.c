@@ -429,8 +429,9 @@ TEST_TIMEOUT(rnnt_calibration_inputs_are_the_encoders, 120)
     ASSERT_OK_ERR(ib_session_run(f.s[IB_RNNT_ENCODER], cal[0], 2, &o32, 1, &err), &err);
     double num = 0, den = 0;
     for (size_t k = 0; k < ne; k++) {
-        num += (double)(y8[k] - y32[k]) * (y8[k] - y32[k]);
-        den += (double)y32[k] * y32[k];
+        double d = (double)y8[k] - (double)y32[k];
+        num += d * d;
+        den += (double)y32[k] * (double)y32[k];
     }
     fprintf(stderr, "encoder int8 vs fp32: NMSE %.3g over %zu values\n", num / den, ne);
     ASSERT_TRUE(den > 0 && num / den < 0.05);
