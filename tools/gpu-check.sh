@@ -227,8 +227,9 @@ for B in $BENCHMARKS; do
         [ "$SPS" = "-" ] && fail "run $B $P: no samples_per_second in $D.json"
         [ "$VAL" = "VALID" ] || echo "   note: $B $P is $VAL (quick runs are short; the figure is still a measurement)"
         [ "$FB" = "0" ] || echo "   note: $B $P left $FB node(s) on the reference kernels: $FBOPS"
-        REPLAY=$( [ -n "$RJ" ] && replay_of "$RJ" | head -1 || echo "-/-")
-        WHY=$( [ -n "$RJ" ] && replay_of "$RJ" | sed -n 2p)
+        RP=$( [ -n "$RJ" ] && replay_of "$RJ" || echo "-/-")
+        REPLAY=$(printf '%s\n' "$RP" | head -1)
+        WHY=$(printf '%s\n' "$RP" | sed -n 2p)
         [ -z "$WHY" ] || echo "   note: $B $P: CUDA Graph capture refused for some subgraphs ($REPLAY replay); first: $WHY"
         [ "$WALL" -le 60 ] || echo "   note: $B $P took $WALL s (issue 25 target: <= 60 s)"
         ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$REPLAY|$FBOPS\n"

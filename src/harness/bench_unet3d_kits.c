@@ -189,6 +189,13 @@ static void kt_crop(const float *img, const int64_t *sh, int64_t i, int64_t j, i
                    (size_t)r * sizeof(float));
 }
 
+/* Windows along an axis of `size`: starts 0, r/2, r, ... while start + r <= size
+ * (get_slice_for_sliding_window, overlap 0.5) */
+static int64_t kt_windows(int64_t size, int64_t r)
+{
+    return (size - r) / (r / 2) + 1;
+}
+
 /* Calibration (benchmark.h calib_inputs): one window of the volume, the middle one of the
  * sliding-window grid (a corner window is mostly the background the pre-processing padded). */
 int ib_u3_kits_calib_inputs(void *state, const ib_bench_sample *smp, ib_tensor_view *views,
@@ -198,7 +205,7 @@ int ib_u3_kits_calib_inputs(void *state, const ib_bench_sample *smp, ib_tensor_v
     const int64_t *sh = &smp->t[0].desc.dims[2];
     int64_t r = s->roi, st = r / 2, at[3];
     for (int a = 0; a < 3; a++)
-        at[a] = ((sh[a] - r) / st + 1) / 2 * st; /* the middle of kt_window_loop's grid */
+        at[a] = kt_windows(sh[a], r) / 2 * st; /* the middle of kt_window_loop's grid */
     size_t rv = (size_t)(r * r * r);
     float *win = ib_malloc(rv * sizeof *win);
     if (!win)
@@ -263,7 +270,7 @@ static int kt_window_loop(kt_state *s, ib_session *sess, ib_session *sums,
     memset(acc, 0, acc_bytes);
     int64_t n[3], at[3];
     for (int a = 0; a < 3; a++)
-        n[a] = (sh[a] - r) / st + 1; /* get_slice_for_sliding_window */
+        n[a] = kt_windows(sh[a], r);
     size_t left = (size_t)(n[0] * n[1] * n[2]);
     bool started = false;
     /* the window graph's first run of a volume gives the zero sums and the weight and links

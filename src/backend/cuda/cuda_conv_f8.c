@@ -20,7 +20,8 @@
  *      bias[k] + z).
  *
  * The filter is quantised once per device store on the host, per output channel to +-448
- * (cu_quant_filter_e4m3: KCRS float32 -> KRSC e4m3). cuDNN decides at compile: when no engine
+ * (cu_quant_filter_e4m3: KCRS float32 -> KRSC e4m3); steps 1 and 3 and the filter are the
+ * int8 path's own (cu_conv8_prepare, cu_conv8_epilogue), with the e4m3 forms. cuDNN decides at compile: when no engine
  * builds the plan, or the probe run on the planned buffers fails, the convolution keeps the
  * fp16 path. There are no fp8 chains between convolutions (int8 has them): each fp8
  * convolution reads and writes float32 NCHW, so the gain is the convolution's own math.
@@ -29,27 +30,9 @@
 
 #include "backend/cuda/cuda_internal.h"
 
-/* The store's e4m3 form of a filter: inv_s [K] floats, then q [K][R][S][C] at 256 bytes. */
-typedef struct qf_src {
-    const float *w;
-    int64_t K, C, RS;
-} qf_src;
-
-static void qf_fill(void *user, void *dst)
-{
-    const qf_src *s = user;
-    cu_quant_filter_e4m3(s->w, s->K, s->C, s->RS, (uint8_t *)dst + cu_s8_offset(s->K), dst);
-}
-
 typedef struct conv_f8_k {
     cu_gconv gc;
-    const void *x8, *w8;
-    float *acc;
-    float *y;
-    const float *inv_sw, *bias, *z;
-    float inv_sx, a, b;
-    int act;
-    int64_t N, K, PQ;
+    cu_conv8 c;
 } conv_f8_k;
 
 static void conv_f8_free(void *p)
@@ -64,39 +47,32 @@ static void conv_f8_free(void *p)
 static cudnnStatus_t conv_f8_call(cu_exec *e, const void *p, void *ws)
 {
     conv_f8_k *k = (conv_f8_k *)(uintptr_t)p; /* the variant pack is remade for a new ws */
-    return cu_gconv_run(e->ctx->dnn, &k->gc, k->x8, k->w8, k->acc, ws);
+    return cu_gconv_run(e->ctx->dnn, &k->gc, k->c.x8, k->c.w8, k->c.acc, ws);
 }
 
 static int run_conv_f8(cu_exec *e, void *p, ib_err *err)
 {
     conv_f8_k *k = p;
     int rc = cu_check_dnn(e, err, conv_f8_call(e, k, e->ws), "fp8 convolution forward");
-    if (rc)
-        return rc;
-    return cu_check_rt(e, err,
-                       (cudaError_t)ibk_epi_i8conv(e->ctx->stream, k->acc, k->y, 0, 0.0f,
-                                                   k->inv_sw, k->inv_sx, k->bias, k->z, 0, 0.0f,
-                                                   k->N, k->K, k->PQ, k->act, k->a, k->b),
-                       "fp8 convolution epilogue");
+    return rc ? rc : cu_conv8_epilogue(e, &k->c, err);
 }
 
 /* Whether the session and the node are what the fp8 path takes (cuDNN may still refuse). */
-static bool takes(const cu_exec *e, const cu_val *x, const cu_val *w, const cu_val *y,
-                  const cu_val *z, const cu_conv2d *g)
+static bool takes(cu_exec *e, const ib_node *n, const cu_conv2d *g)
 {
+    const cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *z = cu_in(e, n, 3);
+    const cu_val *y = cu_out(e, n, 0);
+    int act;
+    float a, b;
     return e->fp8 && e->ctx->sm_major * 10 + e->ctx->sm_minor >= 89 && x->has_range && w->host &&
            !x->half && !y->half && !(z && z->half) && !x->q8 && !y->q8 && !(z && z->q8) &&
-           g->C % 16 == 0 && g->K % 16 == 0;
+           g->C % 16 == 0 && g->K % 16 == 0 && cu_fused_act(n, &act, &a, &b);
 }
 
 int cu_add_conv_f8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err)
 {
     *done = false;
-    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *z = cu_in(e, n, 3);
-    cu_val *y = cu_out(e, n, 0);
-    int act;
-    float aa, ab;
-    if (!takes(e, x, w, y, z, g) || !cu_fused_act(n, &act, &aa, &ab))
+    if (!takes(e, n, g))
         return IB_OK;
     conv_f8_k *k = ib_calloc(1, sizeof *k);
     if (!k)
@@ -106,49 +82,17 @@ int cu_add_conv_f8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
         ib_free(k);
         return IB_OK; /* no engine for it: the fp16 path */
     }
-    float sx = cu_e4m3_scale(cu_range_amax(x));
-    int64_t RS = (int64_t)g->R * g->S;
-    qf_src src = {w->host, g->K, g->C, RS};
-    size_t nbytes = cu_s8_offset(g->K) + (size_t)((int64_t)g->K * g->C * RS);
-    void *wq = NULL;
-    int rc;
-    if ((rc = cu_weight_get_derived(e->ctx, w->host, CU_W_E4M3_KRSC, nbytes, qf_fill, &src, &wq,
-                                    err)) ||
-        (rc = cu_exec_hold_weight(e, w->host, CU_W_E4M3_KRSC, err))) {
+    int rc = cu_conv8_prepare(e, n, g, true, &k->c, err);
+    if (rc) {
         conv_f8_free(k);
         return rc;
     }
-    cu_cvt cv;
-    if ((rc = cu_cvt_prepare(e, x, CU_CVT_E4M3_NHWC, sx, &cv, err))) {
-        conv_f8_free(k);
-        return rc;
-    }
-    void *acc = NULL;
-    if ((rc = cu_shared_block(e, &e->f32, &e->f32_bytes,
-                              (size_t)g->N * g->K * g->P * g->Q * sizeof(float), &acc, err))) {
-        conv_f8_free(k);
-        return rc;
-    }
-    k->x8 = cv.dst;
-    k->w8 = (const uint8_t *)wq + cu_s8_offset(g->K);
-    k->acc = acc;
-    k->y = y->dev;
-    k->inv_sw = wq;
-    k->inv_sx = 1.0f / sx;
-    k->bias = bias ? bias->dev : NULL;
-    k->z = z ? z->dev : NULL;
-    k->act = act;
-    k->a = aa;
-    k->b = ab;
-    k->N = g->N;
-    k->K = g->K;
-    k->PQ = (int64_t)g->P * g->Q;
     if (!cu_dnn_probe(e, k->gc.ws, conv_f8_call, k)) {
         conv_f8_free(k);
         return IB_OK; /* cuDNN does not run it here: the fp16 path */
     }
     cu_need_ws(e, k->gc.ws);
-    if ((rc = cu_cvt_add(e, &cv, err))) {
+    if ((rc = cu_cvt_add(e, &k->c.cv, err))) {
         conv_f8_free(k);
         return rc;
     }

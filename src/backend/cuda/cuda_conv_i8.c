@@ -37,16 +37,77 @@
 
 #include "backend/cuda/cuda_internal.h"
 
-/* The store's int8 form of a filter: inv_s [K] floats, then q [K][R][S][C] at 256 bytes. */
+/* The store's 8-bit form of a filter: inv_s [K] floats, then q [K][R][S][C] at 256 bytes,
+ * int8 or e4m3. */
 typedef struct qf_src {
     const float *w;
     int64_t K, C, RS;
+    bool fp8;
 } qf_src;
 
 static void qf_fill(void *user, void *dst)
 {
     const qf_src *s = user;
-    cu_quant_filter_s8(s->w, s->K, s->C, s->RS, (int8_t *)dst + cu_s8_offset(s->K), dst);
+    void *q = (uint8_t *)dst + cu_s8_offset(s->K);
+    if (s->fp8)
+        cu_quant_filter_e4m3(s->w, s->K, s->C, s->RS, q, dst);
+    else
+        cu_quant_filter_s8(s->w, s->K, s->C, s->RS, q, dst);
+}
+
+int cu_conv8_prepare(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool fp8, cu_conv8 *c,
+                     ib_err *err)
+{
+    memset(c, 0, sizeof *c);
+    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *z = cu_in(e, n, 3);
+    cu_val *y = cu_out(e, n, 0);
+    if (!cu_fused_act(n, &c->act, &c->a, &c->b))
+        return cu_fail(e, err, IB_EUNSUPPORTED, "activation not supported");
+    const int wfmt = fp8 ? CU_W_E4M3_KRSC : CU_W_S8_KRSC;
+    float sx = fp8 ? cu_e4m3_scale(cu_range_amax(x)) : cu_s8_range_scale(x);
+    int64_t RS = (int64_t)g->R * g->S;
+    qf_src src = {w->host, g->K, g->C, RS, fp8};
+    size_t nbytes = cu_s8_offset(g->K) + (size_t)((int64_t)g->K * g->C * RS);
+    void *wq = NULL;
+    int rc;
+    if ((rc = cu_weight_get_derived(e->ctx, w->host, wfmt, nbytes, qf_fill, &src, &wq, err)) ||
+        (rc = cu_exec_hold_weight(e, w->host, wfmt, err)))
+        return rc;
+    if (x->q8) /* an int8 chain's X is already int8 NHWC */
+        c->cv = (cu_cvt){.cached = true, .dst = x->dev};
+    else if ((rc = cu_cvt_prepare(e, x, fp8 ? CU_CVT_E4M3_NHWC : CU_CVT_S8_NHWC, sx, &c->cv,
+                                  err)))
+        return rc;
+    void *acc = NULL;
+    if ((rc = cu_shared_block(e, &e->f32, &e->f32_bytes,
+                              (size_t)g->N * g->K * g->P * g->Q * sizeof(float), &acc, err)))
+        return rc;
+    c->x8 = c->cv.dst;
+    c->w8 = (const uint8_t *)wq + cu_s8_offset(g->K);
+    c->acc = acc;
+    c->y = y->dev;
+    c->y_q8 = y->q8;
+    c->sy = y->q8 ? cu_s8_range_scale(y) : 0.0f;
+    c->inv_sw = wq;
+    c->inv_sx = 1.0f / sx;
+    c->bias = bias ? bias->dev : NULL;
+    c->z = z ? z->dev : NULL;
+    c->z_q8 = z && z->q8;
+    c->inv_sz = c->z_q8 ? 1.0f / cu_s8_range_scale(z) : 0.0f;
+    c->N = g->N;
+    c->K = g->K;
+    c->PQ = (int64_t)g->P * g->Q;
+    return IB_OK;
+}
+
+int cu_conv8_epilogue(cu_exec *e, const cu_conv8 *c, ib_err *err)
+{
+    return cu_check_rt(e, err,
+                       (cudaError_t)ibk_epi_i8conv(e->ctx->stream, c->acc, c->y, c->y_q8, c->sy,
+                                                   c->inv_sw, c->inv_sx, c->bias, c->z, c->z_q8,
+                                                   c->inv_sz, c->N, c->K, c->PQ, c->act, c->a,
+                                                   c->b),
+                       "8-bit convolution epilogue");
 }
 
 typedef struct conv8_k {
@@ -54,15 +115,7 @@ typedef struct conv8_k {
     cudnnFilterDescriptor_t wd;
     cudnnConvolutionDescriptor_t cd;
     size_t ws;
-    const void *x8, *w8;
-    float *acc;
-    void *y;            /* float32 NCHW, or int8 NHWC when y_q8 */
-    const float *inv_sw, *bias;
-    const void *z;      /* float32 NCHW, or int8 NHWC when z_q8 */
-    float inv_sx, a, b, sy, inv_sz;
-    int act;
-    bool y_q8, z_q8;
-    int64_t N, K, PQ;
+    cu_conv8 c;
 } conv8_k;
 
 static void conv8_free(void *p)
@@ -78,23 +131,16 @@ static cudnnStatus_t conv8_call(cu_exec *e, const void *p, void *ws)
 {
     const conv8_k *k = p;
     const float one = 1.f, zero = 0.f;
-    return cudnnConvolutionForward(e->ctx->dnn, &one, k->xd, k->x8, k->wd, k->w8, k->cd,
+    return cudnnConvolutionForward(e->ctx->dnn, &one, k->xd, k->c.x8, k->wd, k->c.w8, k->cd,
                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, ws, k->ws,
-                                   &zero, k->yd, k->acc);
+                                   &zero, k->yd, k->c.acc);
 }
 
 static int run_conv8(cu_exec *e, void *p, ib_err *err)
 {
     conv8_k *k = p;
     int rc = cu_check_dnn(e, err, conv8_call(e, k, e->ws), "int8 convolution forward");
-    if (rc)
-        return rc;
-    return cu_check_rt(e, err,
-                       (cudaError_t)ibk_epi_i8conv(e->ctx->stream, k->acc, k->y, k->y_q8,
-                                                   k->sy, k->inv_sw, k->inv_sx, k->bias, k->z,
-                                                   k->z_q8, k->inv_sz, k->N, k->K, k->PQ,
-                                                   k->act, k->a, k->b),
-                       "int8 convolution epilogue");
+    return rc ? rc : cu_conv8_epilogue(e, &k->c, err);
 }
 
 /* The descriptors; IB_EUNSUPPORTED (err untouched) when cuDNN refuses the configuration. */
@@ -122,7 +168,7 @@ static int describe(conv8_k *k, const cu_conv2d *g)
 int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err)
 {
     *done = false;
-    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *bias = cu_in(e, n, 2), *z = cu_in(e, n, 3);
+    cu_val *x = cu_in(e, n, 0), *w = cu_in(e, n, 1), *z = cu_in(e, n, 3);
     cu_val *y = cu_out(e, n, 0);
     int act;
     float aa, ab;
@@ -143,52 +189,16 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
         conv8_free(k);
         return IB_OK; /* the fp16 path */
     }
-    float sx = cu_s8_range_scale(x);
-    int64_t RS = (int64_t)g->R * g->S;
-    qf_src src = {w->host, g->K, g->C, RS};
-    size_t nbytes = cu_s8_offset(g->K) + (size_t)((int64_t)g->K * g->C * RS);
-    void *wq = NULL;
-    if ((rc = cu_weight_get_derived(e->ctx, w->host, CU_W_S8_KRSC, nbytes, qf_fill, &src, &wq,
-                                    err)) ||
-        (rc = cu_exec_hold_weight(e, w->host, CU_W_S8_KRSC, err))) {
+    if ((rc = cu_conv8_prepare(e, n, g, false, &k->c, err))) {
         conv8_free(k);
         return rc;
     }
-    cu_cvt cv = {.cached = true, .dst = x->dev}; /* a q8 X is already int8 NHWC */
-    if (!x->q8 && (rc = cu_cvt_prepare(e, x, CU_CVT_S8_NHWC, sx, &cv, err))) {
-        conv8_free(k);
-        return rc;
-    }
-    void *acc = NULL;
-    if ((rc = cu_shared_block(e, &e->f32, &e->f32_bytes,
-                              (size_t)g->N * g->K * g->P * g->Q * sizeof(float), &acc, err))) {
-        conv8_free(k);
-        return rc;
-    }
-    k->x8 = cv.dst;
-    k->w8 = (const int8_t *)wq + cu_s8_offset(g->K);
-    k->acc = acc;
-    k->y = y->dev;
-    k->y_q8 = y->q8;
-    k->sy = y->q8 ? cu_s8_range_scale(y) : 0.0f;
-    k->inv_sw = wq;
-    k->inv_sx = 1.0f / sx;
-    k->bias = bias ? bias->dev : NULL;
-    k->z = z ? z->dev : NULL;
-    k->z_q8 = z && z->q8;
-    k->inv_sz = k->z_q8 ? 1.0f / cu_s8_range_scale(z) : 0.0f;
-    k->act = act;
-    k->a = aa;
-    k->b = ab;
-    k->N = g->N;
-    k->K = g->K;
-    k->PQ = (int64_t)g->P * g->Q;
     if (!cu_dnn_probe(e, k->ws, conv8_call, k)) {
         conv8_free(k);
         return IB_OK; /* cuDNN does not run it here: the fp16 path */
     }
     cu_need_ws(e, k->ws);
-    if ((rc = cu_cvt_add(e, &cv, err))) {
+    if ((rc = cu_cvt_add(e, &k->c.cv, err))) {
         conv8_free(k);
         return rc;
     }

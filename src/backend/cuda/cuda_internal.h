@@ -331,6 +331,28 @@ typedef struct cu_conv2d {
     int pad[2], stride[2], dil[2];
 } cu_conv2d;
 int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done, ib_err *err);
+/* What the int8 and fp8 convolutions share (cuda_conv_i8.c): cu_conv8_prepare quantises the
+ * filter per output channel into the device store (KRSC int8, or e4m3 when fp8), prepares
+ * X's conversion to NHWC at its range's scale (cv: cu_cvt_add it before the convolution's
+ * step; none for an int8 chain's X), takes the float NHWC result block and fills in the
+ * epilogue's operands; cu_conv8_epilogue is the step's last launch: y = act(acc / (sx sw[k]) +
+ * bias + z), float32 NCHW or an int8 chain's NHWC. The caller checked the node (range,
+ * constant filter, activation). */
+typedef struct cu_conv8 {
+    cu_cvt cv;
+    const void *x8, *w8;
+    float *acc;
+    void *y;             /* float32 NCHW, or int8 NHWC when y_q8 */
+    const float *inv_sw, *bias;
+    const void *z;       /* float32 NCHW, or int8 NHWC when z_q8 */
+    float inv_sx, a, b, sy, inv_sz;
+    int act;
+    bool y_q8, z_q8;
+    int64_t N, K, PQ;
+} cu_conv8;
+int cu_conv8_prepare(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool fp8, cu_conv8 *c,
+                     ib_err *err);
+int cu_conv8_epilogue(cu_exec *e, const cu_conv8 *c, ib_err *err);
 /* One 2-D convolution through cuDNN's backend (graph) API (cuda_dnn_graph.c), for the data
  * types only it takes (e4m3 fp8): X and W of xw_t in NHWC, Y of y_t in NHWC, compute comp_t.
  * cu_gconv_build returns IB_EUNSUPPORTED when no engine runs it with a workspace of at most
