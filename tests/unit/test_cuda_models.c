@@ -710,7 +710,9 @@ TEST_TIMEOUT(cuda_matmul_16bit_operands, 120)
  * channels, bias, residual x, Relu) = y, on cuda at int8 against the cpu at fp32 (NMSE 3e-3),
  * two "cudnn-i8" steps and one "quant8" (x's: c is an int8 chain's value, written int8 NHWC by
  * c1's epilogue and read as such by c2), no "dequant8"; none at fp16. Not yet run on a GPU. */
-static int g_f8_convs, g_f8_quants; /* conv8_case's "cudnn-f8" and "quant-f8" steps */
+/* conv8_case's "cudnn-f8" steps, plain and "cudnn-f8-scale" (the graph's two forms:
+ * g_f8_scaled counts the second), and its "quant-f8" steps */
+static int g_f8_convs, g_f8_scaled, g_f8_quants;
 
 static void conv8_case(const char *backend, enum ib_precision p, const float *x, float *y,
                        int *i8, int *q8)
@@ -750,9 +752,10 @@ static void conv8_case(const char *backend, enum ib_precision p, const float *x,
     ASSERT_OK_ERR(ib_session_run(s, &iv, 1, &ov, 1, &err), &err);
     ib_profile pr;
     ASSERT_OK(ib_session_profile(s, &pr, NULL));
-    *i8 = *q8 = g_f8_convs = g_f8_quants = 0;
+    *i8 = *q8 = g_f8_convs = g_f8_scaled = g_f8_quants = 0;
     for (size_t i = 0; i < pr.n; i++) {
-        g_f8_convs += !strcmp(pr.entries[i].kind, "cudnn-f8");
+        g_f8_convs += !strncmp(pr.entries[i].kind, "cudnn-f8", 8);
+        g_f8_scaled += !strcmp(pr.entries[i].kind, "cudnn-f8-scale");
         g_f8_quants += !strcmp(pr.entries[i].kind, "quant-f8");
         *i8 += !strcmp(pr.entries[i].kind, "cudnn-i8");
         *q8 += !strcmp(pr.entries[i].kind, "quant8");
@@ -790,7 +793,8 @@ TEST_TIMEOUT(cuda_conv_int8, 120)
 /* issue 24's fp8 convolutions (cuda_conv_f8.c, tenth session): conv8_case's two convolutions
  * (16 -> 32 -> 16 channels: multiples of 16) at fp8 on cuDNN's graph API, e4m3 X and W with
  * float Y, against the cpu at fp32 (NMSE 2e-2, as e4m3's 3 mantissa bits give); two
- * "cudnn-f8" steps and two "quant-f8" (x, and c: no fp8 chains between convolutions). Before
+ * "cudnn-f8" or "cudnn-f8-scale" steps (whichever graph form cuDNN runs: the message says)
+ * and two "quant-f8" (x, and c: no fp8 chains between convolutions). Before
  * compute capability 8.9 none, and the test says so. Not yet run on a GPU. */
 TEST_TIMEOUT(cuda_conv_fp8, 120)
 {
@@ -802,9 +806,9 @@ TEST_TIMEOUT(cuda_conv_fp8, 120)
     conv8_case("cpu", IB_PRECISION_FP32, x, ref, &i8, &q8);
     conv8_case("cuda", IB_PRECISION_FP8, x, got, &i8, &q8);
     double e = nmse(got, ref, IB_ARRAY_LEN(got));
-    printf("# convolutions cuda [fp8] vs cpu fp32: nmse %.3g (tol 2e-2); cudnn-f8 steps %d, "
-           "quant-f8 steps %d\n",
-           e, g_f8_convs, g_f8_quants);
+    printf("# convolutions cuda [fp8] vs cpu fp32: nmse %.3g (tol 2e-2); cudnn-f8 steps %d "
+           "(%d of them the scaled graph), quant-f8 steps %d\n",
+           e, g_f8_convs, g_f8_scaled, g_f8_quants);
     ASSERT_TRUE(e <= 2e-2 && e > 0);
     ASSERT_INT_EQ(i8 + q8, 0);
     int major = 0, minor = 0;

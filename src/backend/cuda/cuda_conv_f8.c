@@ -15,9 +15,13 @@
  *      readers);
  *   2. the convolution through cuDNN's graph API (cuda_dnn_graph.c: cuDNN runs fp8 only
  *      there): x and w e4m3 NHWC, float compute, y float NHWC into the block the 8-bit
- *      convolutions share ("cudnn-f8");
+ *      convolutions share. The plain graph (the convolution alone, step kind "cudnn-f8") is
+ *      tried first; when cuDNN has no engine for it, or its probe fails, the graph with a
+ *      pointwise tail that multiplies by the filter's per-channel dequantisation scales
+ *      ("cudnn-f8-scale", the form of cudnn-frontend's fp8 sample; eleventh session, also
+ *      not yet run);
  *   3. the int8 path's epilogue (ibk_epi_i8conv): y NCHW float32 = act(acc / (sx * sw[k]) +
- *      bias[k] + z).
+ *      bias[k] + z), without the / sw[k] after the scaled form.
  *
  * The filter is quantised once per device store on the host, per output channel to +-448
  * (cu_quant_filter_e4m3: KCRS float32 -> KRSC e4m3); steps 1 and 3 and the filter are the
@@ -33,6 +37,7 @@
 typedef struct conv_f8_k {
     cu_gconv gc;
     cu_conv8 c;
+    const float *sw; /* the filter's dequantisation scales (the store's inv_sw) */
 } conv_f8_k;
 
 static void conv_f8_free(void *p)
@@ -47,7 +52,7 @@ static void conv_f8_free(void *p)
 static cudnnStatus_t conv_f8_call(cu_exec *e, const void *p, void *ws)
 {
     conv_f8_k *k = (conv_f8_k *)(uintptr_t)p; /* the variant pack is remade for a new ws */
-    return cu_gconv_run(e->ctx->dnn, &k->gc, k->c.x8, k->c.w8, k->c.acc, ws);
+    return cu_gconv_run(e->ctx->dnn, &k->gc, k->c.x8, k->c.w8, k->sw, k->c.acc, ws);
 }
 
 static int run_conv_f8(cu_exec *e, void *p, ib_err *err)
@@ -77,28 +82,36 @@ int cu_add_conv_f8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
     conv_f8_k *k = ib_calloc(1, sizeof *k);
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
-    if (cu_gconv_build(e->ctx->dnn, g, CUDNN_DATA_FP8_E4M3, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
-                       &k->gc)) {
-        ib_free(k);
-        return IB_OK; /* no engine for it: the fp16 path */
+    bool prepared = false, ok = false;
+    int rc = IB_OK;
+    static const cu_gconv_form forms[] = {CU_GCONV_PLAIN, CU_GCONV_SCALE_K};
+    for (size_t f = 0; f < IB_ARRAY_LEN(forms) && !ok; f++) {
+        if (cu_gconv_build(e->ctx->dnn, g, CUDNN_DATA_FP8_E4M3, CUDNN_DATA_FLOAT,
+                           CUDNN_DATA_FLOAT, forms[f], &k->gc))
+            continue; /* no engine for this form */
+        if (!prepared && (rc = cu_conv8_prepare(e, n, g, true, &k->c, err)))
+            break;
+        prepared = true;
+        k->sw = k->c.inv_sw;
+        ok = cu_dnn_probe(e, k->gc.ws, conv_f8_call, k);
+        if (!ok)
+            cu_gconv_free(&k->gc); /* cuDNN does not run it here */
     }
-    int rc = cu_conv8_prepare(e, n, g, true, &k->c, err);
-    if (rc) {
+    if (!ok) {
         conv_f8_free(k);
-        return rc;
+        return rc; /* IB_OK: the fp16 path */
     }
-    if (!cu_dnn_probe(e, k->gc.ws, conv_f8_call, k)) {
-        conv_f8_free(k);
-        return IB_OK; /* cuDNN does not run it here: the fp16 path */
-    }
+    if (k->gc.form == CU_GCONV_SCALE_K)
+        k->c.inv_sw = NULL; /* the graph's tail applied them */
     cu_need_ws(e, k->gc.ws);
     if ((rc = cu_cvt_add(e, &k->c.cv, err))) {
         conv_f8_free(k);
         return rc;
     }
+    const bool scaled = k->gc.form == CU_GCONV_SCALE_K;
     if ((rc = cu_add_step(e, run_conv_f8, k, conv_f8_free, err)))
         return rc;
-    cu_step_kind(e, "cudnn-f8");
+    cu_step_kind(e, scaled ? "cudnn-f8-scale" : "cudnn-f8");
     *done = true;
     return IB_OK;
 }

@@ -354,22 +354,26 @@ int cu_conv8_prepare(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool fp8,
                      ib_err *err);
 int cu_conv8_epilogue(cu_exec *e, const cu_conv8 *c, ib_err *err);
 /* One 2-D convolution through cuDNN's backend (graph) API (cuda_dnn_graph.c), for the data
- * types only it takes (e4m3 fp8): X and W of xw_t in NHWC, Y of y_t in NHWC, compute comp_t.
- * cu_gconv_build returns IB_EUNSUPPORTED when no engine runs it with a workspace of at most
- * CU_CONV_WS_MAX (ws: what the plan needs); cu_gconv_run launches it on the handle's stream
- * (its variant pack remade when a pointer or the workspace changes). */
+ * types only it takes (e4m3 fp8): X and W of xw_t in NHWC, Y of y_t in NHWC, compute comp_t;
+ * in the CU_GCONV_SCALE_K form Y = conv(X, W) * S with S a float vector of K (one per output
+ * channel, given at run). cu_gconv_build returns IB_EUNSUPPORTED when no engine runs the form
+ * with a workspace of at most CU_CONV_WS_MAX (ws: what the plan needs); cu_gconv_run launches
+ * it on the handle's stream (its variant pack remade when a pointer or the workspace
+ * changes; s is ignored by the plain form). */
 #define CU_GCONV_CFGS 8
+typedef enum cu_gconv_form { CU_GCONV_PLAIN, CU_GCONV_SCALE_K } cu_gconv_form;
 typedef struct cu_gconv {
-    cudnnBackendDescriptor_t x, w, y, conv, op, graph, heur, plan, pack;
+    cudnnBackendDescriptor_t x, w, y, t, s, conv, op, pw, pwop, graph, heur, plan, pack;
     cudnnBackendDescriptor_t cfg[CU_GCONV_CFGS];
     int n_cfg;
+    cu_gconv_form form;
     size_t ws;
-    const void *pack_x, *pack_w, *pack_y, *pack_ws;
+    const void *pack_x, *pack_w, *pack_y, *pack_s, *pack_ws;
 } cu_gconv;
 int cu_gconv_build(cudnnHandle_t h, const cu_conv2d *g, cudnnDataType_t xw_t, cudnnDataType_t y_t,
-                   cudnnDataType_t comp_t, cu_gconv *c);
-cudnnStatus_t cu_gconv_run(cudnnHandle_t h, cu_gconv *c, const void *x, const void *w, void *y,
-                           void *ws);
+                   cudnnDataType_t comp_t, cu_gconv_form form, cu_gconv *c);
+cudnnStatus_t cu_gconv_run(cudnnHandle_t h, cu_gconv *c, const void *x, const void *w,
+                           const float *s, void *y, void *ws);
 void cu_gconv_free(cu_gconv *c);
 /* fp8 convolutions (cuda_conv_f8.c): at fp8 on sm_89 and later, a 2-D convolution with one
  * group, x with a calibrated range, a constant w, C and K multiples of 16, as e4m3 NHWC X and

@@ -554,7 +554,8 @@ extern "C" int ibk_nchw_to_nhwc_e4m3(ibk_stream s, const float *x, void *y8, flo
     return launch_status();
 }
 
-/* v = act(acc[n, p, c] * inv_sx * inv_sw[c] + bias[c] + z), z float32 z[n, c, p] or int8
+/* v = act(acc[n, p, c] * inv_sx * inv_sw[c] + bias[c] + z) (inv_sw NULL: 1, when the
+ * convolution has applied it already), z float32 z[n, c, p] or int8
  * z8[n, p, c] * inv_sz; y float32 y[n, c, p] = v, or (y_q8) int8 y8[n, p, c] =
  * clamp(rint(v * sy), -127, 127). i walks y's own order, so its writes are coalesced. */
 __global__ static void k_epi_i8conv(const float *acc, void *y, int y_q8, float sy,
@@ -574,7 +575,7 @@ __global__ static void k_epi_i8conv(const float *acc, void *y, int y_q8, float s
         }
         bn = i / (C * HW);
         int64_t nhwc = (bn * HW + p) * C + c, nchw = (bn * C + c) * HW + p;
-        float v = acc[nhwc] * (inv_sx * inv_sw[c]);
+        float v = acc[nhwc] * (inv_sw ? inv_sx * inv_sw[c] : inv_sx);
         if (bias)
             v += bias[c];
         if (z)
