@@ -172,6 +172,12 @@ placement_of() {
 replay_of() {
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1])).get("graph_replay") or {}; print("%s/%s" % (r.get("replayed","-"), r.get("subgraphs","-"))); print(r.get("first_refusal","") if r.get("refused") else "")' "$1" 2>/dev/null || echo "-/-"
 }
+# "at/products" of a run.json's precision_use (products computing at their model's precision:
+# an int8 or fp8 row whose convolutions or matmuls kept the fp16 path shows it here), then the
+# others ("Conv x2 at fp16") when there are any
+prec_of() {
+    python3 -c 'import json,sys; u=json.load(open(sys.argv[1])).get("precision_use") or {}; print("%s/%s" % (u.get("at_precision","-"), u.get("products","-"))); print(u.get("others",""))' "$1" 2>/dev/null || echo "-/-"
+}
 ROWS=""
 for B in $BENCHMARKS; do
     PLIST=$PRECISIONS
@@ -212,7 +218,7 @@ for B in $BENCHMARKS; do
         if [ "$RC" != 0 ] && [ "$RC" != 3 ]; then
             tail -5 "$D.err" >&2
             fail "run $B $P exited $RC after $WALL s (stderr: $D.err)"
-            ROWS="$ROWS$B|$P|exit $RC|-|-|-|$WALL|-|-|-\n"
+            ROWS="$ROWS$B|$P|exit $RC|-|-|-|$WALL|-|-|-|-\n"
             continue
         fi
         set -- $(perf_of "$D.json")
@@ -231,8 +237,12 @@ for B in $BENCHMARKS; do
         REPLAY=$(printf '%s\n' "$RP" | head -1)
         WHY=$(printf '%s\n' "$RP" | sed -n 2p)
         [ -z "$WHY" ] || echo "   note: $B $P: CUDA Graph capture refused for some subgraphs ($REPLAY replay); first: $WHY"
+        PU=$( [ -n "$RJ" ] && prec_of "$RJ" || echo "-/-")
+        PREC_AT=$(printf '%s\n' "$PU" | head -1)
+        OTHERS=$(printf '%s\n' "$PU" | sed -n 2p)
+        [ -z "$OTHERS" ] || echo "   note: $B $P: products not at their model's precision ($PREC_AT at it): $OTHERS"
         [ "$WALL" -le 60 ] || echo "   note: $B $P took $WALL s (issue 25 target: <= 60 s)"
-        ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$REPLAY|$FBOPS\n"
+        ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$REPLAY|$PREC_AT|$FBOPS\n"
     done
 done
 
@@ -281,22 +291,25 @@ fi
 # ---- 5. the table ----------------------------------------------------------------------------
 echo
 echo "== Offline samples/s on $NGPU x $GPU_NAME (quick runs, random weights, synthetic data)"
-printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %7s %14s %7s %14s %7s\n' benchmark prec "all GPUs" \
-    "per GPU" status batch wall_s ref_nodes replay "A100 v1.1/GPU" ratio "A30 v1.1/GPU" ratio
-printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL BATCH WALL FB REPLAY FBOPS; do
+printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %7s %8s %14s %7s %14s %7s\n' benchmark prec \
+    "all GPUs" "per GPU" status batch wall_s ref_nodes replay at_prec "A100 v1.1/GPU" ratio \
+    "A30 v1.1/GPU" ratio
+printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL BATCH WALL FB REPLAY PRAT FBOPS; do
     [ -n "$B" ] || continue
     A100=$(published "$B" 3)
     A30=$(published "$B" 4)
     R1=$(awk -v a="$PER" -v b="$A100" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
     R2=$(awk -v a="$PER" -v b="$A30" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
-    printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %7s %14s %7s %14s %7s\n' "$B" "$P" "$SPS" "$PER" \
-        "$VAL" "$BATCH" "$WALL" "$FB" "$REPLAY" "${A100:--}" "$R1" "${A30:--}" "$R2"
+    printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %7s %8s %14s %7s %14s %7s\n' "$B" "$P" "$SPS" \
+        "$PER" "$VAL" "$BATCH" "$WALL" "$FB" "$REPLAY" "$PRAT" "${A100:--}" "$R1" "${A30:--}" "$R2"
 done
 echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.2, INT8 for both"
 echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
 echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the reference kernels"
 echo "on the host (run.json placement); replay = subgraphs replayed as one CUDA Graph launch after"
-echo "warm-up / compiled (run.json graph_replay); H100/H200 have no v1.1 figure there; cuda's int8 runs"
+echo "warm-up / compiled (run.json graph_replay); at_prec = products computing at their model's"
+echo "precision / products (run.json precision_use; the notes above list the others);"
+echo "H100/H200 have no v1.1 figure there; cuda's int8 runs"
 echo "products and 2-D convolutions in int8, int8 NHWC between convolutions (docs/cuda_backend.md); its fp8"
 echo "runs the products with constant weights and the 2-D convolutions of 16n channels in e4m3, the"
 echo "rest as at fp16."

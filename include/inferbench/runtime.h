@@ -240,6 +240,23 @@ typedef struct ib_session_replay {
 } ib_session_replay;
 IB_API void ib_session_replay_get(const ib_session *s, ib_session_replay *out);
 
+/* How much of the session's math computes at its precision (issue 24): of its `products`
+ * (the nodes with a constant weight whose multiply-adds a precision is for: Conv,
+ * ConvTranspose, MatMul, Gemm, LSTM, GRU, RNN and the fused forms; not attention's products of
+ * two activations), `at_precision` compute at `precision` and the rest wider or otherwise,
+ * listed in `others` by op type and precision ("LSTM x5 at fp32, Conv x1 at fp16"; "" when
+ * none; borrowed from the session). A backend keeps a product wider when it has no kernel
+ * for it at the precision; the reference kernels compute at fp32. Of the compiled shape
+ * variants, the one with the most products not at precision; all 0 before anything is
+ * compiled. */
+typedef struct ib_session_precision_use {
+    enum ib_precision precision;
+    uint32_t products;
+    uint32_t at_precision;
+    const char *others;
+} ib_session_precision_use;
+IB_API void ib_session_precision_use_get(const ib_session *s, ib_session_precision_use *out);
+
 IB_API void ib_session_destroy(ib_session *s);
 
 /* ---- profiling -------------------------------------------------------------- */

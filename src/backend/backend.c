@@ -623,6 +623,31 @@ enum ib_backend_replay ib_backend_graph_replay(const ib_backend_graph *gr, const
     return r;
 }
 
+bool ib_backend_graph_precisions(const ib_backend_graph *gr, ib_backend_prec_fn fn, void *user)
+{
+    if (!gr || gr->b->ops->abi_version < 10 || !gr->b->ops->precision_read || !gr->exec)
+        return false;
+    gr->b->ops->precision_read(gr->b->ctx, gr->exec, fn, user);
+    return true;
+}
+
+int ib_precision_bits(enum ib_precision p)
+{
+    switch (p) {
+    case IB_PRECISION_INT8:
+    case IB_PRECISION_FP8: return 8;
+    case IB_PRECISION_FP16:
+    case IB_PRECISION_BF16: return 16;
+    default: return 32;
+    }
+}
+
+void ib_precision_widen(int *cur, enum ib_precision p)
+{
+    if (*cur < 0 || ib_precision_bits(p) > ib_precision_bits((enum ib_precision)*cur))
+        *cur = (int)p;
+}
+
 int ib_backend_synchronize(ib_backend *b, ib_err *err)
 {
     if (!b)

@@ -187,6 +187,15 @@ enum ib_backend_replay {
 };
 /* A compiled subgraph's replay state; *why (never NULL) says why it was refused ("" else). */
 enum ib_backend_replay ib_backend_graph_replay(const ib_backend_graph *gr, const char **why);
+/* The precision of each product node a compiled subgraph computes (ABI 10; see
+ * backend_impl.h): false when the backend does not say (its products run at fp32). */
+typedef void (*ib_backend_prec_fn)(void *user, const ib_node *node, enum ib_precision p);
+bool ib_backend_graph_precisions(const ib_backend_graph *gr, ib_backend_prec_fn fn, void *user);
+/* Bits of a precision's operands: 8 (int8, fp8), 16 (fp16, bf16), 32. */
+int ib_precision_bits(enum ib_precision p);
+/* For a backend's compile: *cur (-1: no product yet) becomes p when p is wider, so a node
+ * with several products reports its widest. */
+void ib_precision_widen(int *cur, enum ib_precision p);
 /* Wait for outstanding work on this instance (no-op for synchronous backends). */
 int ib_backend_synchronize(ib_backend *b, ib_err *err);
 

@@ -56,8 +56,8 @@
  * the wrappers read a field only from tables of at least that version, so an older backend
  * keeps working unchanged. 1: the first table; 2: value_desc, residual_in_place; 3: caps;
  * 4: set_profiling, profile_read; 5: device_info; 6: host_alloc, host_free; 7: buffer_copy;
- * 8: buffer_copy_from; 9: replay_status. */
-#define IB_BACKEND_ABI_VERSION 9
+ * 8: buffer_copy_from; 9: replay_status; 10: precision_read. */
+#define IB_BACKEND_ABI_VERSION 10
 
 /* A buffer allocated through the wrappers (ib_backend_buffer_alloc). The
  * wrapper owns this struct; `impl` is what the backend's buffer_alloc returned. */
@@ -162,6 +162,16 @@ struct ib_backend_ops {
      * step or call that refused it; "" otherwise. NULL = IB_BACKEND_REPLAY_NONE. */
     enum ib_backend_replay (*replay_status)(void *ctx, const ib_backend_exec *exec,
                                             const char **why);
+
+    /* ABI 10. Optional: the precision each product node of exec computes at (issue 24: a run
+     * at int8 or fp8 whose products partly run wider must say so). fn is called for every
+     * node whose multiply-adds the backend planned (Conv, ConvTranspose, MatMul, Gemm, LSTM
+     * and their fused forms), with the operands' precision: IB_PRECISION_INT8 for int8 x
+     * int8, FP8 for e4m3, FP16 / BF16 for 16-bit operands (also when converted inside the
+     * library call), FP32 otherwise. A node called twice (several products) counts at its
+     * widest. A product node not reported computes at fp32; NULL: all of them. */
+    void (*precision_read)(void *ctx, const ib_backend_exec *exec, ib_backend_prec_fn fn,
+                           void *user);
 };
 
 /* For a backend's create: the context of cfg->peer when it is an instance of the same

@@ -112,13 +112,17 @@ typedef struct ib_harness_result {
     uint32_t nodes, fallback_nodes;
     char fallback_backend[32];
     char fallback_ops[256];
-    /* the precision of each model's sessions, in model order: at int8 or fp8 only model 0
-     * is calibrated (ib_hsut_model_precision); n_model_precisions 0 without an in-process
-     * SUT */
     /* worker 0's subgraphs that replay as one recorded launch after warm-up (a CUDA Graph on
      * cuda; ib_session_replay_get): all 0 on host backends and the network SUT */
     uint32_t replay_subgraphs, replay_on, replay_refused;
     char replay_why[256]; /* the first refusal's node or call */
+    /* worker 0's products after warm-up (ib_hsut_precision_use): how many compute at their
+     * model's precision, the others by op type and precision ("LSTM x5 at fp32") */
+    uint32_t products, products_at_precision;
+    char products_others[256];
+    /* the precision of each model's sessions, in model order: at int8 or fp8 only model 0
+     * is calibrated (ib_hsut_model_precision); n_model_precisions 0 without an in-process
+     * SUT */
     size_t n_model_precisions;
     enum ib_precision model_precisions[IB_BENCH_MAX_MODELS];
     /* What every output says about the run (synthetic model or data, --quick, reduced

@@ -664,6 +664,16 @@ int ib_harness_run(const ib_harness_opts *o, ib_harness_result *res, ib_err *err
             ib_harness_stage(o, "graph replay: %u of %u compiled subgraphs replay as one launch",
                              rp.replayed, rp.subgraphs);
     }
+    if (c.sut) { /* a product left wider than the run's precision is said (issue 24) */
+        ib_session_precision_use pu;
+        ib_hsut_precision_use(c.sut, &pu, res->products_others, sizeof res->products_others);
+        res->products = pu.products;
+        res->products_at_precision = pu.at_precision;
+        if (pu.at_precision < pu.products || o->cfg.precision != IB_PRECISION_FP32)
+            ib_harness_stage(o, "products: %u of %u at their model's precision%s%s%s",
+                             pu.at_precision, pu.products, pu.others[0] ? " (others: " : "",
+                             pu.others, pu.others[0] ? ")" : "");
+    }
     ib_harness_stage(o, "warm-up: %.4g samples/s at batch %lld, %.2f ms at batch 1",
           res->warmup_samples_per_sec, (long long)c.batch,
           (double)ib_run_sut_warmup_latency_ns(&c) / 1e6);

@@ -182,6 +182,20 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         ib_jw_string(&jw, res->fallback_ops);
         ib_jw_object_end(&jw);
     }
+    ib_jw_key(&jw, "precision_use"); /* products at their model's precision (null: the
+                                       * network SUT's servers) */
+    if (o->n_endpoints) {
+        ib_jw_null(&jw);
+    } else {
+        ib_jw_object_begin(&jw);
+        ib_jw_key(&jw, "products");
+        ib_jw_uint(&jw, res->products);
+        ib_jw_key(&jw, "at_precision");
+        ib_jw_uint(&jw, res->products_at_precision);
+        ib_jw_key(&jw, "others");
+        ib_jw_string(&jw, res->products_others);
+        ib_jw_object_end(&jw);
+    }
     ib_jw_key(&jw, "graph_replay"); /* issue 24: CUDA Graph replay after warm-up (null: the
                                       * network SUT's servers) */
     if (o->n_endpoints) {

@@ -229,6 +229,12 @@ int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err)
                            : "");
     else if (!rc && o->cfg.precision != IB_PRECISION_FP32)
         rc = add_label(c, err, "precision: %s", ib_precision_name(o->cfg.precision));
+    if (!rc && r->products_at_precision < r->products)
+        rc = add_label(c, err,
+                       "precision use: %u of %u products compute at their model's precision "
+                       "(%s); the others: %s",
+                       r->products_at_precision, r->products, per[0] ? per : "fp32",
+                       r->products_others);
     if (!rc && c->res->fallback_nodes)
         rc = add_label(c, err,
                        "fallback: %u of %u nodes run on the %s kernels on the host, not on %s "

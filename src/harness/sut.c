@@ -790,3 +790,26 @@ void ib_hsut_placement(const ib_hsut *s, ib_session_placement *out, char *ops, s
     }
     out->fallback_ops = ops_cap ? ops : "";
 }
+
+void ib_hsut_precision_use(const ib_hsut *s, ib_session_precision_use *out, char *others,
+                           size_t others_cap)
+{
+    memset(out, 0, sizeof *out);
+    size_t used = 0;
+    if (others_cap)
+        others[0] = '\0';
+    for (size_t m = 0; m < s->o.n_models && s->w[0].sessions[m]; m++) {
+        ib_session_precision_use u;
+        ib_session_precision_use_get(s->w[0].sessions[m], &u);
+        if (!m)
+            out->precision = u.precision;
+        out->products += u.products;
+        out->at_precision += u.at_precision;
+        if (u.others[0] && used < others_cap) {
+            int n = snprintf(others + used, others_cap - used, "%s%s", used ? ", " : "",
+                             u.others);
+            used = n < 0 ? used : IB_MIN(others_cap - 1, used + (size_t)n);
+        }
+    }
+    out->others = others_cap ? others : "";
+}

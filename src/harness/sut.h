@@ -92,5 +92,11 @@ void ib_hsut_placement(const ib_hsut *s, ib_session_placement *out, char *ops, s
 /* Worker 0's recorded-launch replay (ib_session_replay_get) summed over the models; out->why
  * is the first refusal's (borrowed from the session). */
 void ib_hsut_replay(const ib_hsut *s, ib_session_replay *out);
+/* Worker 0's products and how many compute at their model's precision, over every model
+ * (ib_session_precision_use_get; models 1.. may run at another precision on purpose: at int8
+ * only model 0 is calibrated); the others' lists are joined into others (others_cap bytes).
+ * out->precision is model 0's. */
+void ib_hsut_precision_use(const ib_hsut *s, ib_session_precision_use *out, char *others,
+                           size_t others_cap);
 
 #endif

@@ -133,6 +133,9 @@ int ib_session_update_describe(ib_session *s, const ib_variant *v)
             ib_strbuf_printf(&sb, ", %s %u%s%s%s", ib_backend_get_name(s->backends[1]),
                              v->n_fallback, v->n_fallback ? " (" : "",
                              ib_strbuf_cstr(&v->fallback_ops), v->n_fallback ? ")" : "");
+        ib_strbuf_printf(&sb, "\nproducts at %s: %u of %u%s%s%s", ib_precision_name(s->prec[0]),
+                         v->n_at_precision, v->n_products, v->prec_others.len ? " (" : "",
+                         ib_strbuf_cstr(&v->prec_others), v->prec_others.len ? ")" : "");
         ib_strbuf_printf(&sb, "\nfallbacks: %u\n", v->n_fallback);
         ib_strbuf_puts(&sb, ib_strbuf_cstr(&v->fallbacks));
         size_t total = 0;

@@ -431,6 +431,8 @@ static int compile_segments(ib_session *s, ib_variant *v, ib_err *err)
             for (uint32_t j = 0; j < v->segs[k].sg.n_nodes; j++)
                 if (v->segs[k].nodes[j] == pn) o->producer = v->segs[k].exec;
     }
+    if (ib_variant_precision_use(s, v))
+        return ib_err_set(err, IB_ENOMEM, "out of memory");
     return IB_OK;
 }
 
@@ -488,6 +490,7 @@ void ib_variant_free(ib_session *s, ib_variant *v)
     ib_free(v->shapes);
     ib_strbuf_deinit(&v->fallbacks);
     ib_strbuf_deinit(&v->fallback_ops);
+    ib_strbuf_deinit(&v->prec_others);
     ib_graph_destroy(v->g);
     ib_free(v);
 }
@@ -520,6 +523,7 @@ int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib
     if (!v) return ib_err_set(err, IB_ENOMEM, "out of memory");
     ib_strbuf_init(&v->fallbacks);
     ib_strbuf_init(&v->fallback_ops);
+    ib_strbuf_init(&v->prec_others);
     v->calib = calib;
     int rc = IB_ENOMEM;
     v->shapes = ib_calloc(src->inputs.len + 1, sizeof *v->shapes);

@@ -89,6 +89,10 @@ typedef struct ib_variant {
     uint32_t n_nodes, n_fallback;
     ib_strbuf fallbacks;
     ib_strbuf fallback_ops; /* "LSTM x2, TopK x1" (partition.h) */
+    /* its products and how many compute at the session's precision; the others by op type
+     * and precision ("LSTM x5 at fp32"): session_precision.c, after each compile */
+    uint32_t n_products, n_at_precision;
+    ib_strbuf prec_others;
     ib_seg_exec *segs;
     uint32_t n_segs;
     ib_input_slot *ins;
@@ -147,6 +151,8 @@ int ib_session_create_with_ops(const ib_model *m, const ib_session_options *opts
 int ib_variant_build(ib_session *s, const ib_tensor_desc *shapes, bool calib, ib_variant **out,
                      ib_err *err);
 void ib_variant_free(ib_session *s, ib_variant *v);
+/* Add up the precisions the backends report for v's product nodes (session_precision.c). */
+int ib_variant_precision_use(ib_session *s, ib_variant *v);
 /* Find the variant for these shapes, building (and caching) it on a miss. */
 int ib_session_variant_for(ib_session *s, const ib_tensor_desc *shapes, ib_variant **out,
                            ib_err *err);

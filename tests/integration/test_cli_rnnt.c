@@ -115,6 +115,16 @@ TEST_TIMEOUT(cli_rnnt_int8_precision_per_model, 240)
     char *so = ib_test_slurp("out.txt");
     ASSERT_STR_CONTAINS(so, "precision: int8, per model int8, fp32, fp32, fp32 (only model 0 "
                             "is calibrated)");
+    /* and that int8 covers none of the encoder's products: its five LSTMs stay at fp32 (the
+     * other models' four products are at their own fp32) */
+    ASSERT_STR_CONTAINS(rj, "\"precision_use\": {\n    \"products\": 9,\n    \"at_precision\": 4,"
+                            "\n    \"others\": \"LSTM x5 at fp32\"\n  }");
+    char *se = ib_test_slurp("err.txt"); /* the stage lines */
+    ASSERT_STR_CONTAINS(se, "products: 4 of 9 at their model's precision (others: LSTM x5 at "
+                            "fp32)");
+    ib_free(se);
+    ASSERT_STR_CONTAINS(so, "precision use: 4 of 9 products compute at their model's precision "
+                            "(int8, fp32, fp32, fp32); the others: LSTM x5 at fp32");
     ib_free(so);
     ib_free(rj);
     /* fp32: no per-model label, every model at fp32 */
@@ -124,6 +134,8 @@ TEST_TIMEOUT(cli_rnnt_int8_precision_per_model, 240)
     ASSERT_STR_CONTAINS(rj, "\"model_precisions\": [\n    \"fp32\",\n    \"fp32\",\n    "
                             "\"fp32\",\n    \"fp32\"\n  ]");
     ASSERT_NULL(strstr(rj, "per model"));
+    ASSERT_STR_CONTAINS(rj, "\"products\": 9,\n    \"at_precision\": 9,");
+    ASSERT_NULL(strstr(rj, "precision use:"));
     ib_free(rj);
 }
 

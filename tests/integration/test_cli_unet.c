@@ -133,6 +133,9 @@ TEST_TIMEOUT(cli_unet_kits19_accuracy_and_performance, 240)
     rj = ib_test_slurp("o8/s/3d-unet-99/Offline/run.json");
     ASSERT_STR_CONTAINS(rj, "\"model_precisions\": [\n    \"int8\",\n    \"fp32\"\n  ]");
     ASSERT_STR_CONTAINS(rj, "int8 calibrated values: ");
+    /* the cpu's transposed convolutions have no int8 path: run.json and a label say so */
+    ASSERT_STR_CONTAINS(rj, "\"others\": \"ConvTranspose x5 at fp32\"");
+    ASSERT_STR_CONTAINS(rj, "the others: ConvTranspose x5 at fp32");
     ib_free(rj);
     /* the kits19 payload is uint8 labels only */
     rc = run("--benchmark 3d-unet-99 --dataset kits19 --quick --payload-dtype float16 "

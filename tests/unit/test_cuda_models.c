@@ -713,6 +713,8 @@ TEST_TIMEOUT(cuda_matmul_16bit_operands, 120)
 /* conv8_case's "cudnn-f8" steps, plain and "cudnn-f8-scale" (the graph's two forms:
  * g_f8_scaled counts the second), and its "quant-f8" steps */
 static int g_f8_convs, g_f8_scaled, g_f8_quants;
+/* conv8_case's session's products and how many computed at its precision (backend ABI 10) */
+static uint32_t g_products, g_at_precision;
 
 static void conv8_case(const char *backend, enum ib_precision p, const float *x, float *y,
                        int *i8, int *q8)
@@ -762,6 +764,13 @@ static void conv8_case(const char *backend, enum ib_precision p, const float *x,
         *q8 += 100 * !strcmp(pr.entries[i].kind, "dequant8"); /* none expected */
     }
     ib_profile_free(&pr);
+    ib_session_precision_use u;
+    ib_session_precision_use_get(s, &u);
+    g_products = u.products;
+    g_at_precision = u.at_precision;
+    printf("# %s [%s]: %u of %u products at the precision%s%s\n", backend,
+           ib_precision_name(p), u.at_precision, u.products, u.others[0] ? "; others: " : "",
+           u.others);
     ib_session_destroy(s);
     ib_model_destroy(m);
 }
@@ -784,6 +793,9 @@ TEST_TIMEOUT(cuda_conv_int8, 120)
                ib_precision_name(ps[i]), e, tol[i], i8, q8);
         ASSERT_TRUE(e <= tol[i] && e > 0);
         ASSERT_INT_EQ(i8, i == 1 ? 2 : 0);
+        ASSERT_UINT_EQ(g_products, 2);
+        if (i == 1) /* both convolutions said to compute at int8 (backend ABI 10) */
+            ASSERT_UINT_EQ(g_at_precision, 2);
         /* the int8 chain (cuda_conv_i8.c, eighth session): c1 writes its output as int8 NHWC
          * for c2, so only the graph input is quantised (before the chains: 2 quant8 steps) */
         ASSERT_INT_EQ(q8, i == 1 ? 1 : 0);
@@ -818,10 +830,12 @@ TEST_TIMEOUT(cuda_conv_fp8, 120)
 #endif
     if (major * 10 + minor < 89) {
         ASSERT_INT_EQ(g_f8_convs, 0);
+        ASSERT_UINT_EQ(g_at_precision, 0); /* said: both at fp16 */
         TEST_SKIP("fp8 convolutions need compute capability 8.9 or later (the fp16 path ran)");
     }
     ASSERT_INT_EQ(g_f8_convs, 2);
     ASSERT_INT_EQ(g_f8_quants, 2);
+    ASSERT_UINT_EQ(g_at_precision, 2); /* and the session says both are at fp8 */
 }
 
 /* issue 24: inferbench.SSDPostprocess at SSD-ResNet34's shapes (2 images, 81 classes, the

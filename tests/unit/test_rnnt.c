@@ -435,6 +435,13 @@ TEST_TIMEOUT(rnnt_calibration_inputs_are_the_encoders, 120)
     }
     fprintf(stderr, "encoder int8 vs fp32: NMSE %.3g over %zu values\n", num / den, ne);
     ASSERT_TRUE(den > 0 && num / den < 0.05);
+    /* and the session says so (backend ABI 10): its five LSTMs compute at fp32, none at int8 */
+    ib_session_precision_use u;
+    ib_session_precision_use_get(q, &u);
+    ASSERT_INT_EQ(u.precision, IB_PRECISION_INT8);
+    ASSERT_UINT_EQ(u.products, 5);
+    ASSERT_UINT_EQ(u.at_precision, 0);
+    ASSERT_STR_EQ(u.others, "LSTM x5 at fp32");
     ib_free(y8);
     ib_free(y32);
     ib_session_destroy(q);

@@ -196,6 +196,82 @@ TEST(runtime_partition_replay_status)
     ib_graph_destroy(g);
 }
 
+/* ABI 10 precision_read for the test: every FusedConv of testdev's subgraph at fp16; the
+ * graph's first FusedConv also at fp32 (a node's widest report counts), the last also at fp8
+ * (narrower: ignored); a node of another graph is ignored. */
+static void td_precisions(void *ctx, const ib_backend_exec *e, ib_backend_prec_fn fn, void *user)
+{
+    IB_UNUSED(ctx);
+    const ib_backend_subgraph *sg = (const ib_backend_subgraph *)(uintptr_t)e;
+    const ib_graph *g = sg->graph;
+    size_t first = SIZE_MAX, last = 0;
+    for (size_t i = 0; i < g->nodes.len; i++)
+        if (!g->nodes.data[i].dead && !strcmp(g->nodes.data[i].op_type, "FusedConv")) {
+            first = IB_MIN(first, i);
+            last = i;
+        }
+    static const ib_node stranger = {.op_type = "FusedConv", .domain = "inferbench"};
+    fn(user, &stranger, IB_PRECISION_FP32);
+    for (uint32_t k = 0; k < sg->n_nodes; k++) {
+        const ib_node *n = &g->nodes.data[sg->nodes[k]];
+        if (strcmp(n->op_type, "FusedConv"))
+            continue;
+        fn(user, n, IB_PRECISION_FP16);
+        if (sg->nodes[k] == first)
+            fn(user, n, IB_PRECISION_FP32);
+        if (sg->nodes[k] == last)
+            fn(user, n, IB_PRECISION_FP8);
+    }
+}
+
+/* ib_session_precision_use_get (issue 24: products left wider than the run's precision are
+ * said): the tiny ResNet's 6 convolutions and its classifier are its products; at fp16 the
+ * backend reports 5 convolutions at fp16 and the first at fp32 (its widest), and the
+ * classifier, on the reference kernels (unreported), computes at fp32; a table from before
+ * ABI 10 reports nothing, so every product is at fp32; describe says the same. */
+TEST(runtime_partition_precision_use)
+{
+    reset_testdev();
+    th_testdev.refuse[0] = "FusedMatMul";
+    ib_graph *g;
+    ib_model *m = model_of(th_build_tiny_resnet(3), &g);
+    struct ib_backend_ops ops = th_testdev_ops;
+    ops.precision_read = td_precisions;
+    ib_session_options o;
+    ib_session_options_defaults(&o);
+    o.max_batch = 2;
+    o.threads = 1;
+    o.precision = IB_PRECISION_FP16;
+    ib_session *s;
+    ib_err err;
+    ASSERT_OK_ERR(ib_session_create_with_ops(m, &o, &ops, &s, &err), &err);
+    ib_session_precision_use u;
+    ib_session_precision_use_get(s, &u);
+    ASSERT_INT_EQ(u.precision, IB_PRECISION_FP16);
+    ASSERT_UINT_EQ(u.products, 7);
+    ASSERT_UINT_EQ(u.at_precision, 5);
+    ASSERT_STR_EQ(u.others, "inferbench.FusedConv x1 at fp32, inferbench.FusedMatMul x1 at fp32");
+    ASSERT_STR_CONTAINS(ib_session_describe(s), "products at fp16: 5 of 7 (inferbench.FusedConv");
+    ib_session_destroy(s);
+    ops.abi_version = 9; /* the field did not exist yet: not read */
+    ASSERT_OK_ERR(ib_session_create_with_ops(m, &o, &ops, &s, &err), &err);
+    ib_session_precision_use_get(s, &u);
+    ASSERT_UINT_EQ(u.products, 7);
+    ASSERT_UINT_EQ(u.at_precision, 0);
+    ASSERT_STR_EQ(u.others, "inferbench.FusedConv x6 at fp32, inferbench.FusedMatMul x1 at fp32");
+    ib_session_destroy(s);
+    o.precision = IB_PRECISION_FP32; /* at fp32 every product is at the precision */
+    ASSERT_OK_ERR(ib_session_create_with_ops(m, &o, &ops, &s, &err), &err);
+    ib_session_precision_use_get(s, &u);
+    ASSERT_UINT_EQ(u.at_precision, 7);
+    ASSERT_STR_EQ(u.others, "");
+    ib_session_destroy(s);
+    ib_session_precision_use_get(NULL, &u);
+    ASSERT_UINT_EQ(u.products, 0);
+    ib_model_destroy(m);
+    ib_graph_destroy(g);
+}
+
 TEST(runtime_partition_device_memory_goes_through_staging)
 {
     reset_testdev();

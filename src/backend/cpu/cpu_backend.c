@@ -202,6 +202,7 @@ const struct ib_backend_ops ib_backend_cpu_ops = {
     .graph_run = cpu_graph_run,
     .set_profiling = cpu_set_profiling,
     .profile_read = cpu_profile_read,
+    .precision_read = cpu_precision_read, /* ABI 10 */
     .synchronize = NULL, /* OpenMP runtime: graph_run returns when done */
     .value_desc = NULL,
     .residual_in_place = true, /* dnnl_conv.c: the sum post-op over the residual in dst */

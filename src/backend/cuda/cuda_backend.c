@@ -715,6 +715,7 @@ const struct ib_backend_ops ib_backend_cuda_ops = {
     .buffer_copy = cu_buffer_copy,
     .buffer_copy_from = cu_buffer_copy_from,
     .replay_status = cu_replay_status,
+    .precision_read = cu_precision_read, /* ABI 10 */
     /* BERT's heads as inferbench.MultiHeadAttention (cuda_attn.c); DotInteraction and
      * GatherConcat are not implemented here */
     .caps = IB_BACKEND_CAP_MHA,

@@ -266,8 +266,19 @@ typedef struct fwd_descs {
     cudnnConvolutionDescriptor_t cd;
 } fwd_descs;
 
+/* The precision a float32 convolution's algorithm multiplies at (backend ABI 10): 16-bit when
+ * it runs on the tensor cores with conversion (what fp16 asks for), else float32. */
+static enum ib_precision fwd_prec(const cu_exec *e, int math)
+{
+    return e->precision == IB_PRECISION_FP16 && (math == CUDNN_TENSOR_OP_MATH ||
+                                                 math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+               ? IB_PRECISION_FP16
+               : IB_PRECISION_FP32;
+}
+
+/* *used: the math type the picked algorithm runs with (its perf entry's). */
 static int pick_fwd_algo(cu_exec *e, const fwd_descs *k, const cv_geom *cg, cudnnMathType_t math,
-                         bool f16, cudnnConvolutionFwdAlgo_t *out, ib_err *err)
+                         bool f16, cudnnConvolutionFwdAlgo_t *out, int *used, ib_err *err)
 {
     cu_ctx *c = e->ctx;
     cudnnHandle_t h = c->dnn;
@@ -277,6 +288,7 @@ static int pick_fwd_algo(cu_exec *e, const fwd_descs *k, const cv_geom *cg, cudn
     for (size_t i = 0; timed && i < c->algos.len; i++)
         if (!memcmp(c->algos.data[i].key, key, sizeof key)) {
             *out = (cudnnConvolutionFwdAlgo_t)c->algos.data[i].algo;
+            *used = c->algos.data[i].math;
             return IB_OK;
         }
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
@@ -295,9 +307,11 @@ static int pick_fwd_algo(cu_exec *e, const fwd_descs *k, const cv_geom *cg, cudn
         cu_algo a;
         memcpy(a.key, key, sizeof key);
         a.algo = (int)perf[pick].algo;
+        a.math = (int)perf[pick].mathType;
         if (IB_VEC_PUSH(&c->algos, a))
             return cu_fail(e, err, IB_ENOMEM, "out of memory");
         *out = perf[pick].algo;
+        *used = (int)perf[pick].mathType;
         return IB_OK;
     }
     int rc = cu_check_dnn(e, err,
@@ -311,6 +325,7 @@ static int pick_fwd_algo(cu_exec *e, const fwd_descs *k, const cv_geom *cg, cudn
         return cu_fail(e, err, IB_EUNSUPPORTED, "cuDNN offers no forward algorithm (%d tried)",
                        got);
     *out = perf[pick].algo;
+    *used = (int)perf[pick].mathType;
     return IB_OK;
 }
 
@@ -554,13 +569,15 @@ static int comp_conv16(cu_exec *e, const ib_node *n, const cv_geom *cg, ib_err *
         (rc = cu_check_dnn(e, err, cudnnSetConvolutionMathType(k->d.cd, CUDNN_TENSOR_OP_MATH),
                            "math type")))
         goto fail;
-    if ((rc = pick_fwd_algo(e, &k->d, cg, CUDNN_TENSOR_OP_MATH, true, &k->algo, err)) ||
+    int used = 0;
+    if ((rc = pick_fwd_algo(e, &k->d, cg, CUDNN_TENSOR_OP_MATH, true, &k->algo, &used, err)) ||
         (rc = cu_check_dnn(e, err,
                            cudnnGetConvolutionForwardWorkspaceSize(e->ctx->dnn, k->d.xd, k->d.wd,
                                                                    k->d.cd, k->d.yd, k->algo,
                                                                    &k->ws),
                            "workspace size")))
         goto fail;
+    cu_set_prec(e, IB_PRECISION_FP16); /* float16 operands (backend ABI 10) */
     cu_need_ws(e, k->ws);
     /* the filter as KRSC float16, held by this exec */
     void *w16 = NULL;
@@ -643,8 +660,10 @@ static int comp_conv_f32(cu_exec *e, const ib_node *n, const cv_geom *cgp, ib_er
             goto fail;
         }
     fwd_descs fd = {k->xd, k->yd, k->wd, k->cd};
-    if ((rc = pick_fwd_algo(e, &fd, &cg, math, false, &k->algo, err)))
+    int used = 0;
+    if ((rc = pick_fwd_algo(e, &fd, &cg, math, false, &k->algo, &used, err)))
         goto fail;
+    cu_set_prec(e, fwd_prec(e, used)); /* backend ABI 10 */
     if ((rc = cu_check_dnn(e, err,
                            cudnnGetConvolutionForwardWorkspaceSize(h, k->xd, k->wd, k->cd, k->yd,
                                                                    k->algo, &k->ws),
@@ -843,6 +862,7 @@ static int comp_convt(cu_exec *e, const ib_node *n, ib_err *err)
         goto fail;
     }
     k->algo = perf[pick].algo;
+    cu_set_prec(e, fwd_prec(e, (int)perf[pick].mathType)); /* backend ABI 10 */
     if ((rc = cu_check_dnn(e, err,
                            cudnnGetConvolutionBackwardDataWorkspaceSize(h, k->wd, k->dyd, k->cd,
                                                                         k->dxd, k->algo, &k->ws),

@@ -112,6 +112,7 @@ int cu_add_conv_f8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
     if ((rc = cu_add_step(e, run_conv_f8, k, conv_f8_free, err)))
         return rc;
     cu_step_kind(e, scaled ? "cudnn-f8-scale" : "cudnn-f8");
+    cu_set_prec(e, IB_PRECISION_FP8); /* backend ABI 10 */
     *done = true;
     return IB_OK;
 }

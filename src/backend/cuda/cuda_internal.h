@@ -61,6 +61,7 @@ typedef struct cu_weight {
 typedef struct cu_algo {
     int key[40];
     int algo;
+    int math; /* the cudnnMathType_t it runs with (what its precision is) */
 } cu_algo;
 
 /* A cuBLASLt algorithm timed for one matmul description (cuda_matmul.c lt_timed), kept per
@@ -127,6 +128,11 @@ typedef struct cu_step {
     const char *kind;   /* what the profile calls it ("cublaslt", "cudnn", ...; NULL: "kernel") */
 } cu_step;
 
+typedef struct cu_prec_note {
+    const ib_node *node;
+    enum ib_precision p;
+} cu_prec_note;
+
 struct ib_backend_exec {
     cu_ctx *ctx;
     const ib_graph *graph;
@@ -162,6 +168,10 @@ struct ib_backend_exec {
     uint64_t prof_runs;
     cudaEvent_t *ev;            /* profiling: steps + 1 events, created on first use */
     const ib_node *cur;         /* node being compiled (errors) */
+    /* the precision of the products planned for cur (-1: none; cu_set_prec), and of every
+     * product node so far (backend ABI 10, cu_precision_read) */
+    int cur_prec;
+    IB_VEC(cu_prec_note) precs;
 };
 
 /* ---- errors (cuda_backend.c) ---------------------------------------------- */
@@ -514,5 +524,9 @@ int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, i
 void cu_set_profiling(void *ctx, ib_backend_exec *e, bool on);
 void cu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user);
 enum ib_backend_replay cu_replay_status(void *ctx, const ib_backend_exec *e, const char **why);
+/* A product of the node being compiled multiplies at p (the widest of several is kept:
+ * backend ABI 10), and the read of them all. */
+void cu_set_prec(cu_exec *e, enum ib_precision p);
+void cu_precision_read(void *ctx, const ib_backend_exec *e, ib_backend_prec_fn fn, void *user);
 
 #endif
