@@ -217,9 +217,9 @@ static void td_precisions(void *ctx, const ib_backend_exec *e, ib_backend_prec_f
         if (strcmp(n->op_type, "FusedConv"))
             continue;
         fn(user, n, IB_PRECISION_FP16);
-        if (sg->nodes[k] == first)
+        if ((size_t)sg->nodes[k] == first)
             fn(user, n, IB_PRECISION_FP32);
-        if (sg->nodes[k] == last)
+        if ((size_t)sg->nodes[k] == last)
             fn(user, n, IB_PRECISION_FP8);
     }
 }
