@@ -108,3 +108,11 @@ char *ib_strbuf_detach(ib_strbuf *sb)
     ib_strbuf_init(sb);
     return p;
 }
+
+void ib_cbuf_join(char *buf, size_t cap, size_t *used, const char *item)
+{
+    if (!cap || *used >= cap)
+        return;
+    int n = snprintf(buf + *used, cap - *used, "%s%s", *used ? ", " : "", item);
+    *used = n < 0 ? *used : IB_MIN(cap - 1, *used + (size_t)n);
+}

@@ -33,4 +33,8 @@ const char *ib_strbuf_cstr(const ib_strbuf *sb);
 /* Hand over the buffer (caller frees with ib_free); the strbuf becomes empty. */
 char *ib_strbuf_detach(ib_strbuf *sb);
 
+/* For a fixed buffer buf[cap] holding a list: append ", " (when *used > 0) and item,
+ * truncated to fit; *used stays the string's length (at most cap - 1). */
+void ib_cbuf_join(char *buf, size_t cap, size_t *used, const char *item);
+
 #endif

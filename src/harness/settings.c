@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/strbuf.h"
 #include "base/time.h"
 #include "harness/run_internal.h"
 
@@ -217,9 +218,7 @@ int ib_run_make_labels(const ib_harness_opts *o, run_ctx *c, ib_err *err)
     bool mixed = false;
     for (size_t m = 0, used = 0; m < r->n_model_precisions; m++) {
         mixed = mixed || r->model_precisions[m] != o->cfg.precision;
-        int n = snprintf(per + used, sizeof per - used, "%s%s", m ? ", " : "",
-                         ib_precision_name(r->model_precisions[m]));
-        used = n < 0 ? used : IB_MIN(sizeof per - 1, used + (size_t)n);
+        ib_cbuf_join(per, sizeof per, &used, ib_precision_name(r->model_precisions[m]));
     }
     if (!rc && mixed)
         rc = add_label(c, err, "precision: %s, per model %s%s",

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/strbuf.h"
 #include "base/thread.h"
 #include "base/time.h"
 #include "harness/scratch.h"
@@ -783,10 +784,8 @@ void ib_hsut_placement(const ib_hsut *s, ib_session_placement *out, char *ops, s
         if (p.fallback[0]) out->fallback = p.fallback;
         out->nodes += p.nodes;
         out->fallback_nodes += p.fallback_nodes;
-        if (p.fallback_ops[0] && used < ops_cap) {
-            int n = snprintf(ops + used, ops_cap - used, "%s%s", used ? ", " : "", p.fallback_ops);
-            used = n < 0 ? used : IB_MIN(ops_cap - 1, used + (size_t)n);
-        }
+        if (p.fallback_ops[0])
+            ib_cbuf_join(ops, ops_cap, &used, p.fallback_ops);
     }
     out->fallback_ops = ops_cap ? ops : "";
 }
@@ -805,11 +804,8 @@ void ib_hsut_precision_use(const ib_hsut *s, ib_session_precision_use *out, char
             out->precision = u.precision;
         out->products += u.products;
         out->at_precision += u.at_precision;
-        if (u.others[0] && used < others_cap) {
-            int n = snprintf(others + used, others_cap - used, "%s%s", used ? ", " : "",
-                             u.others);
-            used = n < 0 ? used : IB_MIN(others_cap - 1, used + (size_t)n);
-        }
+        if (u.others[0])
+            ib_cbuf_join(others, others_cap, &used, u.others);
     }
     out->others = others_cap ? others : "";
 }

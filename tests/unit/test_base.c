@@ -27,6 +27,25 @@ TEST(base_strbuf_printf_and_grow)
     ib_strbuf_deinit(&sb);
 }
 
+/* ib_cbuf_join: a comma list in a fixed buffer, cut to fit, its length kept */
+TEST(base_cbuf_join_truncates)
+{
+    char buf[12];
+    size_t used = 0;
+    ib_cbuf_join(buf, sizeof buf, &used, "int8");
+    ASSERT_STR_EQ(buf, "int8");
+    ib_cbuf_join(buf, sizeof buf, &used, "fp32");
+    ASSERT_STR_EQ(buf, "int8, fp32");
+    ASSERT_UINT_EQ(used, 10);
+    ib_cbuf_join(buf, sizeof buf, &used, "fp16");
+    ASSERT_STR_EQ(buf, "int8, fp32,");
+    ASSERT_UINT_EQ(used, sizeof buf - 1);
+    ib_cbuf_join(buf, sizeof buf, &used, "bf16"); /* full: unchanged */
+    ASSERT_STR_EQ(buf, "int8, fp32,");
+    ib_cbuf_join(buf, 0, &used, "x"); /* no room at all: nothing written */
+    ASSERT_UINT_EQ(used, sizeof buf - 1);
+}
+
 static int g_fail_after = -1;
 static void *failing_alloc(void *user, void *ptr, size_t old, size_t n)
 {
