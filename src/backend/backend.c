@@ -648,6 +648,35 @@ void ib_precision_widen(int *cur, enum ib_precision p)
         *cur = (int)p;
 }
 
+void ib_prec_notes_begin(ib_prec_notes *pn)
+{
+    pn->cur = -1;
+}
+
+void ib_prec_notes_set(ib_prec_notes *pn, enum ib_precision p)
+{
+    ib_precision_widen(&pn->cur, p);
+}
+
+int ib_prec_notes_end(ib_prec_notes *pn, const ib_node *n)
+{
+    if (pn->cur < 0)
+        return IB_OK;
+    return IB_VEC_PUSH(&pn->notes, ((ib_prec_note){n, (enum ib_precision)pn->cur}));
+}
+
+void ib_prec_notes_read(const ib_prec_notes *pn, ib_backend_prec_fn fn, void *user)
+{
+    for (size_t i = 0; i < pn->notes.len; i++)
+        fn(user, pn->notes.data[i].node, pn->notes.data[i].p);
+}
+
+void ib_prec_notes_free(ib_prec_notes *pn)
+{
+    IB_VEC_FREE(&pn->notes);
+    pn->cur = -1;
+}
+
 int ib_backend_synchronize(ib_backend *b, ib_err *err)
 {
     if (!b)

@@ -193,9 +193,25 @@ typedef void (*ib_backend_prec_fn)(void *user, const ib_node *node, enum ib_prec
 bool ib_backend_graph_precisions(const ib_backend_graph *gr, ib_backend_prec_fn fn, void *user);
 /* Bits of a precision's operands: 8 (int8, fp8), 16 (fp16, bf16), 32. */
 int ib_precision_bits(enum ib_precision p);
-/* For a backend's compile: *cur (-1: no product yet) becomes p when p is wider, so a node
- * with several products reports its widest. */
+/* *cur (-1: none yet) becomes p when p is wider, so a node with several products counts at
+ * its widest. */
 void ib_precision_widen(int *cur, enum ib_precision p);
+/* What a backend keeps for its precision_read (ABI 10): while a node compiles, the widest
+ * precision its products were planned at (ib_prec_notes_set from the paths that plan them);
+ * after it compiles, ib_prec_notes_end records that for the node, if any was set. */
+typedef struct ib_prec_note {
+    const ib_node *node;
+    enum ib_precision p;
+} ib_prec_note;
+typedef struct ib_prec_notes {
+    int cur; /* the node being compiled: -1 until a product is planned */
+    IB_VEC(ib_prec_note) notes;
+} ib_prec_notes;
+void ib_prec_notes_begin(ib_prec_notes *pn);
+void ib_prec_notes_set(ib_prec_notes *pn, enum ib_precision p);
+int ib_prec_notes_end(ib_prec_notes *pn, const ib_node *n); /* IB_OK or IB_ENOMEM */
+void ib_prec_notes_read(const ib_prec_notes *pn, ib_backend_prec_fn fn, void *user);
+void ib_prec_notes_free(ib_prec_notes *pn);
 /* Wait for outstanding work on this instance (no-op for synchronous backends). */
 int ib_backend_synchronize(ib_backend *b, ib_err *err);
 

@@ -402,7 +402,7 @@ static void exec_free(ib_backend_exec *e)
     for (uint32_t i = 0; i < e->n_vals; i++)
         IB_VEC_FREE(&e->vals[i].views);
     IB_VEC_FREE(&e->steps);
-    IB_VEC_FREE(&e->precs);
+    ib_prec_notes_free(&e->precs);
     IB_VEC_FREE(&e->mems);
     IB_VEC_FREE(&e->pds);
     IB_VEC_FREE(&e->blocks);
@@ -591,15 +591,14 @@ int cpu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec 
     for (uint32_t i = 0; i < sg->n_nodes && !rc; i++) {
         const ib_node *n = &sg->graph->nodes.data[sg->nodes[i]];
         e->cur = n;
-        e->cur_prec = -1;
+        ib_prec_notes_begin(&e->precs);
         const cpu_op *op = cpu_op_find(n);
         if (!op)
             rc = cpu_fail(e, err, IB_EUNSUPPORTED, "op not supported by the cpu backend (opset %lld)",
                           (long long)n->opset);
         else if (!(rc = op->compile(e, n, err)))
             rc = write_back(e, n, err);
-        if (!rc && e->cur_prec >= 0 &&
-            IB_VEC_PUSH(&e->precs, ((cpu_prec_note){n, (enum ib_precision)e->cur_prec})))
+        if (!rc && ib_prec_notes_end(&e->precs, n))
             rc = ib_err_set(err, IB_ENOMEM, "cpu backend: out of memory");
     }
     e->cur = NULL;
@@ -660,11 +659,6 @@ void cpu_set_profiling(void *ctx, ib_backend_exec *e, bool on)
         e->prof_ns = ib_calloc(e->steps.len, sizeof *e->prof_ns); /* NULL: stays off */
 }
 
-void cpu_set_prec(cpu_exec *e, enum ib_precision p)
-{
-    ib_precision_widen(&e->cur_prec, p);
-}
-
 enum ib_precision cpu_prec_of(dnnl_data_type_t wdt)
 {
     return wdt == dnnl_s8 || wdt == dnnl_u8 ? IB_PRECISION_INT8
@@ -676,8 +670,7 @@ enum ib_precision cpu_prec_of(dnnl_data_type_t wdt)
 void cpu_precision_read(void *ctx, const ib_backend_exec *e, ib_backend_prec_fn fn, void *user)
 {
     IB_UNUSED(ctx);
-    for (size_t i = 0; i < e->precs.len; i++)
-        fn(user, e->precs.data[i].node, e->precs.data[i].p);
+    ib_prec_notes_read(&e->precs, fn, user);
 }
 
 void cpu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user)

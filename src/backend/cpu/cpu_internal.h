@@ -99,11 +99,6 @@ typedef struct cpu_step {
     char *rep_base[CPU_REP_ARGS];
 } cpu_step;
 
-typedef struct cpu_prec_note {
-    const ib_node *node;
-    enum ib_precision p;
-} cpu_prec_note;
-
 struct ib_backend_exec {
     cpu_ctx *ctx;
     const ib_graph *graph;
@@ -119,10 +114,9 @@ struct ib_backend_exec {
     void *scratch;                  /* shared oneDNN scratchpad */
     size_t scratch_bytes;
     const ib_node *cur;             /* node being compiled (errors) */
-    /* the precision of the products planned for cur (-1: none; cpu_set_prec), and of every
-     * product node so far (backend ABI 10, cpu_precision_read) */
-    int cur_prec;
-    IB_VEC(cpu_prec_note) precs;
+    /* the precision of the products planned for cur and of every product node so far
+     * (backend ABI 10, cpu_precision_read) */
+    ib_prec_notes precs;
     /* profiling (ib_session_set_profiling): ns per step, NULL when off */
     int64_t *prof_ns;
     uint64_t prof_runs;
@@ -289,9 +283,7 @@ void cpu_graph_free(void *ctx, ib_backend_exec *e);
 int cpu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, ib_err *err);
 void cpu_set_profiling(void *ctx, ib_backend_exec *e, bool on);
 void cpu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user);
-/* A product of the node being compiled multiplies at p (the widest of several calls is
- * kept); cpu_prec_of names oneDNN's weights data type as a precision. */
-void cpu_set_prec(cpu_exec *e, enum ib_precision p);
+/* oneDNN's weights data type as a precision (for ib_prec_notes_set). */
 enum ib_precision cpu_prec_of(dnnl_data_type_t wdt);
 void cpu_precision_read(void *ctx, const ib_backend_exec *e, ib_backend_prec_fn fn, void *user);
 

@@ -444,7 +444,7 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
     /* ConvTranspose 2x2x2 / 2 of a channels-last volume: matmuls (above) */
     if (transpose && up2_shape(&cg, &w->desc) &&
         cpu_md_channels_last(&x->md, x->desc.ndim, x->desc.dims)) {
-        cpu_set_prec(e, cpu_prec_of(cpu_act_dt(e)));
+        ib_prec_notes_set(&e->precs, cpu_prec_of(cpu_act_dt(e)));
         int rc = up2_build(e, n, cpu_act_dt(e), err);
         if (rc != IB_EUNSUPPORTED)
             return rc;
@@ -454,12 +454,13 @@ static int conv_build(cpu_exec *e, const ib_node *n, bool transpose, bool fused,
     bool wino_bf16 = cpu_act_dt(e) == dnnl_bf16 && e->ctx->wino_bf16_ok;
     if (!transpose && !fused && !q8 && (cpu_act_dt(e) == dnnl_f32 || wino_bf16) &&
         wino_shape(e, &cg, &x->desc, &w->desc, wino_bf16)) {
-        cpu_set_prec(e, wino_bf16 ? IB_PRECISION_BF16 : IB_PRECISION_FP32);
+        ib_prec_notes_set(&e->precs, wino_bf16 ? IB_PRECISION_BF16 : IB_PRECISION_FP32);
         return wino_build(e, n, wino_bf16, err);
     }
     dnnl_data_type_t adt = cpu_act_dt(e);
     dnnl_data_type_t sdt = adt, wdt = q8 ? dnnl_s8 : adt, ddt = q8 ? dnnl_f32 : adt;
-    cpu_set_prec(e, cpu_prec_of(wdt)); /* backend ABI 10: what the run says of its int8 */
+    /* backend ABI 10: what the run says of its int8 */
+    ib_prec_notes_set(&e->precs, cpu_prec_of(wdt));
     float sx = 1.0f, sy = 1.0f;
     if (q8)
         sx = cpu_q8_scale(x, &sdt);

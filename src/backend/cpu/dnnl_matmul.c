@@ -258,7 +258,7 @@ static int mm_build(cpu_exec *e, const mm_spec *s, ib_err *err)
     dnnl_data_type_t sdt = adt;
     float sx = q8 ? cpu_q8_scale(s->a, &sdt) : 1.0f;
     dnnl_data_type_t wdt = q8 ? dnnl_s8 : adt, ddt = q8 ? dnnl_f32 : adt;
-    cpu_set_prec(e, cpu_prec_of(wdt)); /* backend ABI 10 */
+    ib_prec_notes_set(&e->precs, cpu_prec_of(wdt)); /* backend ABI 10 */
     dnnl_memory_desc_t amd, bmd, ymd, biasmd, addmd, bplain;
     int64_t one_n[8];
     for (int i = 0; i < nd; i++)

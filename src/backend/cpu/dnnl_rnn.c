@@ -217,7 +217,7 @@ static int lstm_compile(cpu_exec *e, const ib_node *n, ib_err *err)
     int64_t T = x->desc.dims[0], N = x->desc.dims[1], I = x->desc.dims[2];
     /* backend ABI 10: the LSTMs multiply at fp32 or bf16 (no int8 LSTM here), which an int8
      * run reports (RNN-T's encoder) */
-    cpu_set_prec(e, cpu_prec_of(cpu_act_dt(e)));
+    ib_prec_notes_set(&e->precs, cpu_prec_of(cpu_act_dt(e)));
     if (D == 1 && cpu_act_dt(e) == dnnl_f32 && T > 1 &&
         (N <= OWN_LSTM_MAX_BATCH || cpu_lstm_packed_ok(H)))
         return lstm_own_compile(e, n, err);

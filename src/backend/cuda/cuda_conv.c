@@ -577,7 +577,7 @@ static int comp_conv16(cu_exec *e, const ib_node *n, const cv_geom *cg, ib_err *
                                                                    &k->ws),
                            "workspace size")))
         goto fail;
-    cu_set_prec(e, IB_PRECISION_FP16); /* float16 operands (backend ABI 10) */
+    ib_prec_notes_set(&e->precs, IB_PRECISION_FP16); /* float16 operands (backend ABI 10) */
     cu_need_ws(e, k->ws);
     /* the filter as KRSC float16, held by this exec */
     void *w16 = NULL;
@@ -663,7 +663,7 @@ static int comp_conv_f32(cu_exec *e, const ib_node *n, const cv_geom *cgp, ib_er
     int used = 0;
     if ((rc = pick_fwd_algo(e, &fd, &cg, math, false, &k->algo, &used, err)))
         goto fail;
-    cu_set_prec(e, fwd_prec(e, used)); /* backend ABI 10 */
+    ib_prec_notes_set(&e->precs, fwd_prec(e, used)); /* backend ABI 10 */
     if ((rc = cu_check_dnn(e, err,
                            cudnnGetConvolutionForwardWorkspaceSize(h, k->xd, k->wd, k->cd, k->yd,
                                                                    k->algo, &k->ws),
@@ -862,7 +862,7 @@ static int comp_convt(cu_exec *e, const ib_node *n, ib_err *err)
         goto fail;
     }
     k->algo = perf[pick].algo;
-    cu_set_prec(e, fwd_prec(e, (int)perf[pick].mathType)); /* backend ABI 10 */
+    ib_prec_notes_set(&e->precs, fwd_prec(e, (int)perf[pick].mathType)); /* backend ABI 10 */
     if ((rc = cu_check_dnn(e, err,
                            cudnnGetConvolutionBackwardDataWorkspaceSize(h, k->wd, k->dyd, k->cd,
                                                                         k->dxd, k->algo, &k->ws),

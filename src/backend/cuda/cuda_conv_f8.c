@@ -25,10 +25,11 @@
  *
  * The filter is quantised once per device store on the host, per output channel to +-448
  * (cu_quant_filter_e4m3: KCRS float32 -> KRSC e4m3); steps 1 and 3 and the filter are the
- * int8 path's own (cu_conv8_prepare, cu_conv8_epilogue), with the e4m3 forms. cuDNN decides at compile: when no engine
- * builds the plan, or the probe run on the planned buffers fails, the convolution keeps the
- * fp16 path. There are no fp8 chains between convolutions (int8 has them): each fp8
- * convolution reads and writes float32 NCHW, so the gain is the convolution's own math.
+ * int8 path's own (cu_conv8_prepare, cu_conv8_epilogue), with the e4m3 forms. cuDNN decides
+ * at compile: when neither graph form builds a plan that passes the probe run on the planned
+ * buffers, the convolution keeps the fp16 path. There are no fp8 chains between convolutions
+ * (int8 has them): each fp8 convolution reads and writes float32 NCHW, so the gain is the
+ * convolution's own math.
  */
 #include <string.h>
 
@@ -112,7 +113,7 @@ int cu_add_conv_f8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
     if ((rc = cu_add_step(e, run_conv_f8, k, conv_f8_free, err)))
         return rc;
     cu_step_kind(e, scaled ? "cudnn-f8-scale" : "cudnn-f8");
-    cu_set_prec(e, IB_PRECISION_FP8); /* backend ABI 10 */
+    ib_prec_notes_set(&e->precs, IB_PRECISION_FP8); /* backend ABI 10 */
     *done = true;
     return IB_OK;
 }

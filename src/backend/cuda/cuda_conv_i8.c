@@ -205,7 +205,7 @@ int cu_add_conv_i8(cu_exec *e, const ib_node *n, const cu_conv2d *g, bool *done,
     if ((rc = cu_add_step(e, run_conv8, k, conv8_free, err)))
         return rc;
     cu_step_kind(e, "cudnn-i8");
-    cu_set_prec(e, IB_PRECISION_INT8); /* backend ABI 10 */
+    ib_prec_notes_set(&e->precs, IB_PRECISION_INT8); /* backend ABI 10 */
     *done = true;
     return IB_OK;
 }

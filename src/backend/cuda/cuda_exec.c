@@ -119,7 +119,7 @@ void cu_graph_free(void *ctx, ib_backend_exec *e)
             ib_free(s->kctx);
     }
     IB_VEC_FREE(&e->steps);
-    IB_VEC_FREE(&e->precs);
+    ib_prec_notes_free(&e->precs);
     for (size_t i = 0; i < e->blocks.len; i++)
         (void)cudaFree(e->blocks.data[i]);
     IB_VEC_FREE(&e->blocks);
@@ -190,16 +190,10 @@ void cu_exec_release_weight(cu_exec *e, const void *host, int fmt)
         }
 }
 
-void cu_set_prec(cu_exec *e, enum ib_precision p)
-{
-    ib_precision_widen(&e->cur_prec, p);
-}
-
 void cu_precision_read(void *ctx, const ib_backend_exec *e, ib_backend_prec_fn fn, void *user)
 {
     IB_UNUSED(ctx);
-    for (size_t i = 0; i < e->precs.len; i++)
-        fn(user, e->precs.data[i].node, e->precs.data[i].p);
+    ib_prec_notes_read(&e->precs, fn, user);
 }
 
 void cu_exec_set_precision(cu_exec *e, enum ib_precision p)
@@ -233,7 +227,7 @@ int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec *
     for (uint32_t i = 0; i < sg->n_nodes; i++) {
         const ib_node *n = &sg->graph->nodes.data[sg->nodes[i]];
         e->cur = n;
-        e->cur_prec = -1;
+        ib_prec_notes_begin(&e->precs);
         const cu_op *op = cu_op_find(n);
         if (!op) {
             rc = cu_fail(e, err, IB_EUNSUPPORTED, "no CUDA implementation (supports_op refuses it)");
@@ -241,8 +235,7 @@ int cu_graph_compile(void *ctx, const ib_backend_subgraph *sg, ib_backend_exec *
         }
         if ((rc = op->compile(e, n, err)))
             goto fail;
-        if (e->cur_prec >= 0 &&
-            IB_VEC_PUSH(&e->precs, ((cu_prec_note){n, (enum ib_precision)e->cur_prec}))) {
+        if (ib_prec_notes_end(&e->precs, n)) {
             rc = ib_err_set(err, IB_ENOMEM, "cuda backend: out of memory");
             goto fail;
         }

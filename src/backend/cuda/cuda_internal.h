@@ -128,11 +128,6 @@ typedef struct cu_step {
     const char *kind;   /* what the profile calls it ("cublaslt", "cudnn", ...; NULL: "kernel") */
 } cu_step;
 
-typedef struct cu_prec_note {
-    const ib_node *node;
-    enum ib_precision p;
-} cu_prec_note;
-
 struct ib_backend_exec {
     cu_ctx *ctx;
     const ib_graph *graph;
@@ -168,10 +163,9 @@ struct ib_backend_exec {
     uint64_t prof_runs;
     cudaEvent_t *ev;            /* profiling: steps + 1 events, created on first use */
     const ib_node *cur;         /* node being compiled (errors) */
-    /* the precision of the products planned for cur (-1: none; cu_set_prec), and of every
-     * product node so far (backend ABI 10, cu_precision_read) */
-    int cur_prec;
-    IB_VEC(cu_prec_note) precs;
+    /* the precision of the products planned for cur and of every product node so far
+     * (backend ABI 10, cu_precision_read) */
+    ib_prec_notes precs;
 };
 
 /* ---- errors (cuda_backend.c) ---------------------------------------------- */
@@ -524,9 +518,8 @@ int cu_graph_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, i
 void cu_set_profiling(void *ctx, ib_backend_exec *e, bool on);
 void cu_profile_read(void *ctx, const ib_backend_exec *e, ib_backend_prof_fn fn, void *user);
 enum ib_backend_replay cu_replay_status(void *ctx, const ib_backend_exec *e, const char **why);
-/* A product of the node being compiled multiplies at p (the widest of several is kept:
- * backend ABI 10), and the read of them all. */
-void cu_set_prec(cu_exec *e, enum ib_precision p);
+/* The products' precisions (backend ABI 10): the paths that plan a product note theirs with
+ * ib_prec_notes_set(&e->precs, p). */
 void cu_precision_read(void *ctx, const ib_backend_exec *e, ib_backend_prec_fn fn, void *user);
 
 #endif

@@ -280,11 +280,12 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
         goto fail;
     }
     /* backend ABI 10: 16-bit operands, or float32 ones Lt rounds to 16 bits inside */
-    cu_set_prec(e, in16 ? (e->precision == IB_PRECISION_BF16 ? IB_PRECISION_BF16
-                                                             : IB_PRECISION_FP16)
-                   : ct == CUBLAS_COMPUTE_32F_FAST_16F  ? IB_PRECISION_FP16
-                   : ct == CUBLAS_COMPUTE_32F_FAST_16BF ? IB_PRECISION_BF16
-                                                        : IB_PRECISION_FP32);
+    enum ib_precision p16 = e->precision == IB_PRECISION_BF16 ? IB_PRECISION_BF16
+                                                              : IB_PRECISION_FP16;
+    ib_prec_notes_set(&e->precs, in16                                 ? p16
+                                 : ct == CUBLAS_COMPUTE_32F_FAST_16F  ? IB_PRECISION_FP16
+                                 : ct == CUBLAS_COMPUTE_32F_FAST_16BF ? IB_PRECISION_BF16
+                                                                      : IB_PRECISION_FP32);
     *out = k;
     return IB_OK;
 fail:

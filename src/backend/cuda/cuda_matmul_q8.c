@@ -215,7 +215,7 @@ int cu_add_gemm_q8(cu_exec *e, const cu_mm_geom *g, const cu_val *a, const cu_va
     if ((rc = cu_add_step(e, run_dq, d, NULL, err)))
         return rc;
     cu_step_kind(e, "dequant");
-    cu_set_prec(e, fp8 ? IB_PRECISION_FP8 : IB_PRECISION_INT8); /* backend ABI 10 */
+    ib_prec_notes_set(&e->precs, fp8 ? IB_PRECISION_FP8 : IB_PRECISION_INT8); /* backend ABI 10 */
     *done = true;
     return IB_OK;
 }
