@@ -150,18 +150,25 @@ fi
 [ "$ONLY_TESTS" = 1 ] && { [ "$FAILED" = 0 ] && echo "== tests OK"; exit "$FAILED"; }
 
 # ---- 4. quick Offline runs -------------------------------------------------------------------
-# value of "samples_per_second" in the "performance" object of run --json output
+# "samples/s VALID|INVALID" of run --json output: its "performance" object, the figure in
+# "metrics" (before the twelfth session this read performance.samples_per_second, which the
+# CLI never wrote: every row would have failed with "no samples_per_second")
 perf_of() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d.get("performance") or {}; v=p.get("samples_per_second"); print("%s %s" % ("%.1f" % v if v else "-", "VALID" if p.get("valid") else "INVALID"))' "$1" 2>/dev/null ||
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d.get("performance") or {}; v=(p.get("metrics") or {}).get("samples_per_second"); print("%s %s" % ("%.1f" % v if v else "-", "VALID" if p.get("valid") else "INVALID"))' "$1" 2>/dev/null ||
         { v=$(sed -n 's/.*"samples_per_second": *\([0-9.]*\).*/\1/p' "$1" | head -1); echo "${v:--} ?"; }
 }
-# published Offline figure of the 3-GPU Dell system (column 3 = A100x3, 4 = A30x3), per GPU
+# published Offline figure of the 3-GPU Dell system (column 3 = A100x3, 4 = A30x3), per GPU:
+# from ../shared/reference/benchmarks.md section 3.2, or on a GPU machine (which has only .gpu/)
+# from its copy tools/published-v1.1.md; a row named "dlrm-99 = dlrm-99.9" serves both ids
 published() {
     f="$ROOT/../shared/reference/benchmarks.md"
+    [ -f "$f" ] || f="$ROOT/tools/published-v1.1.md"
     [ -f "$f" ] || { echo "-"; return; }
     awk -F'|' -v b="$1" -v col="$2" '
-        { n = $2; s = $3; gsub(/ /, "", n); gsub(/ /, "", s) }
-        n == b && s == "Offline" { v = $(col + 1); gsub(/[ ,]/, "", v); printf "%.0f\n", v / 3; exit }' "$f"
+        { n = $2; s = $3; gsub(/ /, "", n); gsub(/ /, "", s); k = split(n, ids, "=") }
+        s == "Offline" { for (i = 1; i <= k; i++) if (ids[i] == b) {
+            v = $(col + 1); gsub(/[ ,]/, "", v); x = v / 3
+            printf (x >= 100 ? "%.0f\n" : "%.1f\n"), x; exit } }' "$f"
 }
 # "batch wall_s fallback_nodes fallback_ops" of a run.json
 placement_of() {
@@ -177,6 +184,22 @@ replay_of() {
 # others ("Conv x2 at fp16") when there are any
 prec_of() {
     python3 -c 'import json,sys; u=json.load(open(sys.argv[1])).get("precision_use") or {}; print("%s/%s" % (u.get("at_precision","-"), u.get("products","-"))); print(u.get("others",""))' "$1" 2>/dev/null || echo "-/-"
+}
+# where the workers' time went (run.json worker_time, shares of workers x span) and the
+# Offline rate over the run's own warm-up rate (issue 24 target: >= 0.95): an Offline run
+# below its warm-up rate is starved by the host (host, idle) or waiting on copies (in, out)
+time_of() {
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); t = d.get("worker_time") or {}
+a = (t.get("span_s") or 0) * (t.get("workers") or 0)
+w = d.get("warmup_samples_per_second") or 0
+p = ((json.load(open(sys.argv[2])).get("performance") or {}).get("metrics") or {}).get("samples_per_second") or 0
+r = "offline/warm-up %.2f" % (p / w) if p and w else "offline/warm-up -"
+if a > 0:
+    k = ("compute", "inputs", "outputs", "host", "responses", "idle")
+    print("%s; " % r + ", ".join("%s %.1f %%" % (n, 100 * t[n + "_s"] / a) for n in k) + " of %d worker(s) x %.3g s" % (t["workers"], t["span_s"]))
+else:
+    print(r + "; no worker time")' "$1" "$2" 2>/dev/null || echo "no worker time"
 }
 ROWS=""
 for B in $BENCHMARKS; do
@@ -242,6 +265,7 @@ for B in $BENCHMARKS; do
         OTHERS=$(printf '%s\n' "$PU" | sed -n 2p)
         [ -z "$OTHERS" ] || echo "   note: $B $P: products not at their model's precision ($PREC_AT at it): $OTHERS"
         [ "$WALL" -le 60 ] || echo "   note: $B $P took $WALL s (issue 25 target: <= 60 s)"
+        [ -n "$RJ" ] && echo "   time: $B $P: $(time_of "$RJ" "$D.json")"
         ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$REPLAY|$PREC_AT|$FBOPS\n"
     done
 done

@@ -257,6 +257,21 @@ typedef struct ib_session_precision_use {
 } ib_session_precision_use;
 IB_API void ib_session_precision_use_get(const ib_session *s, ib_session_precision_use *out);
 
+/* Where the session's runs spent their wall time, summed since it was created (issue 24: an
+ * Offline run below its own warm-up rate is either starved by its host or waiting on copies;
+ * these say which). Always recorded (three clock reads a run). inputs_ns: putting the inputs
+ * into the session's buffers (host to device on a GPU), fed and linked values included;
+ * compute_ns: from there until every backend has finished (copies between backends
+ * included); outputs_ns: reading the outputs back (device to host). runs counts the runs
+ * (ib_session_run, _fed, _linked and the calibration's). Subtract two readings for a span. */
+typedef struct ib_session_times {
+    uint64_t runs;
+    int64_t inputs_ns;
+    int64_t compute_ns;
+    int64_t outputs_ns;
+} ib_session_times;
+IB_API void ib_session_times_get(const ib_session *s, ib_session_times *out);
+
 IB_API void ib_session_destroy(ib_session *s);
 
 /* ---- profiling -------------------------------------------------------------- */

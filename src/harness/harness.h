@@ -85,6 +85,21 @@ typedef struct ib_harness_opts {
 
 void ib_harness_opts_defaults(ib_harness_opts *o);
 
+/* Where the workers' time went in one test (issue 24: an Offline run below its warm-up rate
+ * is starved by the host, waiting on copies or on the device). Seconds summed over the
+ * workers; span_s runs from the first sample issued to the last response, so
+ * workers x span_s = compute + inputs + outputs + host + responses + idle. compute, inputs
+ * and outputs are the sessions' (ib_session_times: on a GPU, device work with its launches,
+ * host to device and device to host copies); host is the rest of a batch's processing
+ * (collating the samples, post-processing, an entry's own loop between runs); responses is
+ * completing the samples with the loadgen; idle is waiting for samples. */
+typedef struct ib_harness_worker_time {
+    int workers;
+    uint64_t runs;
+    double span_s;
+    double compute_s, inputs_s, outputs_s, host_s, responses_s, idle_s;
+} ib_harness_worker_time;
+
 /* What one run produced. Paths are absolute or relative as output_dir was given. */
 typedef struct ib_harness_result {
     bool ran_performance, ran_accuracy;
@@ -120,6 +135,9 @@ typedef struct ib_harness_result {
      * model's precision, the others by op type and precision ("LSTM x5 at fp32") */
     uint32_t products, products_at_precision;
     char products_others[256];
+    /* the last performance test's worker time (ib_hsut_times_get); workers 0 when not
+     * measured (the network SUT, no performance test) */
+    ib_harness_worker_time worker_time;
     /* the precision of each model's sessions, in model order: at int8 or fp8 only model 0
      * is calibrated (ib_hsut_model_precision); n_model_precisions 0 without an in-process
      * SUT */

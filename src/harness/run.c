@@ -352,6 +352,20 @@ static int guard_unload(void *user, const ib_lg_sample_index *idx, size_t n)
     return g->inner.unload_samples(g->inner.user, idx, n);
 }
 
+/* Where the workers' time went in the test (issue 24): is a device starved by the host,
+ * waiting on copies, or busy? */
+static void stage_worker_time(const ib_harness_opts *o, const ib_harness_worker_time *t)
+{
+    double all = t->span_s * t->workers;
+    if (all <= 0)
+        return;
+    ib_harness_stage(o, "worker time: compute %.1f %%, inputs in %.1f %%, outputs out %.1f %%, "
+                        "host %.1f %%, responses %.1f %%, idle %.1f %% (%d worker%s x %.3g s)",
+                     100 * t->compute_s / all, 100 * t->inputs_s / all, 100 * t->outputs_s / all,
+                     100 * t->host_s / all, 100 * t->responses_s / all, 100 * t->idle_s / all,
+                     t->workers, t->workers == 1 ? "" : "s", t->span_s);
+}
+
 static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, const char *dir,
                     ib_lg_result *res, ib_err *err)
 {
@@ -387,10 +401,17 @@ static int run_test(const ib_harness_opts *o, run_ctx *c, enum ib_lg_mode mode, 
     qsl.unload_samples = guard_unload;
     ib_harness_stage(o, "%s test (%s) -> %s", ib_lg_mode_name(mode), ib_lg_scenario_name(o->scenario), dir);
     memset(res, 0, sizeof *res);
+    bool timed = c->sut && mode != IB_LG_MODE_ACCURACY;
+    if (timed)
+        ib_hsut_times_reset(c->sut);
     rc = ib_lg_test_run(t, &sut, &qsl, res, err);
     ib_err werr;
     ib_err_clear(&werr);
     int wrc = ib_run_sut_take_error(c, &werr); /* workers are done with t after this */
+    if (timed && !wrc) {
+        ib_hsut_times_get(c->sut, &c->res->worker_time);
+        stage_worker_time(o, &c->res->worker_time);
+    }
     if (c->nsut) {
         ib_nsut_stats st;
         ib_nsut_get_stats(c->nsut, &st);

@@ -196,6 +196,29 @@ int ib_run_write_json(const ib_harness_opts *o, run_ctx *c, ib_err *err)
         ib_jw_string(&jw, res->products_others);
         ib_jw_object_end(&jw);
     }
+    ib_jw_key(&jw, "worker_time"); /* the performance test's (null: not measured, e.g. the
+                                     * network SUT) */
+    const ib_harness_worker_time *wt = &res->worker_time;
+    if (wt->span_s <= 0) {
+        ib_jw_null(&jw);
+    } else {
+        ib_jw_object_begin(&jw);
+        ib_jw_key(&jw, "workers");
+        ib_jw_int(&jw, wt->workers);
+        ib_jw_key(&jw, "runs");
+        ib_jw_uint(&jw, wt->runs);
+        ib_jw_key(&jw, "span_s");
+        ib_jw_double(&jw, wt->span_s);
+        const char *keys[] = {"compute_s", "inputs_s", "outputs_s", "host_s", "responses_s",
+                              "idle_s"};
+        const double vals[] = {wt->compute_s, wt->inputs_s,    wt->outputs_s,
+                               wt->host_s,    wt->responses_s, wt->idle_s};
+        for (size_t k = 0; k < IB_ARRAY_LEN(keys); k++) {
+            ib_jw_key(&jw, keys[k]);
+            ib_jw_double(&jw, vals[k]);
+        }
+        ib_jw_object_end(&jw);
+    }
     ib_jw_key(&jw, "graph_replay"); /* issue 24: CUDA Graph replay after warm-up (null: the
                                       * network SUT's servers) */
     if (o->n_endpoints) {

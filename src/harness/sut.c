@@ -41,6 +41,10 @@ typedef struct worker {
     int64_t warm_t0, warm_t1;       /* span of the timed max_batch runs (ib_time_ns) */
     size_t warm_n;                  /* samples those runs took */
     int64_t warm_lat_ns;
+    /* the test's time (ib_hsut_times_reset/get): batches processed, completing them, the
+     * end of the last one, and the sessions' times at the reset */
+    int64_t busy_ns, responses_ns, t_done;
+    ib_session_times base[IB_BENCH_MAX_MODELS];
     int rc;
     ib_err err;
 } worker;
@@ -57,6 +61,7 @@ struct ib_hsut {
     bool warm_together; /* false: over half the --quick budget, the first runs stand */
     int64_t warm_release, t_create;
     ib_squeue q; /* issued samples not yet taken by a worker */
+    int64_t t_first_issue; /* since ib_hsut_times_reset (0: nothing issued yet) */
     ib_lg_test *test;
     bool stop;
     int ready, started_ok;
@@ -136,7 +141,9 @@ static int process(worker *w, size_t n, ib_lg_test *test, ib_err *err)
             size_t c = IB_MIN(n - done, mb);
             for (size_t i = 0; i < c; i++)
                 w->resp[i] = (ib_lg_response){w->taken[done + i].id, NULL, 0, 0};
+            int64_t t0 = ib_time_ns();
             ib_lg_samples_complete(test, w->resp, c);
+            w->responses_ns += ib_time_ns() - t0;
             done += c;
             continue;
         }
@@ -159,7 +166,9 @@ static int process(worker *w, size_t n, ib_lg_test *test, ib_err *err)
             w->resp[i].size = w->payloads[i].size;
             w->resp[i].n_tokens = 0;
         }
+        int64_t t0 = ib_time_ns();
         ib_lg_samples_complete(test, w->resp, c);
+        w->responses_ns += ib_time_ns() - t0;
         done += c;
     }
     return IB_OK;
@@ -442,7 +451,10 @@ static void *worker_main(void *arg)
         ib_mutex_unlock(&s->mu);
         ib_err e;
         ib_err_clear(&e);
+        int64_t t0 = ib_time_ns();
         int rc = process(w, n, test, &e);
+        w->t_done = ib_time_ns();
+        w->busy_ns += w->t_done - t0;
         if (rc) {
             bool first;
             ib_mutex_lock(&s->mu);
@@ -472,6 +484,8 @@ static void sut_issue(void *user, ib_lg_test *test, const ib_lg_sample *samples,
     int64_t now = ib_time_ns();
     ib_mutex_lock(&s->mu);
     s->test = test;
+    if (!s->t_first_issue)
+        s->t_first_issue = now;
     if (ib_squeue_push(&s->q, samples, count, now)) {
         /* the samples stay incomplete; the test ends with a timeout naming it */
         if (!s->failed) {
@@ -528,6 +542,61 @@ int ib_hsut_take_error(ib_hsut *s, ib_err *err)
     ib_err_clear(&s->err);
     ib_mutex_unlock(&s->mu);
     return rc;
+}
+
+/* ---- the test's time -------------------------------------------------------------------- */
+
+void ib_hsut_times_reset(ib_hsut *s)
+{
+    ib_mutex_lock(&s->mu); /* the workers' last writes happened before their unlock */
+    s->t_first_issue = 0;
+    for (int i = 0; i < s->o.workers; i++) {
+        worker *w = &s->w[i];
+        w->busy_ns = w->responses_ns = w->t_done = 0;
+        for (size_t m = 0; m < s->o.n_models; m++)
+            ib_session_times_get(w->sessions[m], &w->base[m]);
+    }
+    ib_mutex_unlock(&s->mu);
+}
+
+static double secs(int64_t ns)
+{
+    return ns > 0 ? (double)ns / 1e9 : 0.0;
+}
+
+void ib_hsut_times_get(const ib_hsut *s, ib_harness_worker_time *out)
+{
+    memset(out, 0, sizeof *out);
+    out->workers = s->o.workers;
+    int64_t t_end = 0, busy = 0, resp = 0, cmp = 0, in = 0, outp = 0;
+    for (int i = 0; i < s->o.workers; i++) {
+        const worker *w = &s->w[i];
+        t_end = IB_MAX(t_end, w->t_done);
+        busy += w->busy_ns;
+        resp += w->responses_ns;
+        for (size_t m = 0; m < s->o.n_models; m++) {
+            ib_session_times t;
+            ib_session_times_get(w->sessions[m], &t);
+            out->runs += t.runs - w->base[m].runs;
+            cmp += t.compute_ns - w->base[m].compute_ns;
+            in += t.inputs_ns - w->base[m].inputs_ns;
+            outp += t.outputs_ns - w->base[m].outputs_ns;
+        }
+    }
+    if (!s->t_first_issue || t_end <= s->t_first_issue) { /* no sample ran */
+        memset(out, 0, sizeof *out);
+        out->workers = s->o.workers;
+        return;
+    }
+    int64_t span = t_end - s->t_first_issue;
+    out->span_s = secs(span);
+    out->compute_s = secs(cmp);
+    out->inputs_s = secs(in);
+    out->outputs_s = secs(outp);
+    out->responses_s = secs(resp);
+    /* the rest of the batches' time was the host's; clocks read apart may overlap a little */
+    out->host_s = secs(busy - cmp - in - outp - resp);
+    out->idle_s = secs((int64_t)s->o.workers * span - busy);
 }
 
 /* ---- create / destroy ------------------------------------------------------------------- */

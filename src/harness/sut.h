@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "harness/benchmark.h"
+#include "harness/harness.h"
 #include "harness/qsl.h"
 #include "inferbench/loadgen.h"
 
@@ -98,5 +99,11 @@ void ib_hsut_replay(const ib_hsut *s, ib_session_replay *out);
  * out->precision is model 0's. */
 void ib_hsut_precision_use(const ib_hsut *s, ib_session_precision_use *out, char *others,
                            size_t others_cap);
+
+/* The workers' time (ib_harness_worker_time, harness.h): start counting (before a test,
+ * while no worker processes a batch). */
+void ib_hsut_times_reset(ib_hsut *s);
+/* What was counted since the reset (after ib_hsut_take_error). All 0 when no sample ran. */
+void ib_hsut_times_get(const ib_hsut *s, ib_harness_worker_time *out);
 
 #endif

@@ -136,6 +136,8 @@ struct ib_session {
     bool profiling;
     int64_t prof_run_ns;
     uint64_t prof_runs;
+    /* where the runs' wall time went (ib_session_times_get), always recorded */
+    ib_session_times times;
 };
 
 /* session_profile.c: turn a segment's profiling on when the session's is (a variant

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "base/time.h"
 #include "runtime/session_impl.h"
 
 #define MAX_LINKS 16
@@ -129,6 +130,7 @@ int ib_session_run_linked(ib_session *s, const ib_tensor_view *inputs, size_t n_
     ib_variant *v;
     if ((rc = ib_session_variant_for(s, s->key, &v, err)))
         return rc;
+    int64_t t_in = ib_time_ns();
     for (size_t k = 0; k < n_links; k++) {
         const ib_input_slot *in = &v->ins[ls[k].input];
         if (in->nbytes != ls[k].nbytes) /* the variant is bound to the linked shape */
@@ -137,5 +139,6 @@ int ib_session_run_linked(ib_session *s, const ib_tensor_view *inputs, size_t n_
         if ((rc = ib_session_link_copy(s, in, &ls[k], err)))
             return rc;
     }
+    s->times.inputs_ns += ib_time_ns() - t_in; /* linked values are inputs too */
     return ib_session_run_and_fetch(s, v, outputs, n_outputs, err);
 }

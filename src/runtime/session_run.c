@@ -43,6 +43,7 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
 {
     const ib_graph *g = v->g;
     int rc;
+    int64_t t_in = ib_time_ns();
     for (size_t i = 0; i < g->inputs.len; i++) {
         const ib_input_slot *in = &v->ins[i];
         if (!in_views[i])
@@ -53,6 +54,8 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
                                             in_views[i]->data, in->nbytes, err)))
                 return rc;
     }
+    int64_t t_compute = ib_time_ns();
+    s->times.inputs_ns += t_compute - t_in;
     bool dirty[IB_SESSION_MAX_BACKENDS] = {false};
     for (uint32_t k = 0; k < v->n_segs; k++) {
         ib_seg_exec *se = &v->segs[k];
@@ -84,6 +87,8 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
     }
     for (uint32_t b = 0; b < s->n_backends; b++)
         if (dirty[b] && (rc = ib_backend_synchronize(s->backends[b], err))) return rc;
+    s->times.compute_ns += ib_time_ns() - t_compute;
+    s->times.runs++;
     return IB_OK;
 }
 
@@ -230,8 +235,10 @@ int ib_session_run_and_fetch(ib_session *s, ib_variant *v, ib_tensor_view *outpu
     int64_t t0 = s->profiling ? ib_time_ns() : 0;
     int rc = ib_session_run_variant(s, v, s->in_views, err);
     if (rc) return rc;
+    int64_t t_out = ib_time_ns();
     for (size_t j = 0; j < n_outputs; j++)
         if ((rc = fetch_output(s, v, &outputs[j], err))) return rc;
+    s->times.outputs_ns += ib_time_ns() - t_out;
     if (s->profiling) {
         s->prof_run_ns += ib_time_ns() - t0;
         s->prof_runs++;
@@ -425,13 +432,23 @@ int ib_session_run_fed(ib_session *s, const ib_tensor_view *inputs, size_t n_inp
                               ib_tensor_desc_str(&v->ins[i].desc, b, sizeof b));
         }
     }
+    int64_t t_in = ib_time_ns();
     int rc = move_fed(s, fc, n_fc, err);
     for (size_t k = 0; k < n_ls && !rc; k++)
         rc = ib_session_link_copy(s, &v->ins[ls[k].input], &ls[k], err);
+    s->times.inputs_ns += ib_time_ns() - t_in; /* fed and linked values are inputs too */
     if (rc) {
         s->last_run = NULL; /* the state may be half moved */
         return rc;
     }
     v->last_used = ++s->clock;
     return ib_session_run_and_fetch(s, v, outputs, n_outputs, err);
+}
+
+void ib_session_times_get(const ib_session *s, ib_session_times *out)
+{
+    if (s)
+        *out = s->times;
+    else
+        memset(out, 0, sizeof *out);
 }

@@ -122,6 +122,9 @@ TEST_TIMEOUT(cli_rnnt_int8_precision_per_model, 240)
     char *se = ib_test_slurp("err.txt"); /* the stage lines */
     ASSERT_STR_CONTAINS(se, "products: 4 of 9 at their model's precision (others: LSTM x5 at "
                             "fp32)");
+    /* where the workers' time went, over the entry's four sessions and its decoder loop */
+    ASSERT_STR_CONTAINS(se, "worker time: compute ");
+    ASSERT_STR_CONTAINS(rj, "\"worker_time\": {\n    \"workers\": ");
     ib_free(se);
     ASSERT_STR_CONTAINS(so, "precision use: 4 of 9 products compute at their model's precision "
                             "(int8, fp32, fp32, fp32); the others: LSTM x5 at fp32");

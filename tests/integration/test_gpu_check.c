@@ -98,3 +98,104 @@ TEST_TIMEOUT(gpu_check_cuts_a_slow_run_to_the_budget, 90)
     ASSERT_TRUE(strstr(s, "time used:") != NULL);
     ib_free(s);
 }
+
+/* The rows are read from the CLI's own output (run --json and run.json), not from a fake's:
+ * the real CLI stands in, its "--backend cuda" turned into "cpu" (whose --devices list is
+ * ignored) on the tiny model. Before the twelfth session perf_of read
+ * performance.samples_per_second, which the CLI never wrote, so every row of the first device
+ * call would have been "-" and failed. */
+TEST_TIMEOUT(gpu_check_reads_the_cli_s_own_output, 180)
+{
+    char dir[4200], log[4300];
+    snprintf(dir, sizeof dir, "%s/gc3", ib_test_tmpdir());
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+    fake_machine(dir, 0);
+    ASSERT_INT_EQ(ib_test_system("printf '#!/bin/sh\\nn=$#\\nfor a do [ \"$a\" = cuda ] && "
+                                 "a=cpu; set -- \"$@\" \"$a\"; done\\nshift $n\\nexec \"%s/"
+                                 "inferbench\" \"$@\" --tiny --threads 1\\n' > "
+                                 "'%s/build/bin/inferbench'",
+                                 ib_test_bin_dir(), dir),
+                  0);
+    int rc = ib_test_system(
+        "PATH='%s/path':$PATH GPU_CHECK_BUILD='%s/build' GPU_CHECK_OUT='%s/out' "
+        "GPU_CHECK_BUDGET=170 PEER= LT_GEMM=0 PROFILE_STEPS=0 NHWC_BENCHMARKS= "
+        "GRAPHPOST_BENCHMARKS= KITS_BENCHMARKS= HALF_BENCHMARKS= INT8_BENCHMARKS= "
+        "FP8_BENCHMARKS= FP8CONV_BENCHMARKS= sh '%s/tools/gpu-check.sh' --bundle --no-tests "
+        "--precisions fp32 --benchmarks resnet50 > '%s' 2>&1",
+        dir, dir, dir, ib_test_src_dir(), log);
+    char *s = read_log(log);
+    printf("%s", s);
+    ASSERT_INT_EQ(rc, 0);
+    ASSERT_TRUE(strstr(s, "== GPU-CHECK OK") != NULL);
+    ASSERT_TRUE(strstr(s, "no samples_per_second") == NULL);
+    /* the row: a figure in both rate columns, VALID, 0 nodes on the reference kernels */
+    const char *row = strstr(s, "\nresnet50      fp32 ");
+    ASSERT_NOT_NULL(row);
+    double all = 0, per = 0;
+    char status[16] = "";
+    ASSERT_INT_EQ(sscanf(row, " resnet50 fp32 %lf %lf %15s", &all, &per, status), 3);
+    ASSERT_TRUE(all > 0 && per == all);
+    ASSERT_STR_EQ(status, "VALID");
+    /* the worker time and the Offline rate over the warm-up's */
+    const char *t = strstr(s, "   time: resnet50 fp32: offline/warm-up ");
+    ASSERT_NOT_NULL(t);
+    double ratio = 0;
+    ASSERT_INT_EQ(sscanf(t, "   time: resnet50 fp32: offline/warm-up %lf; compute", &ratio), 1);
+    ASSERT_TRUE(ratio > 0.2 && ratio < 5);
+    ASSERT_TRUE(strstr(t, "% of 1 worker(s) x ") != NULL);
+    ib_free(s);
+}
+
+/* On a GPU machine only .gpu/ is carried, not ../shared: the published per-GPU figures come
+ * from tools/published-v1.1.md, whose every row must be the reference's (section 3.2 of
+ * ../shared/reference/benchmarks.md), and published() must find every benchmark id in it,
+ * including the rows that serve two ids ("dlrm-99 = dlrm-99.9"). */
+TEST(gpu_check_published_copy_matches_reference)
+{
+    char copy_path[4200], ref_path[4200];
+    snprintf(copy_path, sizeof copy_path, "%s/tools/published-v1.1.md", ib_test_src_dir());
+    snprintf(ref_path, sizeof ref_path, "%s/reference/benchmarks.md", ib_test_shared_dir());
+    char *copy = read_log(copy_path);
+    if (!ib_path_exists(ref_path)) {
+        ib_free(copy);
+        TEST_SKIP("no ../shared/reference/benchmarks.md here");
+    }
+    char *ref = read_log(ref_path);
+    int rows = 0;
+    for (char *l = strstr(copy, "\n| "); l; l = strstr(l + 1, "\n| ")) {
+        const char *e = strchr(l + 1, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        char line[512];
+        ASSERT_TRUE(n < sizeof line);
+        memcpy(line, l, n);
+        line[n] = '\0';
+        if (!strstr(ref, line))
+            ib_test_fail(__FILE__, __LINE__, "row not in the reference:%s", line);
+        rows++;
+    }
+    ASSERT_INT_EQ(rows, 14); /* the header and 13 results */
+    ib_free(ref);
+    ib_free(copy);
+    /* published() reads the copy when ../shared is not there */
+    char dir[4200], log[4300];
+    snprintf(dir, sizeof dir, "%s/gc4", ib_test_tmpdir());
+    snprintf(log, sizeof log, "%s/out.txt", dir);
+    ASSERT_INT_EQ(ib_test_system("mkdir -p '%s/root/tools' && cp '%s' '%s/root/tools/' && "
+                                 "sed -n '/^published() {/,/^}/p' '%s/tools/gpu-check.sh' > "
+                                 "'%s/f.sh' && (ROOT='%s/root'; . '%s/f.sh'; for b in resnet50 "
+                                 "ssd-resnet34 bert-99 bert-99.9 dlrm-99 dlrm-99.9 rnnt "
+                                 "3d-unet-99 3d-unet-99.9 none; do echo \"$b $(published $b 3) "
+                                 "$(published $b 4)\"; done) > '%s'",
+                                 dir, copy_path, dir, ib_test_src_dir(), dir, dir, dir, log),
+                  0);
+    char *s = read_log(log);
+    printf("%s", s);
+    ASSERT_STR_CONTAINS(s, "resnet50 33272 17976\n");
+    ASSERT_STR_CONTAINS(s, "ssd-resnet34 817 470\n");
+    ASSERT_STR_CONTAINS(s, "bert-99.9 1409 818\n");
+    ASSERT_STR_CONTAINS(s, "dlrm-99 256269 133065\ndlrm-99.9 256269 133065\n");
+    ASSERT_STR_CONTAINS(s, "rnnt 11857 6581\n");
+    ASSERT_STR_CONTAINS(s, "3d-unet-99 51.9 29.7\n3d-unet-99.9 51.9 29.7\n");
+    ASSERT_STR_CONTAINS(s, "none  \n");
+    ib_free(s);
+}

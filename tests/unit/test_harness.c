@@ -8,6 +8,7 @@
  * scenario in quick mode and checks the official files and labels, and runs accuracy mode
  * with labels chosen so the real metric must report exactly 50 %.
  */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -520,6 +521,45 @@ TEST_TIMEOUT(harness_fake_shared_device_warmup_rate, 60)
     printf("# warm-up rate %.1f samples/s (the device: 400)\n", r.warmup_samples_per_sec);
     ASSERT_TRUE(r.warmup_samples_per_sec > 50);
     ASSERT_TRUE(r.warmup_samples_per_sec < 560);
+    ib_lg_settings_origin_destroy(org);
+}
+
+/* issue 24: the performance test says where the workers' time went. The fake model's
+ * postprocess sleeps 10 ms a batch, its Mul takes microseconds: the host's share must hold the
+ * sleeps, and the shares must add up to workers x span. */
+TEST_TIMEOUT(harness_worker_time_adds_up, 60)
+{
+    reset_counters();
+    ib_harness_opts o;
+    ib_lg_settings_origin *org;
+    base_opts(&o, &org, IB_LG_SCENARIO_OFFLINE, IB_LG_MODE_PERFORMANCE);
+    o.bench = &g_fake;
+    o.cfg.synth_samples = 40;
+    o.backend = "reference";
+    atomic_store(&g_post_ms, 10);
+    ib_harness_result r;
+    ib_err err;
+    int rc = ib_harness_run(&o, &r, &err);
+    atomic_store(&g_post_ms, 0);
+    ASSERT_OK_ERR(rc, &err);
+    const ib_harness_worker_time *t = &r.worker_time;
+    double sum = t->compute_s + t->inputs_s + t->outputs_s + t->host_s + t->responses_s +
+                 t->idle_s;
+    printf("# span %.3f s, runs %llu: compute %.4f, in %.4f, out %.4f, host %.4f, responses "
+           "%.4f, idle %.4f s\n",
+           t->span_s, (unsigned long long)t->runs, t->compute_s, t->inputs_s, t->outputs_s,
+           t->host_s, t->responses_s, t->idle_s);
+    ASSERT_INT_EQ(t->workers, 1);
+    ASSERT_TRUE(t->span_s > 0);
+    /* every batch of the test ran once: at least its samples over the batch of 8 */
+    ASSERT_UINT_GE(t->runs, (r.perf.sample_count + 7) / 8);
+    ASSERT_TRUE(fabs(sum - t->span_s) <= 0.05 * t->span_s + 0.002);
+    ASSERT_TRUE(t->host_s >= 0.010 * (double)t->runs * 0.9);
+    ASSERT_TRUE(t->compute_s < t->host_s / 4);
+    char *rj = slurp(r.scenario_dir, "run.json");
+    ASSERT_STR_CONTAINS(rj, "\"worker_time\": {\n    \"workers\": 1,");
+    ASSERT_STR_CONTAINS(rj, "\"host_s\": ");
+    ib_free(rj);
     ib_lg_settings_origin_destroy(org);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/time.h"
 #include "onnx/build.h"
 #include "ir/op.h"
 #include "ir/ref_exec.h"
@@ -340,6 +341,8 @@ static int td_set(void *ctx, void *impl, size_t off, const void *src, size_t n, 
 {
     IB_UNUSED(ctx);
     IB_UNUSED(err);
+    th_testdev.sets++;
+    if (th_testdev.set_sleep_ns > 0) ib_sleep_ns(th_testdev.set_sleep_ns);
     memcpy(((td_buf *)impl)->mem + off, src, n);
     return IB_OK;
 }
@@ -348,6 +351,8 @@ static int td_get(void *ctx, void *impl, size_t off, void *dst, size_t n, ib_err
 {
     IB_UNUSED(ctx);
     IB_UNUSED(err);
+    th_testdev.gets++;
+    if (th_testdev.get_sleep_ns > 0) ib_sleep_ns(th_testdev.get_sleep_ns);
     memcpy(dst, ((td_buf *)impl)->mem + off, n);
     return IB_OK;
 }
@@ -377,6 +382,7 @@ static int td_run(void *ctx, ib_backend_exec *e, const ib_backend_subgraph *sg, 
     IB_UNUSED(ctx);
     IB_UNUSED(e);
     th_testdev.runs++;
+    if (th_testdev.run_sleep_ns > 0) ib_sleep_ns(th_testdev.run_sleep_ns);
     ib_tensor tin[16], tout[8];
     const ib_tensor *pin[16];
     ib_tensor *pout[8];

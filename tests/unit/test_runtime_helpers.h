@@ -106,6 +106,8 @@ typedef struct th_testdev_state {
     int creates, compiles, runs;
     int ranged_bindings; /* bindings seen with range_max > range_min */
     int bindings_seen;
+    int sets, gets;                            /* tensor_set / tensor_get calls */
+    int64_t set_sleep_ns, run_sleep_ns, get_sleep_ns; /* each call sleeps so long */
 } th_testdev_state;
 
 extern th_testdev_state th_testdev;

@@ -272,6 +272,49 @@ TEST(runtime_partition_precision_use)
     ib_graph_destroy(g);
 }
 
+/* issue 24: a run's time is split into putting the inputs in, computing and reading the
+ * outputs back (ib_session_times). testdev sleeps 40 ms in one kind of call at a time; that
+ * kind's share must hold its sleeps and the two others far less. */
+TEST(runtime_partition_times_say_where_a_run_went)
+{
+    reset_testdev();
+    th_testdev.hide_host = true; /* device memory: every input and output is a call */
+    ib_graph *g;
+    ib_model *m = model_of(th_build_tiny_resnet(5), &g);
+    ib_session *s = testdev_session(m, 2, 1, IB_PRECISION_FP32, NULL, 0);
+    ib_tensor_desc d[1] = {th_desc(IB_DTYPE_FLOAT32, 4, (int64_t)2, (int64_t)3, (int64_t)16,
+                                   (int64_t)16)};
+    check(s, g, d, 1); /* compiled and run once, untimed */
+    const int64_t nap = 40000000;
+    int64_t *knob[3] = {&th_testdev.set_sleep_ns, &th_testdev.run_sleep_ns,
+                        &th_testdev.get_sleep_ns};
+    for (int k = 0; k < 3; k++) {
+        ib_session_times a, b;
+        ib_session_times_get(s, &a);
+        int sets = th_testdev.sets, runs = th_testdev.runs, gets = th_testdev.gets;
+        *knob[k] = nap;
+        check(s, g, d, 2);
+        check(s, g, d, 3);
+        *knob[k] = 0;
+        ib_session_times_get(s, &b);
+        int calls[3] = {th_testdev.sets - sets, th_testdev.runs - runs, th_testdev.gets - gets};
+        int64_t got[3] = {b.inputs_ns - a.inputs_ns, b.compute_ns - a.compute_ns,
+                          b.outputs_ns - a.outputs_ns};
+        ASSERT_UINT_EQ(b.runs - a.runs, 2);
+        ASSERT_INT_GE(calls[k], 2);
+        printf("# sleeping in %s: inputs %.1f ms, compute %.1f ms, outputs %.1f ms\n",
+               k == 0 ? "tensor_set" : k == 1 ? "graph_run" : "tensor_get", (double)got[0] / 1e6,
+               (double)got[1] / 1e6, (double)got[2] / 1e6);
+        ASSERT_INT_GE(got[k], calls[k] * nap);
+        for (int j = 0; j < 3; j++)
+            if (j != k)
+                ASSERT_INT_LT(got[j], got[k] / 4);
+    }
+    ib_session_destroy(s);
+    ib_model_destroy(m);
+    ib_graph_destroy(g);
+}
+
 TEST(runtime_partition_device_memory_goes_through_staging)
 {
     reset_testdev();
