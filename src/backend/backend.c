@@ -7,6 +7,7 @@
  * else). Wrappers validate arguments, bounds and subgraph bindings, and stand
  * in for NULL optional vtable entries, so backends can assume sane calls.
  */
+#include <math.h>
 #include <string.h>
 
 #include "backend/backend_impl.h"
@@ -682,4 +683,23 @@ int ib_backend_synchronize(ib_backend *b, ib_err *err)
     if (!b)
         return ib_err_set(err, IB_EINVAL, "synchronize: NULL backend");
     return b->ops->synchronize ? b->ops->synchronize(b->ctx, err) : IB_OK;
+}
+
+bool ib_q8_row(const float *x, int64_t width, uint8_t *o)
+{
+    float lo = width > 0 ? x[0] : 0.0f, hi = lo;
+    bool finite = true;
+    for (int64_t w = 0; w < width; w++) {
+        lo = x[w] < lo ? x[w] : lo;
+        hi = x[w] > hi ? x[w] : hi;
+        finite &= isfinite(x[w]) != 0;
+    }
+    float scale = (hi - lo) / 255.0f, inv = scale > 0 ? 1.0f / scale : 0.0f;
+    for (int64_t w = 0; w < width; w++) {
+        float q = (x[w] - lo) * inv + 0.5f;
+        o[w] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+    }
+    memcpy(o + width, &scale, 4);
+    memcpy(o + width + 4, &lo, 4);
+    return finite;
 }

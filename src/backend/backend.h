@@ -215,4 +215,14 @@ void ib_prec_notes_free(ib_prec_notes *pn);
 /* Wait for outstanding work on this instance (no-op for synchronous backends). */
 int ib_backend_synchronize(ib_backend *b, ib_err *err);
 
+/* An int8 session's embedding tables, row-wise 8-bit (the cpu's GatherConcat and the cuda
+ * Gather hold the same bytes): row x[width] -> o[width + 8] = q[width] (uint8), scale, bias
+ * (two floats, unaligned), where bias = min(x), scale = (max - min) / 255 and q = the
+ * saturated (x - bias) * (1 / scale) + 0.5 truncated; a constant row has scale 0 (every
+ * element is bias). Read back as (float)q * scale + bias, the product rounded before the sum.
+ * Each step is one IEEE float operation, so a device kernel doing the same operations with
+ * explicit roundings writes the same bytes. false when the row holds a NaN or an infinity. */
+#define IB_Q8_ROW_EXTRA 8
+bool ib_q8_row(const float *x, int64_t width, uint8_t *o);
+
 #endif

@@ -85,8 +85,8 @@ static void run(ib_model *m, const char *backend, const float *dx, const int64_t
     ib_err err;
     ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
     ib_tensor_view in[2] = {
-        {.name = IB_DLRM_DENSE_INPUT, .desc = {IB_DTYPE_FLOAT32, 2, {n, 13}}, .data = (void *)dx},
-        {.name = IB_DLRM_SPARSE_INPUT, .desc = {IB_DTYPE_INT64, 2, {n, 26}}, .data = (void *)sx}};
+        {.name = IB_DLRM_DENSE_INPUT, .desc = {IB_DTYPE_FLOAT32, 2, {n, 13}}, .data = (void *)(uintptr_t)dx},
+        {.name = IB_DLRM_SPARSE_INPUT, .desc = {IB_DTYPE_INT64, 2, {n, 26}}, .data = (void *)(uintptr_t)sx}};
     ib_tensor_view ov = {.name = IB_DLRM_OUTPUT, .data = out, .capacity = (size_t)n * 4};
     ASSERT_OK_ERR(ib_session_run(s, in, 2, &ov, 1, &err), &err);
     ASSERT_INT_EQ(ov.desc.dims[0], n);

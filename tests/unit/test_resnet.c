@@ -164,7 +164,7 @@ static void run_model(ib_model *m, const char *backend, const float *in, int64_t
     ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
     ib_tensor_view iv = {.name = "input_tensor:0",
                          .desc = {IB_DTYPE_FLOAT32, 4, {n, 3, 224, 224}},
-                         .data = (void *)in};
+                         .data = (void *)(uintptr_t)in};
     ib_tensor_view ov[2] = {
         {.name = "ArgMax:0", .data = cls, .capacity = (size_t)n * 8},
         {.name = "softmax_tensor:0", .data = prob, .capacity = (size_t)n * 1001 * 4}};
@@ -186,7 +186,7 @@ TEST_TIMEOUT(resnet_tiny_inference_consistent, 120)
     for (int k = 0; k < 2; k++) {
         double sum = 0;
         for (int j = 0; j < 1001; j++)
-            sum += prob[k * 1001 + j];
+            sum += (double)prob[k * 1001 + j];
         ASSERT_NEAR(sum, 1.0, 1e-4);
         ASSERT_INT_EQ(cls[k], ib_metric_argmax_f32(prob + k * 1001, 1001));
     }

@@ -7,9 +7,11 @@
  * out-of-range id fails the run naming the node; the DLRM builder's graph fuses its 26
  * lookups into one node.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "inferbench/base.h"
 #include "inferbench/runtime.h"
 #include "models/dlrm.h"
@@ -257,4 +259,40 @@ TEST(runtime_gather_concat_dlrm_lookups_fuse)
     ASSERT_STR_CONTAINS(d, "GatherConcat 1,");
     ib_session_destroy(s);
     ib_model_destroy(m);
+}
+
+/* The row-wise 8-bit table row (ib_q8_row, shared by the cpu's GatherConcat and the cuda
+ * Gather at int8): its bytes, its rounding, a constant row, non-finite rows refused. */
+TEST(backend_q8_row_bytes)
+{
+    const float x[5] = {-1.0f, 0.0f, 0.5f, 3.0f, 2.9f};
+    uint8_t o[5 + IB_Q8_ROW_EXTRA];
+    ASSERT_TRUE(ib_q8_row(x, 5, o));
+    float scale, bias;
+    memcpy(&scale, o + 5, 4);
+    memcpy(&bias, o + 9, 4);
+    ASSERT_DBL_EQ(bias, -1.0f);
+    ASSERT_DBL_EQ(scale, 4.0f / 255.0f);
+    ASSERT_UINT_EQ(o[0], 0);
+    ASSERT_UINT_EQ(o[3], 255); /* 255.5 saturates */
+    ASSERT_UINT_EQ(o[1], (uint8_t)(1.0f * (1.0f / scale) + 0.5f));
+    for (int w = 0; w < 5; w++) {
+        float back = (float)o[w] * scale + bias;
+        ASSERT_TRUE(fabsf(back - x[w]) <= scale * 0.5f + 1e-6f);
+    }
+    const float c[3] = {2.0f, 2.0f, 2.0f};
+    ASSERT_TRUE(ib_q8_row(c, 3, o));
+    memcpy(&scale, o + 3, 4);
+    memcpy(&bias, o + 7, 4);
+    ASSERT_DBL_EQ(scale, 0.0f);
+    ASSERT_DBL_EQ(bias, 2.0f);
+    ASSERT_UINT_EQ(o[0], 0);
+    ASSERT_DBL_EQ((float)o[2] * scale + bias, 2.0f);
+    float bad[3] = {1.0f, NAN, 2.0f};
+    ASSERT_FALSE(ib_q8_row(bad, 3, o));
+    bad[1] = INFINITY;
+    ASSERT_FALSE(ib_q8_row(bad, 3, o));
+    ASSERT_TRUE(ib_q8_row(x, 0, o)); /* an empty row: scale and bias 0 */
+    memcpy(&scale, o, 4);
+    ASSERT_DBL_EQ(scale, 0.0f);
 }

@@ -133,35 +133,20 @@ typedef struct gc_q8_src {
     int64_t rows, width;
 } gc_q8_src;
 
-/* Row r -> q[width] (uint8), scale, bias (floats, unaligned): bias = min, scale = (max -
- * min) / 255, q = round((x - min) / scale); a constant row gets scale 0 (x = bias). */
+/* Row r -> q[width] (uint8), scale, bias: ib_q8_row (backend.h), the bytes the cuda Gather
+ * holds too. */
 static int gc_q8_fill(void *user, void *dst, ib_err *err)
 {
     const gc_q8_src *s = user;
-    size_t stride = (size_t)s->width + 8;
+    size_t stride = (size_t)s->width + IB_Q8_ROW_EXTRA;
     int64_t bad = -1;
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < s->rows; r++) {
-        const float *x = s->x + (size_t)r * (size_t)s->width;
-        uint8_t *o = (uint8_t *)dst + (size_t)r * stride;
-        float lo = x[0], hi = x[0];
-        bool finite = true;
-        for (int64_t w = 0; w < s->width; w++) {
-            lo = x[w] < lo ? x[w] : lo;
-            hi = x[w] > hi ? x[w] : hi;
-            finite &= isfinite(x[w]) != 0;
-        }
-        if (!finite) {
+        if (!ib_q8_row(s->x + (size_t)r * (size_t)s->width, s->width,
+                       (uint8_t *)dst + (size_t)r * stride)) {
 #pragma omp atomic write
             bad = r;
         }
-        float scale = (hi - lo) / 255.0f, inv = scale > 0 ? 1.0f / scale : 0.0f;
-        for (int64_t w = 0; w < s->width; w++) {
-            float q = (x[w] - lo) * inv + 0.5f;
-            o[w] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
-        }
-        memcpy(o + s->width, &scale, 4);
-        memcpy(o + s->width + 4, &lo, 4);
     }
     if (bad >= 0)
         return ib_err_set(err, IB_EINVAL, "cpu backend: GatherConcat: table row %lld is not "

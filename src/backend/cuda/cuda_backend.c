@@ -489,46 +489,78 @@ out:
     return rc;
 }
 
-/* The 16-bit copy of a float32 constant, fmt CU_W_F16_KRSC (KCRS -> KRSC), CU_W_F16 or
- * CU_W_BF16 (RS = 1: the layout kept), converted on the device from the plain upload. */
-static int weight_f16(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS, int fmt,
-                      void **dev, ib_err *err)
+/* Bytes of the device form fmt of a float32 [K, C, RS] constant (weight_on_device). */
+static size_t derived_bytes(int fmt, int64_t K, int64_t C, int64_t RS)
+{
+    if (fmt == CU_W_U8_ROWWISE) /* RS = 1 */
+        return (size_t)K * ((size_t)C + IB_Q8_ROW_EXTRA);
+    return (size_t)(K * C * RS) * 2;
+}
+
+/* fmt from the float32 upload f32 on c's stream, into p; waits for it. */
+static int derive(cu_ctx *c, int fmt, const void *f32, void *p, int64_t K, int64_t C,
+                  int64_t RS, ib_err *err)
+{
+    const char *what = fmt == CU_W_U8_ROWWISE ? "table to row-wise 8 bits" : "constant to 16 bits";
+    int st;
+    if (fmt == CU_W_U8_ROWWISE) {
+        /* the first row that is not finite, + 1 (0: none), left on the device by the kernel */
+        long long *bad = NULL, first = 0;
+        int rc = cu_check_rt(NULL, err, cudaMalloc((void **)&bad, sizeof *bad), what);
+        if (rc)
+            return rc;
+        st = ibk_table_q8_rows(c->stream, f32, p, K, C, bad);
+        if (!(rc = cu_check_rt(NULL, err, (cudaError_t)st, what)))
+            rc = cu_check_rt(NULL, err, cudaMemcpyAsync(&first, bad, sizeof first,
+                                                        cudaMemcpyDeviceToHost, c->stream), what);
+        if (!rc)
+            rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), what);
+        (void)cudaFree(bad);
+        if (!rc && first > 0)
+            rc = ib_err_set(err, IB_EINVAL, "cuda backend: an embedding table's row %lld is not "
+                            "finite; int8 row-wise tables need finite weights", first - 1);
+        return rc;
+    }
+    st = fmt == CU_W_BF16 ? ibk_f32_to_16(c->stream, 1, f32, p, K * C * RS)
+                          : ibk_nchw_to_nhwc_f16(c->stream, f32, p, K, C, RS);
+    int rc = cu_check_rt(NULL, err, (cudaError_t)st, what);
+    return rc ? rc : cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), what);
+}
+
+/* A device form of a float32 constant, made on the device from the plain upload: fmt
+ * CU_W_F16_KRSC (KCRS -> KRSC float16), CU_W_F16 or CU_W_BF16 (RS = 1: the layout kept) or
+ * CU_W_U8_ROWWISE (RS = 1). */
+static int weight_on_device(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS,
+                            int fmt, void **dev, ib_err *err)
 {
     cu_store *s = c->store;
-    size_t n = (size_t)(K * C * RS);
+    size_t n = (size_t)(K * C * RS), nb = derived_bytes(fmt, K, C, RS);
     int rc = IB_OK;
     ib_mutex_lock(&s->mu);
-    cu_weight *w = store_find(s, host, fmt, n * 2);
+    cu_weight *w = store_find(s, host, fmt, nb);
     if (w) {
         *dev = w->dev;
         goto out;
     }
-    /* the float32 filter (the plain store entry, shared with plain users), then KCRS f32 ->
-     * KRSC f16 with the activations' conversion kernel (N = K, HW = RS) */
+    /* the float32 constant (the plain store entry, shared with plain users), then the
+     * conversion kernel (for KRSC, the activations' NCHW -> NHWC one with N = K, HW = RS) */
     void *f32 = NULL, *p = NULL;
     ib_mutex_unlock(&s->mu);
     rc = cu_weight_get(c, host, n * 4, &f32, err);
     ib_mutex_lock(&s->mu);
     if (rc)
         goto out;
-    if ((w = store_find(s, host, fmt, n * 2))) { /* another context was faster */
+    if ((w = store_find(s, host, fmt, nb))) { /* another context was faster */
         *dev = w->dev;
         goto drop;
     }
-    if ((rc = cu_check_rt(NULL, err, cudaMalloc(&p, n ? n * 2 : 1), "cudaMalloc (weights)")))
+    if ((rc = cu_check_rt(NULL, err, cudaMalloc(&p, nb ? nb : 1), "cudaMalloc (weights)")))
         goto drop;
-    rc = cu_check_rt(NULL, err,
-                     (cudaError_t)(fmt == CU_W_BF16
-                                       ? ibk_f32_to_16(c->stream, 1, f32, p, (int64_t)n)
-                                       : ibk_nchw_to_nhwc_f16(c->stream, f32, p, K, C, RS)),
-                     "constant to 16 bits");
-    if (!rc)
-        rc = cu_check_rt(NULL, err, cudaStreamSynchronize(c->stream), "constant to 16 bits");
-    if (rc) {
+    if ((rc = derive(c, fmt, f32, p, K, C, RS, err))) {
         (void)cudaFree(p);
         goto drop;
     }
-    if (!(rc = store_add(s, host, fmt, n * 2, p, err)))
+    if (!(rc = store_add(s, host, fmt, nb, p, err)))
         *dev = p;
 drop:
     ib_mutex_unlock(&s->mu);
@@ -542,18 +574,24 @@ out:
 int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, int64_t RS,
                            void **dev, ib_err *err)
 {
-    return weight_f16(c, host, K, C, RS, CU_W_F16_KRSC, dev, err);
+    return weight_on_device(c, host, K, C, RS, CU_W_F16_KRSC, dev, err);
 }
 
 int cu_weight_get_f16(cu_ctx *c, const void *host, int64_t rows, int64_t dim, void **dev,
                       ib_err *err)
 {
-    return weight_f16(c, host, rows, dim, 1, CU_W_F16, dev, err);
+    return weight_on_device(c, host, rows, dim, 1, CU_W_F16, dev, err);
+}
+
+int cu_weight_get_q8_rows(cu_ctx *c, const void *host, int64_t rows, int64_t dim, void **dev,
+                          ib_err *err)
+{
+    return weight_on_device(c, host, rows, dim, 1, CU_W_U8_ROWWISE, dev, err);
 }
 
 int cu_weight_get_16(cu_ctx *c, const void *host, int64_t n, bool bf16, void **dev, ib_err *err)
 {
-    return weight_f16(c, host, 1, n, 1, bf16 ? CU_W_BF16 : CU_W_F16, dev, err);
+    return weight_on_device(c, host, 1, n, 1, bf16 ? CU_W_BF16 : CU_W_F16, dev, err);
 }
 
 int cu_weight_get_derived(cu_ctx *c, const void *host, int fmt, size_t nbytes,

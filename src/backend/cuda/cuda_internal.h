@@ -26,7 +26,8 @@
 
 /* How a constant is held on the device: as on the host, a 2-D conv filter as NHWC float16
  * (KRSC) for the nhwc_fp16 islands, or a float32 tensor as float16 or bfloat16 in its layout
- * (embedding tables at fp16; a matmul's constant operand at fp16 / bf16), or a matmul's constant
+ * (embedding tables at fp16; a matmul's constant operand at fp16 / bf16), an embedding table
+ * as row-wise 8-bit rows at int8, or a matmul's constant
  * B quantised per column to int8 for the int8 products (from B [K, N], or [N, K] when
  * transposed: cuda_matmul_q8.c; or to fp8 e4m3 for the fp8 products), or a conv filter as
  * KRSC int8 per output channel (cuda_conv_i8.c) or e4m3 (cuda_conv_f8.c). */
@@ -40,7 +41,8 @@ enum cu_wfmt {
     CU_W_S8_KRSC,
     CU_W_E4M3_COLS,
     CU_W_E4M3_ROWS,
-    CU_W_E4M3_KRSC
+    CU_W_E4M3_KRSC,
+    CU_W_U8_ROWWISE /* an int8 session's embedding table: [rows, dim + 8] (ib_q8_row) */
 };
 
 typedef struct cu_wref {
@@ -207,6 +209,11 @@ int cu_weight_get_f16_krsc(cu_ctx *c, const void *host, int64_t K, int64_t C, in
 /* The float32 [rows, dim] table at host as float16, same layout (CU_W_F16). */
 int cu_weight_get_f16(cu_ctx *c, const void *host, int64_t rows, int64_t dim, void **dev,
                       ib_err *err);
+/* The float32 [rows, dim] table at host as row-wise 8-bit rows [rows, dim + 8] (CU_W_U8_ROWWISE:
+ * the bytes ib_q8_row makes, quantised on the device); a row holding a NaN or an infinity is
+ * IB_EINVAL naming it. */
+int cu_weight_get_q8_rows(cu_ctx *c, const void *host, int64_t rows, int64_t dim, void **dev,
+                          ib_err *err);
 /* The float32 constant of n elements at host as float16 (bf16 false, CU_W_F16) or bfloat16
  * (CU_W_BF16), same layout. */
 int cu_weight_get_16(cu_ctx *c, const void *host, int64_t n, bool bf16, void **dev, ib_err *err);

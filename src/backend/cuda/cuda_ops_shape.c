@@ -196,18 +196,44 @@ typedef struct ga_k {
     void *y;
     int idx64;
     bool f16; /* data is the float16 copy of a float32 [axis_n, inner] table */
+    bool q8;  /* data is its row-wise 8-bit copy [axis_n, inner / 4 + 8] (int8) */
     int64_t outer, axis_n, n_idx, inner_bytes;
 } ga_k;
 
-/* At fp16 an embedding table (a float32 constant [rows, dim], gathered on axis 0) of at
- * least this size is held on the device as float16 (issue 25: DLRM's tables, half the
- * memory and half the bytes a lookup moves); smaller ones and every other precision keep
- * float32, so the exact data movement the conformance cases check is unchanged. */
+/* At fp16, fp8 and int8 an embedding table (a float32 constant [rows, dim], gathered on axis
+ * 0) of at least this size is held on the device as float16 (issue 25: DLRM's tables, half
+ * the memory and half the bytes a lookup moves). At int8, a table whose lookup only a Concat
+ * reads (DLRM's, the ones the cpu fuses into GatherConcat and holds at 8 bits) is held as
+ * row-wise 8-bit rows instead: a quarter of the bytes plus 8 a row, the bytes ib_q8_row makes
+ * and the cpu holds. BERT's word embeddings (read by an Add) stay float16. Smaller tables,
+ * fp32 and bf16 keep float32, so the exact data movement the conformance cases check is
+ * unchanged. */
 #define CU_GATHER_F16_MIN ((size_t)1 << 20)
+
+/* Whether value v's one reader is a Concat (the GatherConcat pattern of
+ * compile_fuse_embed.c). */
+static bool only_concat_reads(const ib_graph *g, ib_value_id v)
+{
+    if (g->values.data[v].consumers != 1)
+        return false;
+    for (size_t i = 0; i < g->nodes.len; i++) {
+        const ib_node *n = &g->nodes.data[i];
+        for (uint32_t k = 0; k < n->n_inputs && !n->dead; k++)
+            if (n->inputs[k] == v)
+                return !n->domain[0] && !strcmp(n->op_type, "Concat");
+    }
+    return false;
+}
 
 static int run_gather(cu_exec *e, void *k, ib_err *err)
 {
     ga_k *g = k;
+    if (g->q8)
+        return cu_check_rt(e, err,
+                           (cudaError_t)ibk_gather_q8_rows(e->ctx->stream, g->data, g->idx,
+                                                           g->idx64, g->y, g->axis_n, g->n_idx,
+                                                           g->inner_bytes / 4),
+                           "gather kernel (row-wise 8-bit table)");
     if (g->f16)
         return cu_check_rt(e, err,
                            (cudaError_t)ibk_gather_f16_rows(e->ctx->stream, g->data, g->idx,
@@ -254,20 +280,28 @@ static int comp_gather(cu_exec *e, const ib_node *n, ib_err *err)
     k->data = x->dev;
     k->idx = ix->dev;
     k->y = y->dev;
-    if (e->precision == IB_PRECISION_FP16 && x->host && x->desc.dtype == IB_DTYPE_FLOAT32 &&
-        r == 2 && axis == 0 && ib_tensor_desc_nbytes(&x->desc) >= CU_GATHER_F16_MIN) {
-        void *t16 = NULL;
-        int rc = cu_weight_get_f16(e->ctx, x->host, x->desc.dims[0], x->desc.dims[1], &t16, err);
+    enum ib_precision p = e->precision;
+    if ((p == IB_PRECISION_FP16 || p == IB_PRECISION_FP8 || p == IB_PRECISION_INT8) &&
+        x->host && x->desc.dtype == IB_DTYPE_FLOAT32 && r == 2 && axis == 0 &&
+        ib_tensor_desc_nbytes(&x->desc) >= CU_GATHER_F16_MIN) {
+        bool q8 = p == IB_PRECISION_INT8 && only_concat_reads(e->graph, y->id);
+        int fmt = q8 ? CU_W_U8_ROWWISE : CU_W_F16;
+        void *t = NULL;
+        int rc = q8 ? cu_weight_get_q8_rows(e->ctx, x->host, x->desc.dims[0], x->desc.dims[1],
+                                            &t, err)
+                    : cu_weight_get_f16(e->ctx, x->host, x->desc.dims[0], x->desc.dims[1], &t,
+                                        err);
         if (!rc)
-            rc = cu_exec_hold_weight(e, x->host, CU_W_F16, err);
+            rc = cu_exec_hold_weight(e, x->host, fmt, err);
         if (rc) {
             ib_free(k);
             return rc;
         }
-        k->data = t16;
-        k->f16 = true;
+        k->data = t;
+        k->f16 = !q8;
+        k->q8 = q8;
         /* the table's only reader: let its float32 copy go (the store frees it unless
-         * another subgraph holds it), so the device keeps half the bytes */
+         * another subgraph holds it), so the device keeps only the 16- or 8-bit form */
         if (e->graph->values.data[x->id].consumers == 1) {
             cu_exec_release_weight(e, x->host, CU_W_PLAIN);
             x->dev = NULL;

@@ -139,6 +139,16 @@ int ibk_window_acc(ibk_stream s, const float *acc, const float *win, const float
  * from the end; out of range: zeros), the embedding lookup over a table held in float16. */
 int ibk_gather_f16_rows(ibk_stream s, const void *table16, const void *idx, int idx_is_64,
                         float *y, int64_t rows, int64_t n_idx, int64_t dim);
+/* An int8 session's embedding table: x float32 [rows, width] -> out [rows, width + 8], each
+ * row as ib_q8_row (src/backend/backend.h) makes it, the same float operations with explicit
+ * roundings, so the same bytes (a warp a row). *bad (device memory, set to 0 here) becomes
+ * the first row holding a NaN or an infinity, + 1. */
+int ibk_table_q8_rows(ibk_stream s, const float *x, void *out, int64_t rows, int64_t width,
+                      long long *bad);
+/* y[j, d] = q * scale + bias (the product rounded first) of row idx[j] of a row-wise 8-bit
+ * table [rows, dim + 8] (negative indices from the end; out of range: zeros). */
+int ibk_gather_q8_rows(ibk_stream s, const void *table, const void *idx, int idx_is_64,
+                       float *y, int64_t rows, int64_t n_idx, int64_t dim);
 /* The conv epilogue over an NHWC float16 result acc [N, HW, C]: v = acc + bias[c] (bias may
  * be NULL) + z (z_kind 0 none, 1 NHWC float16, 2 NCHW float32), then the activation (as
  * ibk_bias_act), written to out as NHWC float16 (out_f32 0; out may be acc) or NCHW

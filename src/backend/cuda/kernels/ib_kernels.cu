@@ -859,6 +859,107 @@ extern "C" int ibk_gather_f16_rows(ibk_stream s, const void *table16, const void
     return launch_status();
 }
 
+/* ib_q8_row on the device, a warp a row: min and max over the lanes (exact, in any order),
+ * then each step of the host's arithmetic as one correctly rounded operation. */
+__global__ static void k_table_q8_rows(const float *x, unsigned char *out, int64_t rows,
+                                       int64_t width, unsigned long long *bad)
+{
+    int64_t warps = ((int64_t)gridDim.x * blockDim.x) / 32;
+    int lane = threadIdx.x & 31;
+    for (int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; r < rows;
+         r += warps) {
+        const float *xr = x + r * width;
+        unsigned char *o = out + r * (width + 8);
+        float lo = width > 0 ? xr[0] : 0.0f, hi = lo;
+        int finite = 1;
+        for (int64_t w = lane; w < width; w += 32) {
+            lo = fminf(lo, xr[w]);
+            hi = fmaxf(hi, xr[w]);
+            finite &= isfinite(xr[w]) ? 1 : 0;
+        }
+        for (int m = 16; m > 0; m >>= 1) {
+            lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, m));
+            hi = fmaxf(hi, __shfl_xor_sync(0xffffffffu, hi, m));
+            finite &= __shfl_xor_sync(0xffffffffu, finite, m);
+        }
+        if (!finite) {
+            if (lane == 0)
+                atomicMin(bad, (unsigned long long)r + 1);
+            continue;
+        }
+        float scale = __fdiv_rn(__fsub_rn(hi, lo), 255.0f);
+        float inv = scale > 0 ? __fdiv_rn(1.0f, scale) : 0.0f;
+        for (int64_t w = lane; w < width; w += 32) {
+            float q = __fadd_rn(__fmul_rn(__fsub_rn(xr[w], lo), inv), 0.5f);
+            o[w] = (unsigned char)__float2uint_rz(q < 0 ? 0.0f : q > 255 ? 255.0f : q);
+        }
+        if (lane < 8) { /* scale then bias, byte by byte: the row's end is not aligned */
+            unsigned int bits = __float_as_uint(lane < 4 ? scale : lo);
+            o[width + lane] = (unsigned char)(bits >> (8 * (lane & 3)));
+        }
+    }
+}
+
+__global__ static void k_bad_init(unsigned long long *bad)
+{
+    *bad = ~0ull;
+}
+
+__global__ static void k_bad_final(unsigned long long *bad)
+{
+    if (*bad == ~0ull)
+        *bad = 0;
+}
+
+extern "C" int ibk_table_q8_rows(ibk_stream s, const float *x, void *out, int64_t rows,
+                                 int64_t width, long long *bad)
+{
+    unsigned long long *b = (unsigned long long *)bad;
+    k_bad_init<<<1, 1, 0, s>>>(b);
+    if (rows > 0) {
+        int64_t blocks = (rows + 7) / 8; /* 8 warps a block */
+        k_table_q8_rows<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, s>>>(
+            x, (unsigned char *)out, rows, width, b);
+    }
+    k_bad_final<<<1, 1, 0, s>>>(b);
+    return launch_status();
+}
+
+__global__ static void k_gather_q8_rows(const unsigned char *t, const void *idx, int idx64,
+                                        float *y, int64_t rows, int64_t n_idx, int64_t dim)
+{
+    int64_t n = n_idx * dim;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t j = i / dim, d = i % dim;
+        int64_t k = idx64 ? ((const int64_t *)idx)[j] : (int64_t)((const int32_t *)idx)[j];
+        if (k < 0)
+            k += rows;
+        if (k < 0 || k >= rows) {
+            y[i] = 0.0f;
+            continue;
+        }
+        const unsigned char *row = t + k * (dim + 8);
+        unsigned int sb = 0, bb = 0;
+        for (int b = 0; b < 4; b++) {
+            sb |= (unsigned int)row[dim + b] << (8 * b);
+            bb |= (unsigned int)row[dim + 4 + b] << (8 * b);
+        }
+        y[i] = __fadd_rn(__fmul_rn((float)row[d], __uint_as_float(sb)), __uint_as_float(bb));
+    }
+}
+
+extern "C" int ibk_gather_q8_rows(ibk_stream s, const void *table, const void *idx,
+                                  int idx_is_64, float *y, int64_t rows, int64_t n_idx,
+                                  int64_t dim)
+{
+    if (n_idx <= 0 || dim <= 0)
+        return 0;
+    k_gather_q8_rows<<<grid_for(n_idx * dim), IBK_THREADS, 0, s>>>(
+        (const unsigned char *)table, idx, idx_is_64, y, rows, n_idx, dim);
+    return launch_status();
+}
+
 __global__ static void k_epi_nhwc(const __half *acc, void *out, int out_f32, const float *bias,
                                   const void *z, int z_kind, int64_t C, int64_t HW, int64_t n,
                                   int act, float a, float b)
