@@ -51,6 +51,9 @@
 # FP8CONV_BENCHMARKS (default "resnet50"): also an "fp8" row (calibrated; the 2-D convolutions
 # with channels in multiples of 16 on e4m3 through cuDNN's graph API, sm_89 and later:
 # cuda_conv_f8.c, tenth session);
+# U8IN_BENCHMARKS (default "resnet50"): also "fp16-u8in" and "int8-u8in" rows beside the fp16
+# and int8 rows that run (--variant u8-input: the built-in model takes uint8 pixels and
+# subtracts the means itself, so a batch collates and copies a quarter of the bytes; issue 24);
 # PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
 # the same for BERT-Large fp16 at batch 32 instead (the third call); 0 skips.
 set -u
@@ -213,17 +216,23 @@ for B in $BENCHMARKS; do
     case " ${HALF_BENCHMARKS-bert-99} " in *" $B "*) case " $PLIST " in *" int8 "*) PLIST="$PLIST int8-half" ;; esac ;; esac
     case " ${FP8_BENCHMARKS-bert-99} " in *" $B "*) PLIST="$PLIST fp8-half" ;; esac
     case " ${FP8CONV_BENCHMARKS-resnet50} " in *" $B "*) case " $PLIST " in *" fp8 "*) ;; *) PLIST="$PLIST fp8" ;; esac ;; esac
+    # the uint8-pixel input beside the fp16 and int8 rows that run (twelfth session)
+    case " ${U8IN_BENCHMARKS-resnet50} " in *" $B "*)
+        case " $PLIST " in *" fp16 "*) PLIST="$PLIST fp16-u8in" ;; esac
+        case " $PLIST " in *" int8 "*) PLIST="$PLIST int8-u8in" ;; esac ;; esac
     for P in $PLIST; do
         PREC=${P%-nhwc}
         PREC=${PREC%-graphpost}
         PREC=${PREC%-kits19}
         PREC=${PREC%-half}
+        PREC=${PREC%-u8in}
         NHWC=""
         [ "${P%-nhwc}" != "$P" ] && NHWC="--nhwc-fp16"
         [ "${P%-half}" != "$P" ] && NHWC="--half-chains"
         VARIANT=""
         [ "${P%-graphpost}" != "$P" ] && VARIANT="--variant graph-post"
         [ "${P%-kits19}" != "$P" ] && VARIANT="--dataset kits19"
+        [ "${P%-u8in}" != "$P" ] && VARIANT="--variant u8-input"
         D="$OUT/$B-$P"
         rm -rf "$D"
         VAR=BATCH_$(echo "$B" | tr '.-' '__')

@@ -86,6 +86,16 @@ enum ib_layout {
  */
 IB_API int ib_preprocess_imagenet(const ib_image *rgb, int32_t size, enum ib_layout layout,
                                   float *out, ib_err *err);
+/* The reference's per-channel means (R, G, B), subtracted by ib_preprocess_imagenet. */
+#define IB_IMAGENET_MEAN_R 123.68f
+#define IB_IMAGENET_MEAN_G 116.78f
+#define IB_IMAGENET_MEAN_B 103.94f
+/* The same pipeline stopped before the float conversion: the resized, cropped pixels as the
+ * reference holds them (uint8), 3 * size * size bytes in `layout`. (float)out[k] - mean[c]
+ * is exactly ib_preprocess_imagenet's value: a model taking these bytes (resnet50
+ * --variant u8-input) subtracts the means itself, and a batch moves a quarter of the bytes. */
+IB_API int ib_preprocess_imagenet_u8(const ib_image *rgb, int32_t size, enum ib_layout layout,
+                                     uint8_t *out, ib_err *err);
 
 /* ---- ImageNet 2012 validation (imagenet.c, synth_imagenet.c) ----------------------------- */
 
@@ -109,6 +119,9 @@ IB_API int32_t ib_imagenet_label(const ib_imagenet *d, size_t i);
 /* Decode and pre-process sample i (ib_preprocess_imagenet at `size`) into out. */
 IB_API int ib_imagenet_load(const ib_imagenet *d, size_t i, int32_t size, enum ib_layout layout,
                             float *out, ib_err *err);
+/* The same with ib_preprocess_imagenet_u8: the pixels before the float conversion. */
+IB_API int ib_imagenet_load_u8(const ib_imagenet *d, size_t i, int32_t size,
+                               enum ib_layout layout, uint8_t *out, ib_err *err);
 
 /*
  * ib_imagenet_synthesize - write `count` JPEGs "ILSVRC2012_val_%08u.JPEG" (1-based) of varied

@@ -185,8 +185,9 @@ int32_t ib_imagenet_label(const ib_imagenet *d, size_t i)
     return i < d->items.len ? d->items.data[i].label : -1;
 }
 
-int ib_imagenet_load(const ib_imagenet *d, size_t i, int32_t size, enum ib_layout layout,
-                     float *out, ib_err *err)
+/* Decode sample i and pre-process it into f32 or u8. */
+static int load(const ib_imagenet *d, size_t i, int32_t size, enum ib_layout layout, float *f32,
+                uint8_t *u8, ib_err *err)
 {
     if (i >= d->items.len)
         return ib_err_set(err, IB_EINVAL, "imagenet: sample %zu of %zu", i, d->items.len);
@@ -197,7 +198,20 @@ int ib_imagenet_load(const ib_imagenet *d, size_t i, int32_t size, enum ib_layou
     int rc = ib_image_decode_jpeg_file(path, &img, err);
     if (rc)
         return rc;
-    rc = ib_preprocess_imagenet(&img, size, layout, out, err);
+    rc = u8 ? ib_preprocess_imagenet_u8(&img, size, layout, u8, err)
+            : ib_preprocess_imagenet(&img, size, layout, f32, err);
     ib_image_release(&img);
     return rc;
+}
+
+int ib_imagenet_load(const ib_imagenet *d, size_t i, int32_t size, enum ib_layout layout,
+                     float *out, ib_err *err)
+{
+    return load(d, i, size, layout, out, NULL, err);
+}
+
+int ib_imagenet_load_u8(const ib_imagenet *d, size_t i, int32_t size, enum ib_layout layout,
+                        uint8_t *out, ib_err *err)
+{
+    return load(d, i, size, layout, NULL, out, err);
 }

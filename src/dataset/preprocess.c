@@ -244,8 +244,10 @@ int ib_image_resize_area(const ib_image *src, int32_t width, int32_t height, ib_
 
 /* ---- the ImageNet pipeline --------------------------------------------------------------------- */
 
-int ib_preprocess_imagenet(const ib_image *rgb, int32_t size, enum ib_layout layout, float *out,
-                           ib_err *err)
+/* The pipeline up to the crop: r (release it) holds the resized image, w its width, and the
+ * crop starts at (left, top). */
+static int resize_and_place(const ib_image *rgb, int32_t size, ib_image *r, int32_t *w,
+                            int32_t *left, int32_t *top, ib_err *err)
 {
     if (!rgb || !rgb->data || rgb->channels != 3)
         return ib_err_set(err, IB_EINVAL, "preprocess: need a 3-channel RGB image");
@@ -253,39 +255,65 @@ int ib_preprocess_imagenet(const ib_image *rgb, int32_t size, enum ib_layout lay
         return ib_err_set(err, IB_EINVAL, "preprocess: output size %d outside 1..4096", size);
     /* resize_with_aspectratio(scale=87.5): int(100 * size / 87.5), long side truncated */
     int32_t nh = (int32_t)(100. * size / 87.5), nw = nh;
-    int32_t w, h;
+    int32_t h;
     if (rgb->height > rgb->width) {
-        w = nw;
+        *w = nw;
         h = (int32_t)((double)nh * rgb->height / rgb->width);
     } else {
         h = nh;
-        w = (int32_t)((double)nw * rgb->width / rgb->height);
+        *w = (int32_t)((double)nw * rgb->width / rgb->height);
     }
-    ib_image r;
-    int rc = ib_image_resize_area(rgb, w, h, &r, err);
+    int rc = ib_image_resize_area(rgb, *w, h, r, err);
     if (rc)
         return rc;
     /* center_crop: int((W - out) / 2) .. int((W + out) / 2) */
-    int32_t left = (int32_t)((w - size) / 2.0), top = (int32_t)((h - size) / 2.0);
-    if (left < 0 || top < 0 || left + size > w || top + size > h) {
-        ib_image_release(&r);
-        return ib_err_set(err, IB_EINVAL, "preprocess: %dx%d image too small to crop %d", w, h,
-                          size);
+    *left = (int32_t)((*w - size) / 2.0);
+    *top = (int32_t)((h - size) / 2.0);
+    if (*left < 0 || *top < 0 || *left + size > *w || *top + size > h) {
+        ib_image_release(r);
+        return ib_err_set(err, IB_EINVAL, "preprocess: %dx%d image too small to crop %d", *w,
+                          h, size);
     }
-    static const float mean[3] = {123.68f, 116.78f, 103.94f};
+    return IB_OK;
+}
+
+/* Write the crop as float32 less the means (f32) or as the pixels (u8), in layout. */
+static int preprocess(const ib_image *rgb, int32_t size, enum ib_layout layout, float *f32,
+                      uint8_t *u8, ib_err *err)
+{
+    ib_image r;
+    int32_t w = 0, left = 0, top = 0;
+    int rc = resize_and_place(rgb, size, &r, &w, &left, &top, err);
+    if (rc)
+        return rc;
+    static const float mean[3] = {IB_IMAGENET_MEAN_R, IB_IMAGENET_MEAN_G, IB_IMAGENET_MEAN_B};
     size_t plane = (size_t)size * (size_t)size;
     for (int32_t y = 0; y < size; y++) {
         const uint8_t *S = r.data + ((size_t)(top + y) * (size_t)w + (size_t)left) * 3;
         for (int32_t x = 0; x < size; x++) {
             for (int c = 0; c < 3; c++) {
-                float v = (float)S[3 * x + c] - mean[c];
-                if (layout == IB_LAYOUT_NCHW)
-                    out[(size_t)c * plane + (size_t)y * (size_t)size + (size_t)x] = v;
+                size_t at = layout == IB_LAYOUT_NCHW
+                                ? (size_t)c * plane + (size_t)y * (size_t)size + (size_t)x
+                                : ((size_t)y * (size_t)size + (size_t)x) * 3 + (size_t)c;
+                if (u8)
+                    u8[at] = S[3 * x + c];
                 else
-                    out[((size_t)y * (size_t)size + (size_t)x) * 3 + (size_t)c] = v;
+                    f32[at] = (float)S[3 * x + c] - mean[c];
             }
         }
     }
     ib_image_release(&r);
     return IB_OK;
+}
+
+int ib_preprocess_imagenet(const ib_image *rgb, int32_t size, enum ib_layout layout, float *out,
+                           ib_err *err)
+{
+    return preprocess(rgb, size, layout, out, NULL, err);
+}
+
+int ib_preprocess_imagenet_u8(const ib_image *rgb, int32_t size, enum ib_layout layout,
+                              uint8_t *out, ib_err *err)
+{
+    return preprocess(rgb, size, layout, NULL, out, err);
 }

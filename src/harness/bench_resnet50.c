@@ -5,7 +5,8 @@
  * (src/metrics/topk.c).
  *
  * Models accepted (bind): one float32 rank-4 input, NCHW [N,3,224,224] (the MLPerf ONNX,
- * "input_tensor:0") or NHWC [N,224,224,3] (a TF-layout export); outputs either an integer
+ * "input_tensor:0") or NHWC [N,224,224,3] (a TF-layout export), or the same as uint8 pixels
+ * (--variant u8-input builds one: the model subtracts the means); outputs either an integer
  * class id (the ONNX "ArgMax:0", int64 [N]) or scores [N,1001] / [N,1000] (argmax taken in
  * the SUT). The payload is what the reference's PostProcessCommon(offset=-1) logs: the
  * class id minus 1 for 1001-class models (class 0 is "background"), as float32 by default
@@ -28,24 +29,45 @@ typedef struct rn_state {
     ib_imagenet *data;
     char input[IB_BENCH_NAME_MAX];
     enum ib_layout layout;
+    bool u8;           /* the model takes the uint8 pixels (it subtracts the means) */
     bool class_output; /* the model returns a class id (else scores) */
     enum ib_dtype out_dtype;
     int64_t classes;   /* 1001 or 1000 */
 } rn_state;
 
+/* --variant: none (float32 input, as the MLPerf ONNX) or "u8-input": the built-in model takes
+ * the reference's uint8 pixels and subtracts the means itself (ib_models_opts.u8_input), so
+ * the same values reach the first convolution while a batch moves a quarter of the bytes
+ * (collated on the host, copied to a GPU: issue 24). */
+static int rn_variant(const ib_bench_config *cfg, bool *u8, ib_err *err)
+{
+    const char *v = cfg->variant ? cfg->variant : "";
+    *u8 = !strcmp(v, "u8-input");
+    if (*v && !*u8)
+        return ib_err_set(err, IB_EINVAL,
+                          "resnet50: unknown variant '%s' (use --variant u8-input: the "
+                          "built-in model takes uint8 pixels and subtracts the means itself)",
+                          v);
+    return IB_OK;
+}
+
 static int rn_build(const ib_bench_config *cfg, size_t k, const char *path, ib_err *err)
 {
     (void)k;
     ib_models_opts o = {.seed = cfg->seed, .tiny = cfg->tiny};
+    int rc = rn_variant(cfg, &o.u8_input, err);
+    if (rc)
+        return rc;
     ib_build *b = NULL;
-    int rc = ib_models_resnet50(&o, &b, err);
+    rc = ib_models_resnet50(&o, &b, err);
     return ib_bench_write_model(rc, b, path, err);
 }
 
-/* The model's shape for one image: NCHW or NHWC at 224, batch dim free or fixed. */
+/* The model's shape for one image: NCHW or NHWC at 224, batch dim free or fixed; float32
+ * mean-subtracted values or uint8 pixels. */
 static bool rn_input_layout(const ib_tensor_desc *d, enum ib_layout *layout)
 {
-    if (d->dtype != IB_DTYPE_FLOAT32 || d->ndim != 4)
+    if ((d->dtype != IB_DTYPE_FLOAT32 && d->dtype != IB_DTYPE_UINT8) || d->ndim != 4)
         return false;
     if (d->dims[1] == 3 && d->dims[2] == RN_SIZE && d->dims[3] == RN_SIZE) {
         *layout = IB_LAYOUT_NCHW;
@@ -61,9 +83,12 @@ static bool rn_input_layout(const ib_tensor_desc *d, enum ib_layout *layout)
 static int rn_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_bench_io *io,
                    ib_err *err)
 {
-    (void)cfg;
     (void)k;
     memset(io, 0, sizeof *io);
+    bool want_u8;
+    int vrc = rn_variant(cfg, &want_u8, err);
+    if (vrc)
+        return vrc;
     if (ib_model_input_count(m) != 1)
         return ib_err_set(err, IB_EINVAL,
                           "resnet50: the model has %zu inputs; expected one float32 image input "
@@ -74,8 +99,14 @@ static int rn_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
     enum ib_layout layout;
     if (ib_model_input(m, 0, &name, &d) || !rn_input_layout(&d, &layout))
         return ib_err_set(err, IB_EINVAL,
-                          "resnet50: input '%s' is not float32 [N,3,224,224] or [N,224,224,3]",
+                          "resnet50: input '%s' is not float32 [N,3,224,224] or [N,224,224,3] "
+                          "(mean-subtracted) or uint8 (the pixels)",
                           name ? name : "?");
+    if (want_u8 && d.dtype != IB_DTYPE_UINT8)
+        return ib_err_set(err, IB_EINVAL,
+                          "resnet50: --variant u8-input needs a model whose input '%s' is uint8; "
+                          "this one takes float32 (drop --variant, or use the built-in model)",
+                          name);
     int rc = ib_bench_bind_input(io, 0, name, &d, err);
     if (rc)
         return rc;
@@ -113,8 +144,9 @@ static int rn_bind(const ib_bench_config *cfg, size_t k, const ib_model *m, ib_b
     if (classes == 0)
         classes = IB_RESNET50_CLASSES; /* an ArgMax-only graph: the MLPerf 1001-class layout */
     io->params[0] = classes;
-    snprintf(io->note, sizeof io->note, "input %s (%s), output %s (%s, %lld classes%s)", name,
-             layout == IB_LAYOUT_NCHW ? "NCHW" : "NHWC", on,
+    snprintf(io->note, sizeof io->note, "input %s (%s%s), output %s (%s, %lld classes%s)", name,
+             layout == IB_LAYOUT_NCHW ? "NCHW" : "NHWC",
+             d.dtype == IB_DTYPE_UINT8 ? ", uint8 pixels: the model subtracts the means" : "", on,
              cls >= 0 ? "class id" : "scores, argmax in the SUT", (long long)classes,
              classes == 1001 ? ", payload = class - 1" : "");
     return IB_OK;
@@ -142,6 +174,7 @@ static int rn_open(const ib_bench_config *cfg, const char *dir, const ib_bench_i
     if (io) {
         snprintf(s->input, sizeof s->input, "%s", io[0].inputs[0].name);
         rn_input_layout(&io[0].inputs[0].desc, &s->layout);
+        s->u8 = io[0].inputs[0].desc.dtype == IB_DTYPE_UINT8;
         s->out_dtype = io[0].outputs[0].dtype;
         s->class_output = s->out_dtype != IB_DTYPE_FLOAT32;
         s->classes = io[0].params[0];
@@ -164,11 +197,12 @@ static int rn_load(void *state, size_t index, ib_bench_sample *out, ib_err *err)
 {
     rn_state *s = state;
     memset(out, 0, sizeof *out);
-    size_t n = 3 * RN_SIZE * RN_SIZE;
-    float *buf = ib_malloc(n * sizeof *buf);
+    size_t n = 3 * RN_SIZE * RN_SIZE, es = s->u8 ? 1 : sizeof(float);
+    void *buf = ib_malloc(n * es);
     if (!buf)
         return ib_err_set(err, IB_ENOMEM, "resnet50: out of memory");
-    int rc = ib_imagenet_load(s->data, index, RN_SIZE, s->layout, buf, err);
+    int rc = s->u8 ? ib_imagenet_load_u8(s->data, index, RN_SIZE, s->layout, buf, err)
+                   : ib_imagenet_load(s->data, index, RN_SIZE, s->layout, buf, err);
     if (rc) {
         ib_free(buf);
         return rc;
@@ -178,8 +212,8 @@ static int rn_load(void *state, size_t index, ib_bench_sample *out, ib_err *err)
     ib_tensor_view *t = &out->t[0];
     t->name = s->input;
     t->data = buf;
-    t->capacity = n * sizeof *buf;
-    t->desc.dtype = IB_DTYPE_FLOAT32;
+    t->capacity = n * es;
+    t->desc.dtype = s->u8 ? IB_DTYPE_UINT8 : IB_DTYPE_FLOAT32;
     t->desc.ndim = 4;
     int64_t nchw[4] = {1, 3, RN_SIZE, RN_SIZE}, nhwc[4] = {1, RN_SIZE, RN_SIZE, 3};
     memcpy(t->desc.dims, s->layout == IB_LAYOUT_NCHW ? nchw : nhwc, sizeof nchw);

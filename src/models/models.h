@@ -23,6 +23,10 @@ typedef struct ib_models_opts {
     /* SSD-ResNet34: end with inferbench.SSDPostprocess (decode + NMS in the graph, so a GPU
      * runs it), whose detections and counts replace the raw heads as outputs */
     bool with_postprocess;
+    /* ResNet50: take the reference's uint8 pixels (IB_RESNET50_INPUT as uint8 [N,3,224,224])
+     * and subtract the means in the graph (Cast, Sub): the same values reach the first
+     * convolution, and a batch moves a quarter of the bytes (issue 24) */
+    bool u8_input;
 } ib_models_opts;
 
 /* ---- ResNet50-v1.5 (resnet50.c) ------------------------------------------------------------ */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "inferbench/dataset.h"
 #include "models/models.h"
 #include "onnx/build.h"
 
@@ -93,7 +94,16 @@ int ib_models_resnet50(const ib_models_opts *o, ib_build **out, ib_err *err)
         return ib_err_set(err, rc, "resnet50: cannot create the ONNX builder");
     rn_ctx c = {.b = b};
     int64_t div = o && o->tiny ? 8 : 1;
-    ib_value_id x = ib_build_input(b, IB_RESNET50_INPUT, IB_DTYPE_FLOAT32, "N,3,224,224");
+    ib_value_id x;
+    if (o && o->u8_input) { /* (float)pixel - mean[c], as ib_preprocess_imagenet computes it */
+        static const float mean[3] = {IB_IMAGENET_MEAN_R, IB_IMAGENET_MEAN_G,
+                                      IB_IMAGENET_MEAN_B};
+        x = ib_build_input(b, IB_RESNET50_INPUT, IB_DTYPE_UINT8, "N,3,224,224");
+        x = IB_BUILD_OP(b, "Cast", "to=1", x); /* TensorProto FLOAT */
+        x = IB_BUILD_OP(b, "Sub", "", x, ib_build_floats(b, "input.mean", mean, 3, "1,3,1,1"));
+    } else {
+        x = ib_build_input(b, IB_RESNET50_INPUT, IB_DTYPE_FLOAT32, "N,3,224,224");
+    }
 
     snprintf(c.name, sizeof c.name, "stem");
     int64_t width = 64 / div;

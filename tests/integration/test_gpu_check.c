@@ -72,6 +72,10 @@ TEST_TIMEOUT(gpu_check_budget_spent_names_steps_not_run, 60)
     ASSERT_TRUE(strstr(s, "run resnet50 fp8-half") == NULL);
     ASSERT_TRUE(strstr(s, "run resnet50 fp8\n") != NULL); /* e4m3 convolutions (graph API) */
     ASSERT_TRUE(strstr(s, "run bert-99 fp8\n") == NULL);
+    /* the uint8-pixel input beside ResNet50's fp16 and int8 rows */
+    ASSERT_TRUE(strstr(s, "run resnet50 fp16-u8in") != NULL);
+    ASSERT_TRUE(strstr(s, "run resnet50 int8-u8in") != NULL);
+    ASSERT_TRUE(strstr(s, "run bert-99 fp16-u8in") == NULL);
     ASSERT_TRUE(strstr(s, "== Offline samples/s") != NULL); /* the table is still printed */
     ASSERT_TRUE(strstr(s, "GPU-CHECK OK") == NULL);
     ib_free(s);

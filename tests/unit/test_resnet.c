@@ -12,6 +12,7 @@
 
 #include "harness/benchmark.h"
 #include "inferbench/base.h"
+#include "inferbench/dataset.h"
 #include "inferbench/metrics.h"
 #include "inferbench/runtime.h"
 #include "models/models.h"
@@ -151,8 +152,8 @@ TEST(resnet_seeded_weights)
     ib_build_destroy(c);
 }
 
-static void run_model(ib_model *m, const char *backend, const float *in, int64_t n,
-                      int64_t *cls, float *prob)
+static void run_model_dt(ib_model *m, const char *backend, const void *in, enum ib_dtype dt,
+                         int64_t n, int64_t *cls, float *prob)
 {
     ib_session_options so;
     ib_session_options_defaults(&so);
@@ -163,7 +164,7 @@ static void run_model(ib_model *m, const char *backend, const float *in, int64_t
     ib_err err;
     ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
     ib_tensor_view iv = {.name = "input_tensor:0",
-                         .desc = {IB_DTYPE_FLOAT32, 4, {n, 3, 224, 224}},
+                         .desc = {dt, 4, {n, 3, 224, 224}},
                          .data = (void *)(uintptr_t)in};
     ib_tensor_view ov[2] = {
         {.name = "ArgMax:0", .data = cls, .capacity = (size_t)n * 8},
@@ -171,6 +172,58 @@ static void run_model(ib_model *m, const char *backend, const float *in, int64_t
     ASSERT_OK_ERR(ib_session_run(s, &iv, 1, ov, 2, &err), &err);
     ASSERT_INT_EQ(ov[0].desc.dims[0], n);
     ib_session_destroy(s);
+}
+
+static void run_model(ib_model *m, const char *backend, const float *in, int64_t n,
+                      int64_t *cls, float *prob)
+{
+    run_model_dt(m, backend, in, IB_DTYPE_FLOAT32, n, cls, prob);
+}
+
+/* issue 24: --variant u8-input. The loader's uint8 pixels less the means are exactly its
+ * float32 values, and the model taking the pixels (Cast, Sub in the graph) gives the float
+ * model's probabilities, on the cpu and the reference kernels, while a sample is a quarter
+ * of the bytes. */
+TEST_TIMEOUT(resnet_u8_input_same_values, 120)
+{
+    ib_err err;
+    ASSERT_OK_ERR(ib_imagenet_synthesize("imgs", 3, 7, &err), &err);
+    ib_imagenet *d = NULL;
+    ASSERT_OK_ERR(ib_imagenet_open("imgs", NULL, &d, &err), &err);
+    size_t per = 3 * 224 * 224;
+    float *f = ib_malloc(3 * per * sizeof *f);
+    uint8_t *u = ib_malloc(3 * per);
+    static const float mean[3] = {IB_IMAGENET_MEAN_R, IB_IMAGENET_MEAN_G, IB_IMAGENET_MEAN_B};
+    for (size_t i = 0; i < 3; i++) {
+        ASSERT_OK_ERR(ib_imagenet_load(d, i, 224, IB_LAYOUT_NCHW, f + i * per, &err), &err);
+        ASSERT_OK_ERR(ib_imagenet_load_u8(d, i, 224, IB_LAYOUT_NCHW, u + i * per, &err), &err);
+        for (size_t k = 0; k < per; k++)
+            ASSERT_TRUE((float)u[i * per + k] - mean[k / (224 * 224)] == f[i * per + k]);
+    }
+    ib_imagenet_close(d);
+    ib_models_opts o = {.seed = 5, .tiny = true, .u8_input = true};
+    ib_build *b = NULL;
+    ASSERT_OK_ERR(ib_models_resnet50(&o, &b, &err), &err);
+    ib_model *mu = load_built(b, "tiny-u8.onnx"), *mf = tiny_model(5);
+    static const char *const backends[2] = {"cpu", "reference"};
+    for (int k = 0; k < 2; k++) {
+        int64_t n = k ? 1 : 3, cf[3], cu[3];
+        float *pf = ib_malloc(3 * 1001 * sizeof *pf), *pu = ib_malloc(3 * 1001 * sizeof *pu);
+        run_model_dt(mf, backends[k], f, IB_DTYPE_FLOAT32, n, cf, pf);
+        run_model_dt(mu, backends[k], u, IB_DTYPE_UINT8, n, cu, pu);
+        double worst = 0;
+        for (size_t j = 0; j < (size_t)n * 1001; j++)
+            worst = fmax(worst, fabs((double)pf[j] - (double)pu[j]) / (fabs((double)pf[j]) + 1e-12));
+        printf("# %s: worst relative difference of the probabilities %.3g\n", backends[k], worst);
+        ASSERT_TRUE(worst <= 1e-5);
+        ASSERT_MEM_EQ(cf, cu, (size_t)n * sizeof cf[0]);
+        ib_free(pf);
+        ib_free(pu);
+    }
+    ib_model_destroy(mu);
+    ib_model_destroy(mf);
+    ib_free(f);
+    ib_free(u);
 }
 
 TEST_TIMEOUT(resnet_tiny_inference_consistent, 120)
