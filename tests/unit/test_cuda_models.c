@@ -489,36 +489,48 @@ TEST_TIMEOUT(cuda_profile_per_step, 120)
 /* issue 25: at fp16 an embedding table of 1 MiB or more is held as float16 on the device: a
  * Gather from a 2 MiB table [4096, 128] (indices from both ends) matches the cpu's float32
  * lookup to float16's rounding (relative 2^-11), and at fp32 exactly. Not yet run on a GPU. */
+/* Run m (built from b) once on backend at p with inputs iv (also its calibration batch at the
+ * calibrated precisions) into the float32 output "rows" of cap bytes at y. */
+static void lookup_run(ib_build *b, const char *backend, enum ib_precision p,
+                       const ib_tensor_view *iv, size_t n_in, float *y, size_t cap)
+{
+    ib_model *m = model_from(b);
+    ib_err err;
+    ib_err_clear(&err);
+    ib_session_options so;
+    ib_session_options_defaults(&so);
+    so.backend = backend;
+    so.precision = p;
+    if (p == IB_PRECISION_INT8 || p == IB_PRECISION_FP8) { /* a lookup has no range to learn */
+        so.calib_inputs = iv;
+        so.calib_batches = 1;
+        so.calib_input_count = n_in;
+    }
+    ib_session *s = NULL;
+    ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
+    ib_tensor_view ov = {.name = "rows", .data = y, .capacity = cap};
+    ASSERT_OK_ERR(ib_session_run(s, iv, n_in, &ov, 1, &err), &err);
+    ib_session_destroy(s);
+    ib_model_destroy(m);
+}
+
+/* The seeded 2 MiB table [4096, 128] of the lookup tests. */
+static ib_value_id lookup_table(ib_build *b)
+{
+    return ib_build_weight(b, "table", IB_DTYPE_FLOAT32, "4096,128", ib_fill_uniform(-3, 3));
+}
+
 static void gather_case(const char *backend, enum ib_precision p, const int64_t *idx, size_t n,
                         float *y)
 {
     ib_build *b = NULL;
     ASSERT_OK(ib_build_create(1, 13, &b));
     ib_value_id ids = ib_build_input(b, "ids", IB_DTYPE_INT64, "16");
-    ib_value_id t = ib_build_weight(b, "table", IB_DTYPE_FLOAT32, "4096,128",
-                                    ib_fill_uniform(-3, 3));
-    ib_value_id g = IB_BUILD_OP(b, "Gather", "axis=0", t, ids);
+    ib_value_id g = IB_BUILD_OP(b, "Gather", "axis=0", lookup_table(b), ids);
     ib_build_output(b, g, "rows", IB_DTYPE_FLOAT32, "16,128");
-    ib_model *m = model_from(b);
-    ib_err err;
-    ib_err_clear(&err);
     ib_tensor_view iv = {.name = "ids", .desc = {IB_DTYPE_INT64, 1, {(int64_t)n}},
                          .data = (void *)(uintptr_t)idx};
-    ib_session_options so;
-    ib_session_options_defaults(&so);
-    so.backend = backend;
-    so.precision = p;
-    if (p == IB_PRECISION_INT8 || p == IB_PRECISION_FP8) { /* calibrated precisions */
-        so.calib_inputs = &iv;
-        so.calib_batches = 1;
-        so.calib_input_count = 1;
-    }
-    ib_session *s = NULL;
-    ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
-    ib_tensor_view ov = {.name = "rows", .data = y, .capacity = n * 128 * sizeof(float)};
-    ASSERT_OK_ERR(ib_session_run(s, &iv, 1, &ov, 1, &err), &err);
-    ib_session_destroy(s);
-    ib_model_destroy(m);
+    lookup_run(b, backend, p, &iv, 1, y, n * 128 * sizeof(float));
 }
 
 TEST_TIMEOUT(cuda_gather_fp16_tables, 120)
@@ -551,32 +563,16 @@ static void lookups_concat(const char *backend, enum ib_precision p, const int64
     ASSERT_OK(ib_build_create(1, 13, &b));
     ib_value_id ids = ib_build_input(b, "ids", IB_DTYPE_INT64, "16");
     ib_value_id ids2 = ib_build_input(b, "ids2", IB_DTYPE_INT64, "16");
-    ib_value_id t = ib_build_weight(b, "table", IB_DTYPE_FLOAT32, "4096,128",
-                                    ib_fill_uniform(-3, 3));
+    ib_value_id t = lookup_table(b);
     ib_value_id g1 = IB_BUILD_OP(b, "Gather", "axis=0", t, ids);
     ib_value_id g2 = IB_BUILD_OP(b, "Gather", "axis=0", t, ids2);
     ib_value_id c = IB_BUILD_OP(b, "Concat", "axis=1", g1, g2);
     ib_build_output(b, c, "rows", IB_DTYPE_FLOAT32, "16,256");
-    ib_model *m = model_from(b);
-    ib_err err;
-    ib_err_clear(&err);
     ib_tensor_view iv[2] = {{.name = "ids", .desc = {IB_DTYPE_INT64, 1, {(int64_t)n}},
                              .data = (void *)(uintptr_t)idx},
                             {.name = "ids2", .desc = {IB_DTYPE_INT64, 1, {(int64_t)n}},
                              .data = (void *)(uintptr_t)idx2}};
-    ib_session_options so;
-    ib_session_options_defaults(&so);
-    so.backend = backend;
-    so.precision = p;
-    so.calib_inputs = iv; /* int8 wants them; a lookup has no range to calibrate */
-    so.calib_batches = 1;
-    so.calib_input_count = 2;
-    ib_session *s = NULL;
-    ASSERT_OK_ERR(ib_session_create(m, &so, &s, &err), &err);
-    ib_tensor_view ov = {.name = "rows", .data = y, .capacity = n * 256 * sizeof(float)};
-    ASSERT_OK_ERR(ib_session_run(s, iv, 2, &ov, 1, &err), &err);
-    ib_session_destroy(s);
-    ib_model_destroy(m);
+    lookup_run(b, backend, p, iv, 2, y, n * 256 * sizeof(float));
 }
 
 /* backend at int8 over lookups_concat: exactly what ib_q8_row's rows of the float32 rows read
