@@ -188,6 +188,11 @@ int ib_session_run_and_fetch(ib_session *s, ib_variant *v, ib_tensor_view *outpu
 /* The index of the value named `name` among ids[0..n) of g (n when none or name is NULL). */
 size_t ib_session_index_of(const ib_graph *g, const ib_value_id *ids, size_t n,
                            const char *name);
+/* The shape of output slot o after its variant's last run: the data-dependent dims its
+ * producer reports (the bound shape when that would exceed the slot), else the bound shape. */
+ib_tensor_desc ib_session_output_desc(const ib_output_slot *o);
+/* s->fed_staging grown to at least n bytes (IB_ENOMEM naming n bytes of `what`). */
+int ib_session_fed_staging(ib_session *s, size_t n, const char *what, ib_err *err);
 /* Copy one value's bytes of a variant's arena to host memory. */
 int ib_session_read_slot(ib_session *s, uint32_t backend, size_t offset, void *dst, size_t n,
                          ib_err *err);

@@ -36,11 +36,7 @@ int ib_session_link_source(const ib_session_link *l, const char *input,
                           "link: output '%s' is a constant or a graph input passed through, not "
                           "a computed value; pass input '%s' as a view instead",
                           out, input);
-    ib_tensor_desc have = (*os)->desc;
-    if ((*os)->producer) /* data-dependent dims, as ib_session_run fetches them */
-        ib_backend_graph_value_desc((*os)->producer, (*os)->value, &have);
-    if (ib_tensor_desc_nbytes(&have) > (*os)->nbytes)
-        have = (*os)->desc;
+    ib_tensor_desc have = ib_session_output_desc(*os); /* as ib_session_run fetches it */
     if (l->desc.ndim == 0) {
         *d = have;
         return IB_OK;
@@ -70,15 +66,9 @@ int ib_session_link_copy(ib_session *s, const ib_input_slot *in, const ib_link_s
             continue;
         if (rc != IB_EUNSUPPORTED)
             return rc;
-        if (ls->nbytes > s->fed_staging_cap) { /* no copy between the two: through the host */
-            unsigned char *p = ib_realloc(s->fed_staging, ls->nbytes);
-            if (!p)
-                return ib_err_set(err, IB_ENOMEM, "out of memory for %zu bytes of a link",
-                                  ls->nbytes);
-            s->fed_staging = p;
-            s->fed_staging_cap = ls->nbytes;
-        }
-        if ((rc = ib_backend_tensor_get(src, ls->os->offset, s->fed_staging, ls->nbytes, err)) ||
+        /* no copy between the two: through the host */
+        if ((rc = ib_session_fed_staging(s, ls->nbytes, "a link", err)) ||
+            (rc = ib_backend_tensor_get(src, ls->os->offset, s->fed_staging, ls->nbytes, err)) ||
             (rc = ib_backend_tensor_set(dst, in->feeds[f].offset, s->fed_staging, ls->nbytes,
                                         err)))
             return rc;

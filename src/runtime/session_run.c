@@ -92,6 +92,27 @@ int ib_session_run_variant(ib_session *s, ib_variant *v, const ib_tensor_view *c
     return IB_OK;
 }
 
+ib_tensor_desc ib_session_output_desc(const ib_output_slot *o)
+{
+    ib_tensor_desc d = o->desc;
+    if (o->kind == IB_OUT_ARENA && o->producer)
+        ib_backend_graph_value_desc(o->producer, o->value, &d); /* data-dependent dims */
+    /* a backend reporting more than it reserved: the bound shape */
+    return ib_tensor_desc_nbytes(&d) > o->nbytes ? o->desc : d;
+}
+
+int ib_session_fed_staging(ib_session *s, size_t n, const char *what, ib_err *err)
+{
+    if (n <= s->fed_staging_cap)
+        return IB_OK;
+    unsigned char *p = ib_realloc(s->fed_staging, n);
+    if (!p)
+        return ib_err_set(err, IB_ENOMEM, "out of memory for %zu bytes of %s", n, what);
+    s->fed_staging = p;
+    s->fed_staging_cap = n;
+    return IB_OK;
+}
+
 /* Check one input view against the declared input. */
 int ib_session_check_input(const ib_session *s, const ib_value *decl, const ib_tensor_view *view,
                            ib_err *err)
@@ -194,11 +215,8 @@ static int fetch_output(ib_session *s, ib_variant *v, ib_tensor_view *view, ib_e
         return ib_err_set(err, IB_ENOTFOUND, "unknown output '%s'",
                           view->name ? view->name : "(null)");
     const ib_output_slot *o = &v->outs[i];
-    ib_tensor_desc d = o->desc;
-    if (o->kind == IB_OUT_ARENA && o->producer)
-        ib_backend_graph_value_desc(o->producer, o->value, &d); /* data-dependent dims */
+    ib_tensor_desc d = ib_session_output_desc(o);
     size_t n = ib_tensor_desc_nbytes(&d);
-    if (n > o->nbytes) n = o->nbytes, d = o->desc; /* a backend reporting more than it reserved */
     if (n > view->capacity || (n && !view->data)) {
         char a[160];
         return ib_err_set(err, IB_EINVAL, "output '%s' (%s) needs %zu bytes, capacity is %zu",
@@ -312,12 +330,8 @@ static int move_fed(ib_session *s, const fed_copy *fc, size_t n, ib_err *err)
         if (rc || !via_host)
             return rc;
     }
-    if (total > s->fed_staging_cap) {
-        unsigned char *p = ib_realloc(s->fed_staging, total);
-        if (!p) return ib_err_set(err, IB_ENOMEM, "out of memory for %zu bytes of state", total);
-        s->fed_staging = p;
-        s->fed_staging_cap = total;
-    }
+    if ((rc = ib_session_fed_staging(s, total, "state", err)))
+        return rc;
     size_t at = 0;
     for (size_t a = 0; a < n && !rc; a++) {
         rc = ib_backend_tensor_get(s->arena[fc[a].src->backend], fc[a].src->offset,

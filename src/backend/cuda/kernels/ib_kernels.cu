@@ -413,6 +413,16 @@ extern "C" int ibk_reduce(ibk_stream s, int op, const float *x, float *y, int64_
 
 /* ---- gather ---------------------------------------------------------------- */
 
+/* The row index j of a Gather's indices selects (int64 or int32; negative from the end), or
+ * -1 when it is out of [0, rows): the lookup then yields zeros (a kernel cannot fail). */
+__device__ static int64_t gather_row(const void *idx, int idx64, int64_t j, int64_t rows)
+{
+    int64_t k = idx64 ? ((const int64_t *)idx)[j] : (int64_t)((const int32_t *)idx)[j];
+    if (k < 0)
+        k += rows;
+    return k >= 0 && k < rows ? k : -1;
+}
+
 template <typename T>
 __global__ static void k_gather(const T *data, const void *idx, int idx64, T *y, int64_t outer,
                                 int64_t axis_n, int64_t n_idx, int64_t inner)
@@ -422,10 +432,8 @@ __global__ static void k_gather(const T *data, const void *idx, int idx64, T *y,
          i += (int64_t)gridDim.x * blockDim.x) {
         int64_t in = i % inner, t = i / inner;
         int64_t j = t % n_idx, o = t / n_idx;
-        int64_t k = idx64 ? ((const int64_t *)idx)[j] : (int64_t)((const int32_t *)idx)[j];
-        if (k < 0)
-            k += axis_n;
-        y[i] = (k >= 0 && k < axis_n) ? data[(o * axis_n + k) * inner + in] : (T)0;
+        int64_t k = gather_row(idx, idx64, j, axis_n);
+        y[i] = k >= 0 ? data[(o * axis_n + k) * inner + in] : (T)0;
     }
 }
 
@@ -841,10 +849,8 @@ __global__ static void k_gather_f16_rows(const __half *t, const void *idx, int i
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
         int64_t j = i / dim, d = i % dim;
-        int64_t k = idx64 ? ((const int64_t *)idx)[j] : (int64_t)((const int32_t *)idx)[j];
-        if (k < 0)
-            k += rows;
-        y[i] = (k >= 0 && k < rows) ? __half2float(t[k * dim + d]) : 0.0f;
+        int64_t k = gather_row(idx, idx64, j, rows);
+        y[i] = k >= 0 ? __half2float(t[k * dim + d]) : 0.0f;
     }
 }
 
@@ -932,10 +938,8 @@ __global__ static void k_gather_q8_rows(const unsigned char *t, const void *idx,
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
         int64_t j = i / dim, d = i % dim;
-        int64_t k = idx64 ? ((const int64_t *)idx)[j] : (int64_t)((const int32_t *)idx)[j];
-        if (k < 0)
-            k += rows;
-        if (k < 0 || k >= rows) {
+        int64_t k = gather_row(idx, idx64, j, rows);
+        if (k < 0) {
             y[i] = 0.0f;
             continue;
         }
