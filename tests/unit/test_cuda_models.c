@@ -720,9 +720,11 @@ TEST_TIMEOUT(cuda_mha_bert_shapes, 120)
  * at int8 on int8 ones (cuda_matmul_q8.c): x [2, 64, 256] -> FusedMatMul(x, W1, b1, Gelu) = h,
  * MatMul(x, W2) = z, MatMul(h, W3) = o on cuda against the cpu at fp32. Three "cublaslt-16in"
  * (or "cublaslt-i8") steps and two conversion steps ("cvt16" or "quant8": x converted once for
- * the two products reading it, then h); none at fp32. Not yet run on a GPU. */
+ * the two products reading it, then h); none at fp32. The Gelu is a kernel step of its own
+ * only at fp32: at fp16 / bf16 it is in Lt's epilogue (thirteenth session), at int8 in the
+ * dequant step. Not yet run on a GPU. */
 static void mm16_case(const char *backend, enum ib_precision p, const float *x, float *z,
-                      float *o, int *in16, int *cvt, int *i8)
+                      float *o, int *in16, int *cvt, int *i8, int *gelu)
 {
     ib_build *b = NULL;
     ASSERT_OK(ib_build_create(7, 13, &b));
@@ -761,8 +763,10 @@ static void mm16_case(const char *backend, enum ib_precision p, const float *x, 
     ASSERT_OK_ERR(ib_session_run(s, &iv, 1, ov, 2, &err), &err);
     ib_profile pr;
     ASSERT_OK(ib_session_profile(s, &pr, NULL));
-    *in16 = *cvt = *i8 = 0;
+    *in16 = *cvt = *i8 = *gelu = 0;
     for (size_t i = 0; i < pr.n; i++) {
+        *gelu += pr.entries[i].node && !strcmp(pr.entries[i].node, "fm") &&
+                 !strcmp(pr.entries[i].kind, "kernel");
         *in16 += !strcmp(pr.entries[i].kind, "cublaslt-16in");
         *cvt += !strcmp(pr.entries[i].kind, "cvt16") + !strcmp(pr.entries[i].kind, "quant8");
         *i8 += !strcmp(pr.entries[i].kind, "cublaslt-i8");
@@ -779,24 +783,26 @@ TEST_TIMEOUT(cuda_matmul_16bit_operands, 120)
         o[2 * 64 * 64];
     for (size_t i = 0; i < IB_ARRAY_LEN(x); i++)
         x[i] = (float)(urand() * 2 - 1);
-    int in16 = 0, cvt = 0, i8 = 0;
-    mm16_case("cpu", IB_PRECISION_FP32, x, zr, orf, &in16, &cvt, &i8);
+    int in16 = 0, cvt = 0, i8 = 0, gelu = 0;
+    mm16_case("cpu", IB_PRECISION_FP32, x, zr, orf, &in16, &cvt, &i8, &gelu);
     /* int8: both operands at about 7 bits (A symmetric over its calibrated range, B per
      * column), two products deep: NMSE near 1e-4 */
     static const enum ib_precision ps[4] = {IB_PRECISION_FP32, IB_PRECISION_FP16,
                                             IB_PRECISION_BF16, IB_PRECISION_INT8};
     static const double tol[4] = {1e-9, 1e-4, 1e-3, 3e-3};
     for (int i = 0; i < 4; i++) {
-        mm16_case("cuda", ps[i], x, z, o, &in16, &cvt, &i8);
+        mm16_case("cuda", ps[i], x, z, o, &in16, &cvt, &i8, &gelu);
         double ez = nmse(z, zr, IB_ARRAY_LEN(z)), eo = nmse(o, orf, IB_ARRAY_LEN(o));
         printf("# low-precision operands cuda [%s] vs cpu fp32: nmse z %.3g o %.3g (tol %.3g); "
-               "cublaslt-16in steps %d, conversion steps %d, cublaslt-i8 steps %d\n",
-               ib_precision_name(ps[i]), ez, eo, tol[i], in16, cvt, i8);
+               "cublaslt-16in steps %d, conversion steps %d, cublaslt-i8 steps %d, Gelu "
+               "kernel steps %d\n",
+               ib_precision_name(ps[i]), ez, eo, tol[i], in16, cvt, i8, gelu);
         ASSERT_TRUE(ez <= tol[i] && eo <= tol[i]);
         ASSERT_TRUE(ez > 0 || i == 0); /* a low-precision path ran */
         ASSERT_INT_EQ(in16, i == 1 || i == 2 ? 3 : 0);
         ASSERT_INT_EQ(cvt, i == 0 ? 0 : 2);
         ASSERT_INT_EQ(i8, i == 3 ? 3 : 0);
+        ASSERT_INT_EQ(gelu, i == 0 ? 1 : 0);
     }
 }
 

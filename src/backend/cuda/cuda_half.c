@@ -10,7 +10,8 @@
  *   MatMul / inferbench.FusedMatMul / Gemm with a constant B, not batched, A not transposed,
  *       no C term but a constant bias vector, activation none / Relu / Gelu: A (input 0);
  *       the product reads its 16-bit A as is and Lt writes its 16-bit Y (D in 16F, the bias as
- *       16F in the epilogue, Gelu by a 16-bit kernel after);
+ *       16F in the epilogue, Gelu in it too, or by a 16-bit kernel after when Lt has no
+ *       algorithm with its GELU epilogue: cuda_matmul.c);
  *   LayerNormalization / inferbench.LayerNorm over the last axis: X;
  *   Add of two tensors of the output's shape: both;
  *   inferbench.MultiHeadAttention on its fused kernel: Q, K and V (the pack reads them 16-bit;

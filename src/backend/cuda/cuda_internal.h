@@ -260,6 +260,9 @@ typedef struct cu_mm_geom {
     float *y;
     float alpha, beta; /* beta != 0: Y already holds the C term */
     bool relu;
+    /* the node's Gelu (IBK_GELU_ERF / IBK_GELU_TANH; 0 none), which Lt's GELU epilogue (the tanh
+     * form, issue 24) may take at fp16 / bf16; the exact kernel after it otherwise */
+    int gelu;
     /* 16-bit operands (fp16 / bf16 sessions, a constant B): A and B as float16 (bfloat16 when
      * bf16) at a16 / b16, Y float32 (or 16-bit when y16: a 16-bit chain's, with a 16-bit
      * bias), CUBLAS_COMPUTE_32F; NULL: a and b in float32 */

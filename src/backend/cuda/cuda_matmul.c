@@ -19,9 +19,14 @@
  * float32 operands cost there is bench/cuda/lt_gemm's question. Written 2026-12-05
  * without a GPU, not yet run (profile kind "cublaslt-16in"). In an int8 session such a
  * product runs on int8 operands when A has a calibrated range (cuda_matmul_q8.c), and as
- * at fp16 otherwise. Epilogues: the
- * bias (N values) and Relu are fused into the Lt call; Gelu, a bias of another
- * shape, Gemm's C and attention's mask/softmax are separate steps.
+ * at fp16 otherwise. Epilogues: the bias (N values) and Relu are fused into the Lt call; so
+ * is Gelu at fp16 / bf16 (and in an int8 or fp8 session's 16-bit products; issue 24 asks for
+ * the Lt epilogues, bias and GELU). Lt's GELU is the tanh form, within 4.8e-4 of the erf form
+ * ONNX's Gelu and BERT use (|difference| at most 4.73e-4, at x = -2.70), under a float16's
+ * rounding of any value above 0.5, as TensorRT's BERT does; at fp32 the exact kernel runs after
+ * the product, and so it does when Lt has no algorithm with the GELU epilogue. A bias of
+ * another shape, Gemm's C and attention's mask/softmax are separate steps. The GELU epilogue
+ * was written in the thirteenth session without a GPU, not yet run.
  */
 #include <string.h>
 
@@ -154,7 +159,7 @@ static void lt_key(const mm_geom *g, bool use_epi, cublasComputeType_t ct, const
                    (int64_t)align_of(k->A, g->sb * es), (int64_t)align_of(k->B, g->sa * es),
                    (int64_t)align_of(k->D, g->sy * ed),
                    (g->beta != 0.0f) | (k->in16 ? 2 : 0) | (k->in16 && g->bf16 ? 4 : 0) |
-                       (k->in16 && g->y16 ? 8 : 0)};
+                       (k->in16 && g->y16 ? 8 : 0) | (use_epi && g->gelu ? 16 : 0)};
     memcpy(key, v, sizeof v);
 }
 
@@ -236,7 +241,9 @@ static int plan_lt(cu_exec *e, const mm_geom *g, bool use_epi, cublasComputeType
     cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa);
     cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb);
     cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_DEFAULT;
-    if (use_epi)
+    if (use_epi && g->gelu)
+        epi = g->bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    else if (use_epi)
         epi = g->bias ? (g->relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
                       : (g->relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
     cublasLtMatmulDescSetAttribute(k->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
@@ -297,12 +304,13 @@ fail:
  * with then without the bias/Relu in Lt's epilogue; then float32 operands with the epilogue at
  * the session precision's compute type (when epi), without the epilogue at that type, then
  * without it in plain CUBLAS_COMPUTE_32F. Any refusal but OOM moves on to the next, simpler
- * form (an unsupported compute type may also come back as an invalid value). *fused: the
- * epilogue runs inside Lt. */
+ * form (an unsupported compute type may also come back as an invalid value). With g->gelu the
+ * two epilogue forms are first tried with the Gelu in the epilogue too. *fused: the epilogue
+ * runs inside Lt; *gelu_fused: the Gelu with it. */
 static int plan_first(cu_exec *e, const mm_geom *g, bool epi, lt_k **out, bool *fused,
-                      ib_err *err)
+                      bool *gelu_fused, ib_err *err)
 {
-    *fused = false;
+    *fused = *gelu_fused = false;
     if (g->M > INT32_MAX || g->N > INT32_MAX || g->K > INT32_MAX || g->batch > INT32_MAX)
         return cu_fail(e, err, IB_EUNSUPPORTED, "matmul dims exceed cuBLASLt's 32-bit range");
     cublasComputeType_t want = compute_type(e->precision);
@@ -315,15 +323,21 @@ static int plan_first(cu_exec *e, const mm_geom *g, bool epi, lt_k **out, bool *
                  {false, false, want},
                  {false, false, CUBLAS_COMPUTE_32F}};
     int rc = IB_EUNSUPPORTED;
-    for (size_t t = 0; t < IB_ARRAY_LEN(tries) && rc != IB_OK && rc != IB_ENOMEM; t++) {
-        if ((tries[t].epi && !epi) || (tries[t].in16 && !(g->a16 && g->b16)))
-            continue;
-        /* a 16-bit chain's A or Y: only the 16-bit forms, and a 16-bit Y only with the bias and
-         * Relu inside Lt (the bias + Relu kernel after it reads float32) */
-        if (g->must16 && (!tries[t].in16 || (g->y16 && epi && !tries[t].epi)))
-            continue;
-        rc = plan_lt(e, g, tries[t].epi, tries[t].ct, tries[t].in16, out, err);
-        *fused = rc == IB_OK && tries[t].epi;
+    mm_geom h = *g;
+    for (int pass = g->gelu ? 0 : 1; pass < 2 && rc != IB_OK && rc != IB_ENOMEM; pass++) {
+        h.gelu = pass == 0 ? g->gelu : 0; /* pass 0: the epilogue forms with the Gelu */
+        for (size_t t = 0; t < IB_ARRAY_LEN(tries) && rc != IB_OK && rc != IB_ENOMEM; t++) {
+            if ((tries[t].epi && !epi && !h.gelu) || (!tries[t].epi && h.gelu) ||
+                (tries[t].in16 && !(g->a16 && g->b16)))
+                continue;
+            /* a 16-bit chain's A or Y: only the 16-bit forms, and a 16-bit Y only with the bias
+             * and Relu inside Lt (the bias + Relu kernel after it reads float32) */
+            if (g->must16 && (!tries[t].in16 || (g->y16 && epi && !tries[t].epi)))
+                continue;
+            rc = plan_lt(e, &h, tries[t].epi, tries[t].ct, tries[t].in16, out, err);
+            *fused = rc == IB_OK && tries[t].epi;
+            *gelu_fused = *fused && h.gelu;
+        }
     }
     if (rc == IB_EUNSUPPORTED)
         return cu_fail(e, err, IB_EUNSUPPORTED,
@@ -337,8 +351,10 @@ static int plan_first(cu_exec *e, const mm_geom *g, bool epi, lt_k **out, bool *
 
 int cu_lt_plan(cu_exec *e, const cu_mm_geom *g, cu_lt **out, ib_err *err)
 {
-    bool fused;
-    return plan_first(e, g, false, out, &fused, err);
+    bool fused, gelu_fused;
+    mm_geom f = *g;
+    f.gelu = 0; /* no epilogue */
+    return plan_first(e, &f, false, out, &fused, &gelu_fused, err);
 }
 
 int cu_lt_run(cu_exec *e, cu_lt *k, const float *a, const float *b, float *y, ib_err *err)
@@ -440,19 +456,23 @@ int cu_cvt_add(cu_exec *e, const cu_cvt *c, ib_err *err)
     return IB_OK;
 }
 
-/* Plan Y = alpha op(A) op(B) [+ beta Y] [+ bias] [relu] (plan_first) and append it, after A's
- * conversion step when the plan took 16-bit operands (rq, for g->a16); when the epilogue did
- * not fit in Lt a bias + Relu kernel follows. The CUBLAS_COMPUTE_32F form with float32
- * operands is a precision fallback: the result is then fp32-exact, which the conformance
- * test reports. */
-static int add_gemm(cu_exec *e, const mm_geom *g, const cu_cvt *rq, ib_err *err)
+/* Plan Y = alpha op(A) op(B) [+ beta Y] [+ bias] [relu | gelu] (plan_first) and append it,
+ * after A's conversion step when the plan took 16-bit operands (rq, for g->a16); when the
+ * epilogue did not fit in Lt a bias + Relu kernel follows. *gelu_done (may be NULL when
+ * g->gelu is 0): g's Gelu ran in Lt's epilogue, else the caller appends its kernel. The
+ * CUBLAS_COMPUTE_32F form with float32 operands is a precision fallback: the result is then
+ * fp32-exact, which the conformance test reports. */
+static int add_gemm(cu_exec *e, const mm_geom *g, const cu_cvt *rq, bool *gelu_done,
+                    ib_err *err)
 {
-    bool has_epi = g->bias || g->relu, fused = false;
+    bool has_epi = g->bias || g->relu, fused = false, gelu_fused = false;
     lt_k *k = NULL;
-    /* without bias or Relu the epilogue form is the plain one: start there */
-    int rc = plan_first(e, g, has_epi, &k, &fused, err);
+    /* without bias, Relu or Gelu the epilogue form is the plain one: start there */
+    int rc = plan_first(e, g, has_epi, &k, &fused, &gelu_fused, err);
     if (rc)
         return rc;
+    if (gelu_done)
+        *gelu_done = gelu_fused;
     if (k->in16 && rq && (rc = cu_cvt_add(e, rq, err))) {
         lt_free(k);
         return rc;
@@ -473,9 +493,10 @@ static int add_gemm(cu_exec *e, const mm_geom *g, const cu_cvt *rq, ib_err *err)
 
 int cu_add_gemm(cu_exec *e, const mm_geom *g, ib_err *err)
 {
-    mm_geom f = *g; /* callers' products have float32 operands */
+    mm_geom f = *g; /* callers' products have float32 operands and no Gelu */
     f.a16 = f.b16 = NULL;
-    return add_gemm(e, &f, NULL, err);
+    f.gelu = 0;
+    return add_gemm(e, &f, NULL, NULL, err);
 }
 
 /* At fp16 / bf16, a product whose B is a constant not batched (a layer's weights) takes 16-bit
@@ -644,11 +665,14 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
         if ((rc = cu_add_gemm_q8(e, &g, a, b, y, ea, &done, err)) || done)
             return rc;
     }
+    if (gelu && (e->precision == IB_PRECISION_FP16 || e->precision == IB_PRECISION_BF16))
+        g.gelu = tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF; /* Lt's epilogue may take it */
     cu_cvt rq = {0};
+    bool gelu_done = false;
     if ((rc = use_16bit(e, a, b, g.bias ? bias : NULL, y, &g, &rq, err)) ||
-        (rc = add_gemm(e, &g, &rq, err)))
+        (rc = add_gemm(e, &g, &rq, &gelu_done, err)))
         return rc;
-    if (!gelu)
+    if (!gelu || gelu_done)
         return IB_OK;
     if (y->h16)
         return cu_add_act16(e, y, tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF, err);
@@ -707,7 +731,7 @@ static int comp_gemm(cu_exec *e, const ib_node *n, ib_err *err)
     cu_cvt rq = {0};
     if ((rc = use_16bit(e, a, b, g.bias ? cc : NULL, y, &g, &rq, err)))
         return rc;
-    return add_gemm(e, &g, &rq, err);
+    return add_gemm(e, &g, &rq, NULL, err);
 }
 
 /* ---- Attention: Y = softmax(scale Q Kt + mask) V ------------------------------------- */
