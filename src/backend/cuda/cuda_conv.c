@@ -615,6 +615,33 @@ fail:
     return rc;
 }
 
+/* cg's float32 NCHW filter and cross-correlation descriptors, with its group count and the
+ * session precision's math type (*math: tensor ops that may convert at fp16, plain FMA
+ * otherwise): what a float32 Conv and a ConvTranspose (its backward data) both describe. The
+ * caller destroys *wd and *cd, also after a failure. */
+static int f32_conv_descs(cu_exec *e, const cv_geom *cg, cudnnFilterDescriptor_t *wd,
+                          cudnnConvolutionDescriptor_t *cd, cudnnMathType_t *math, ib_err *err)
+{
+    int rc;
+    *math = e->precision == IB_PRECISION_FP16 ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
+                                              : CUDNN_FMA_MATH;
+    if ((rc = cu_check_dnn(e, err, cudnnCreateFilterDescriptor(wd), "filter descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetFilterNdDescriptor(*wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                                      cg->nd, cg->w),
+                           "filter descriptor")) ||
+        (rc = cu_check_dnn(e, err, cudnnCreateConvolutionDescriptor(cd),
+                           "convolution descriptor")) ||
+        (rc = cu_check_dnn(e, err,
+                           cudnnSetConvolutionNdDescriptor(*cd, cg->nd - 2, cg->pad, cg->stride,
+                                                           cg->dil, CUDNN_CROSS_CORRELATION,
+                                                           CUDNN_DATA_FLOAT),
+                           "convolution descriptor")) ||
+        (rc = cu_check_dnn(e, err, cudnnSetConvolutionGroupCount(*cd, cg->group), "group count")))
+        return rc;
+    return cu_check_dnn(e, err, cudnnSetConvolutionMathType(*cd, *math), "math type");
+}
+
 /* The float32 NCHW path (cuDNN at the session's precision, then the epilogue kernel). */
 static int comp_conv_f32(cu_exec *e, const ib_node *n, const cv_geom *cgp, ib_err *err)
 {
@@ -626,27 +653,10 @@ static int comp_conv_f32(cu_exec *e, const ib_node *n, const cv_geom *cgp, ib_er
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     cudnnHandle_t h = e->ctx->dnn;
-    int nsp = cg.nd - 2;
+    cudnnMathType_t math;
     if ((rc = tensor_desc(e, &k->xd, cg.nd, cg.x, err)) ||
-        (rc = tensor_desc(e, &k->yd, cg.nd, cg.y, err)))
-        goto fail;
-    if ((rc = cu_check_dnn(e, err, cudnnCreateFilterDescriptor(&k->wd), "filter descriptor")) ||
-        (rc = cu_check_dnn(e, err,
-                           cudnnSetFilterNdDescriptor(k->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                                      cg.nd, cg.w),
-                           "filter descriptor")) ||
-        (rc = cu_check_dnn(e, err, cudnnCreateConvolutionDescriptor(&k->cd),
-                           "convolution descriptor")) ||
-        (rc = cu_check_dnn(e, err,
-                           cudnnSetConvolutionNdDescriptor(k->cd, nsp, cg.pad, cg.stride, cg.dil,
-                                                           CUDNN_CROSS_CORRELATION,
-                                                           CUDNN_DATA_FLOAT),
-                           "convolution descriptor")) ||
-        (rc = cu_check_dnn(e, err, cudnnSetConvolutionGroupCount(k->cd, cg.group), "group count")))
-        goto fail;
-    cudnnMathType_t math = e->precision == IB_PRECISION_FP16 ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
-                                                             : CUDNN_FMA_MATH;
-    if ((rc = cu_check_dnn(e, err, cudnnSetConvolutionMathType(k->cd, math), "math type")))
+        (rc = tensor_desc(e, &k->yd, cg.nd, cg.y, err)) ||
+        (rc = f32_conv_descs(e, &cg, &k->wd, &k->cd, &math, err)))
         goto fail;
     int od[5];
     if ((rc = cu_check_dnn(e, err,
@@ -823,26 +833,11 @@ static int comp_convt(cu_exec *e, const ib_node *n, ib_err *err)
     if (!k)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     cudnnHandle_t h = e->ctx->dnn;
-    int rc, nsp = cg.nd - 2;
+    cudnnMathType_t math;
+    int rc;
     if ((rc = tensor_desc(e, &k->dxd, cg.nd, cg.x, err)) ||
         (rc = tensor_desc(e, &k->dyd, cg.nd, cg.y, err)) ||
-        (rc = cu_check_dnn(e, err, cudnnCreateFilterDescriptor(&k->wd), "filter descriptor")) ||
-        (rc = cu_check_dnn(e, err,
-                           cudnnSetFilterNdDescriptor(k->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                                      cg.nd, cg.w),
-                           "filter descriptor")) ||
-        (rc = cu_check_dnn(e, err, cudnnCreateConvolutionDescriptor(&k->cd),
-                           "convolution descriptor")) ||
-        (rc = cu_check_dnn(e, err,
-                           cudnnSetConvolutionNdDescriptor(k->cd, nsp, cg.pad, cg.stride, cg.dil,
-                                                           CUDNN_CROSS_CORRELATION,
-                                                           CUDNN_DATA_FLOAT),
-                           "convolution descriptor")) ||
-        (rc = cu_check_dnn(e, err, cudnnSetConvolutionGroupCount(k->cd, cg.group), "group count")))
-        goto fail;
-    cudnnMathType_t math = e->precision == IB_PRECISION_FP16 ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION
-                                                             : CUDNN_FMA_MATH;
-    if ((rc = cu_check_dnn(e, err, cudnnSetConvolutionMathType(k->cd, math), "math type")))
+        (rc = f32_conv_descs(e, &cg, &k->wd, &k->cd, &math, err)))
         goto fail;
     cudnnConvolutionBwdDataAlgoPerf_t perf[8];
     int got = 0;
