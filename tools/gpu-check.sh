@@ -6,7 +6,8 @@
 #   3. runs the cuda_* tests (conformance of every op at fp32/fp16/bf16 against
 #      the reference kernels, device buffers, OOM, partition), which must not
 #      skip on a GPU,
-#   4. runs quick Offline performance runs of every benchmark on all GPUs
+#   4. runs quick Offline performance runs of every benchmark on all GPUs (and Server runs
+#      at a fraction of an Offline figure: SERVER_ROWS)
 #      (--backend cuda --devices all; full-size models with random weights,
 #      synthetic data) at each precision, with the batch the entry picks for the
 #      device (run.json max_batch_from) unless BATCH_<id> is set,
@@ -54,6 +55,12 @@
 # U8IN_BENCHMARKS (default "resnet50"): also "fp16-u8in" and "int8-u8in" rows beside the fp16
 # and int8 rows that run (--variant u8-input: the built-in model takes uint8 pixels and
 # subtracts the means itself, so a batch collates and copies a quarter of the bytes; issue 24);
+# SERVER_ROWS (default "resnet50:int8 bert-99:int8 ssd-resnet34:fp16-graphpost dlrm-99:fp16
+# rnnt:fp16"): after each of these benchmark:row Offline rows, a quick Server run with the same
+# flags at --target-qps = a fraction of the figure just measured: 0.7 for DLRM and RNN-T, 0.75
+# for the others (the targets of issues 24 and 25: Server VALID at >= 0.75x of Offline for
+# ResNet50 and BERT, >= 0.7x for DLRM and RNN-T; SSD has none, 0.75 asked); a row of the table
+# with scenario Server, its figure the loadgen's Server result (thirteenth session);
 # PROFILE_STEPS (default 1): print where ResNet50's device time goes, per step; "bert" does
 # the same for BERT-Large fp16 at batch 32 instead (the third call); 0 skips.
 set -u
@@ -155,21 +162,24 @@ fi
 # ---- 4. quick Offline runs -------------------------------------------------------------------
 # "samples/s VALID|INVALID" of run --json output: its "performance" object, the figure in
 # "metrics" (before the twelfth session this read performance.samples_per_second, which the
-# CLI never wrote: every row would have failed with "no samples_per_second")
+# CLI never wrote: every row would have failed with "no samples_per_second"); a Server run has
+# none there, its figure is the headline (the loadgen's completed or scheduled samples/s)
 perf_of() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d.get("performance") or {}; v=(p.get("metrics") or {}).get("samples_per_second"); print("%s %s" % ("%.1f" % v if v else "-", "VALID" if p.get("valid") else "INVALID"))' "$1" 2>/dev/null ||
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d.get("performance") or {}; m=p.get("metrics") or {}; v=m.get("samples_per_second") or (m.get("headline") or {}).get("value"); print("%s %s" % ("%.1f" % v if v else "-", "VALID" if p.get("valid") else "INVALID"))' "$1" 2>/dev/null ||
         { v=$(sed -n 's/.*"samples_per_second": *\([0-9.]*\).*/\1/p' "$1" | head -1); echo "${v:--} ?"; }
 }
-# published Offline figure of the 3-GPU Dell system (column 3 = A100x3, 4 = A30x3), per GPU:
-# from ../shared/reference/benchmarks.md section 3.2, or on a GPU machine (which has only .gpu/)
-# from its copy tools/published-v1.1.md; a row named "dlrm-99 = dlrm-99.9" serves both ids
+# published figure of the 3-GPU Dell system (column 3 = A100x3, 4 = A30x3) in scenario $3
+# (default Offline),
+# per GPU: from ../shared/reference/benchmarks.md section 3.2, or on a GPU machine (which has
+# only .gpu/) from its copy tools/published-v1.1.md; a row named "dlrm-99 = dlrm-99.9" serves
+# both ids
 published() {
     f="$ROOT/../shared/reference/benchmarks.md"
     [ -f "$f" ] || f="$ROOT/tools/published-v1.1.md"
     [ -f "$f" ] || { echo "-"; return; }
-    awk -F'|' -v b="$1" -v col="$2" '
+    awk -F'|' -v b="$1" -v col="$2" -v sc="${3:-Offline}" '
         { n = $2; s = $3; gsub(/ /, "", n); gsub(/ /, "", s); k = split(n, ids, "=") }
-        s == "Offline" { for (i = 1; i <= k; i++) if (ids[i] == b) {
+        s == sc { for (i = 1; i <= k; i++) if (ids[i] == b) {
             v = $(col + 1); gsub(/[ ,]/, "", v); x = v / 3
             printf (x >= 100 ? "%.0f\n" : "%.1f\n"), x; exit } }' "$f"
 }
@@ -198,11 +208,66 @@ a = (t.get("span_s") or 0) * (t.get("workers") or 0)
 w = d.get("warmup_samples_per_second") or 0
 p = ((json.load(open(sys.argv[2])).get("performance") or {}).get("metrics") or {}).get("samples_per_second") or 0
 r = "offline/warm-up %.2f" % (p / w) if p and w else "offline/warm-up -"
+if sys.argv[3] != "Offline":
+    r = sys.argv[3].lower()
 if a > 0:
     k = ("compute", "inputs", "outputs", "host", "responses", "idle")
     print("%s; " % r + ", ".join("%s %.1f %%" % (n, 100 * t[n + "_s"] / a) for n in k) + " of %d worker(s) x %.3g s" % (t["workers"], t["span_s"]))
 else:
-    print(r + "; no worker time")' "$1" "$2" 2>/dev/null || echo "no worker time"
+    print(r + "; no worker time")' "$1" "$2" "$3" 2>/dev/null || echo "no worker time"
+}
+# the Server target's fraction of the Offline figure (issues 24 and 25)
+server_fraction() {
+    case "$1" in dlrm*|rnnt) echo 0.7 ;; *) echo 0.75 ;; esac
+}
+# run_row B P SCENARIO PREC "FLAGS": one quick run of benchmark B (row P) on every GPU with
+# these flags, its line in ROWS and its notes; SPS is its figure afterwards ("-": none)
+run_row() {
+    B=$1
+    P=$2
+    SC=$3
+    SPS="-"
+    D="$OUT/$B-$P"
+    [ "$SC" = Offline ] || D="$D-$(echo "$SC" | tr 'A-Z' 'a-z')"
+    rm -rf "$D"
+    NAME="run $B $P"
+    [ "$SC" = Offline ] || NAME="$NAME $SC"
+    step_time 300 "$NAME" || return 0
+    echo "== $NAME ${FIXED:+batch $FIXED }on $NGPU GPU(s) (at most $TT s)"
+    T0=$(date +%s)
+    timeout "$TT" "$CLI" run --benchmark "$B" --scenario "$SC" --quick --backend cuda \
+        --devices all --precision "$4" $5 --json --output-dir "$D" > "$D.json" 2> "$D.err"
+    RC=$?
+    WALL=$(( $(date +%s) - T0 ))
+    if [ "$RC" != 0 ] && [ "$RC" != 3 ]; then
+        tail -5 "$D.err" >&2
+        fail "$NAME exited $RC after $WALL s (stderr: $D.err)"
+        ROWS="$ROWS$B|$P|$SC|exit $RC|-|-|-|$WALL|-|-|-|-\n"
+        return 0
+    fi
+    set -- $(perf_of "$D.json")
+    SPS=$1
+    VAL=$2
+    RJ=$(find "$D" -name run.json | head -1)
+    set -- $( [ -n "$RJ" ] && placement_of "$RJ" || echo "- - -")
+    BATCH=$1
+    FB=$2
+    FBOPS=$3
+    PER=$(awk -v s="$SPS" -v n="$NGPU" 'BEGIN { if (s == "-") print "-"; else printf "%.1f", s / n }')
+    [ "$SPS" = "-" ] && fail "$NAME: no samples_per_second in $D.json"
+    [ "$VAL" = "VALID" ] || echo "   note: $B $P $SC is $VAL (quick runs are short; the figure is still a measurement)"
+    [ "$FB" = "0" ] || echo "   note: $B $P left $FB node(s) on the reference kernels: $FBOPS"
+    RP=$( [ -n "$RJ" ] && replay_of "$RJ" || echo "-/-")
+    REPLAY=$(printf '%s\n' "$RP" | head -1)
+    WHY=$(printf '%s\n' "$RP" | sed -n 2p)
+    [ -z "$WHY" ] || echo "   note: $B $P: CUDA Graph capture refused for some subgraphs ($REPLAY replay); first: $WHY"
+    PU=$( [ -n "$RJ" ] && prec_of "$RJ" || echo "-/-")
+    PREC_AT=$(printf '%s\n' "$PU" | head -1)
+    OTHERS=$(printf '%s\n' "$PU" | sed -n 2p)
+    [ -z "$OTHERS" ] || echo "   note: $B $P: products not at their model's precision ($PREC_AT at it): $OTHERS"
+    [ "$WALL" -le 60 ] || echo "   note: $B $P $SC took $WALL s (issue 25 target: <= 60 s)"
+    [ -n "$RJ" ] && echo "   time: $B $P $SC: $(time_of "$RJ" "$D.json" "$SC")"
+    ROWS="$ROWS$B|$P|$SC|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$REPLAY|$PREC_AT|$FBOPS\n"
 }
 ROWS=""
 for B in $BENCHMARKS; do
@@ -233,49 +298,20 @@ for B in $BENCHMARKS; do
         [ "${P%-graphpost}" != "$P" ] && VARIANT="--variant graph-post"
         [ "${P%-kits19}" != "$P" ] && VARIANT="--dataset kits19"
         [ "${P%-u8in}" != "$P" ] && VARIANT="--variant u8-input"
-        D="$OUT/$B-$P"
-        rm -rf "$D"
         VAR=BATCH_$(echo "$B" | tr '.-' '__')
         eval "FIXED=\${$VAR:-}"
         BATCH_ARG=""
         [ -n "$FIXED" ] && BATCH_ARG="--batch $FIXED"
-        step_time 300 "run $B $P" || continue
-        echo "== run $B $P ${FIXED:+batch $FIXED }on $NGPU GPU(s) (at most $TT s)"
-        T0=$(date +%s)
-        timeout "$TT" "$CLI" run --benchmark "$B" --scenario Offline --quick --backend cuda \
-            --devices all --precision "$PREC" $NHWC $VARIANT $BATCH_ARG --json --output-dir "$D" \
-            > "$D.json" 2> "$D.err"
-        RC=$?
-        WALL=$(( $(date +%s) - T0 ))
-        if [ "$RC" != 0 ] && [ "$RC" != 3 ]; then
-            tail -5 "$D.err" >&2
-            fail "run $B $P exited $RC after $WALL s (stderr: $D.err)"
-            ROWS="$ROWS$B|$P|exit $RC|-|-|-|$WALL|-|-|-|-\n"
-            continue
-        fi
-        set -- $(perf_of "$D.json")
-        SPS=$1
-        VAL=$2
-        RJ=$(find "$D" -name run.json | head -1)
-        set -- $( [ -n "$RJ" ] && placement_of "$RJ" || echo "- - -")
-        BATCH=$1
-        FB=$2
-        FBOPS=$3
-        PER=$(awk -v s="$SPS" -v n="$NGPU" 'BEGIN { if (s == "-") print "-"; else printf "%.1f", s / n }')
-        [ "$SPS" = "-" ] && fail "run $B $P: no samples_per_second in $D.json"
-        [ "$VAL" = "VALID" ] || echo "   note: $B $P is $VAL (quick runs are short; the figure is still a measurement)"
-        [ "$FB" = "0" ] || echo "   note: $B $P left $FB node(s) on the reference kernels: $FBOPS"
-        RP=$( [ -n "$RJ" ] && replay_of "$RJ" || echo "-/-")
-        REPLAY=$(printf '%s\n' "$RP" | head -1)
-        WHY=$(printf '%s\n' "$RP" | sed -n 2p)
-        [ -z "$WHY" ] || echo "   note: $B $P: CUDA Graph capture refused for some subgraphs ($REPLAY replay); first: $WHY"
-        PU=$( [ -n "$RJ" ] && prec_of "$RJ" || echo "-/-")
-        PREC_AT=$(printf '%s\n' "$PU" | head -1)
-        OTHERS=$(printf '%s\n' "$PU" | sed -n 2p)
-        [ -z "$OTHERS" ] || echo "   note: $B $P: products not at their model's precision ($PREC_AT at it): $OTHERS"
-        [ "$WALL" -le 60 ] || echo "   note: $B $P took $WALL s (issue 25 target: <= 60 s)"
-        [ -n "$RJ" ] && echo "   time: $B $P: $(time_of "$RJ" "$D.json")"
-        ROWS="$ROWS$B|$P|$SPS|$PER|$VAL|$BATCH|$WALL|$FB|$REPLAY|$PREC_AT|$FBOPS\n"
+        run_row "$B" "$P" Offline "$PREC" "$NHWC $VARIANT $BATCH_ARG"
+        case " ${SERVER_ROWS-resnet50:int8 bert-99:int8 ssd-resnet34:fp16-graphpost dlrm-99:fp16 rnnt:fp16} " in
+        *" $B:$P "*)
+            if [ "$SPS" != "-" ]; then
+                F=$(server_fraction "$B")
+                Q=$(awk -v s="$SPS" -v f="$F" 'BEGIN { printf "%.1f", s * f }')
+                echo "   server: $B $P at $Q samples/s, $F x its Offline $SPS"
+                run_row "$B" "$P" Server "$PREC" "$NHWC $VARIANT $BATCH_ARG --target-qps $Q"
+            fi ;;
+        esac
     done
 done
 
@@ -323,21 +359,22 @@ fi
 
 # ---- 5. the table ----------------------------------------------------------------------------
 echo
-echo "== Offline samples/s on $NGPU x $GPU_NAME (quick runs, random weights, synthetic data)"
-printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %7s %8s %14s %7s %14s %7s\n' benchmark prec \
-    "all GPUs" "per GPU" status batch wall_s ref_nodes replay at_prec "A100 v1.1/GPU" ratio \
-    "A30 v1.1/GPU" ratio
-printf "$ROWS" | while IFS='|' read -r B P SPS PER VAL BATCH WALL FB REPLAY PRAT FBOPS; do
+echo "== Offline samples/s on $NGPU x $GPU_NAME (quick runs, random weights, synthetic data; Server rows: the loadgen's Server result)"
+printf '%-13s %-14s %-8s %12s %10s %8s %6s %6s %9s %7s %8s %14s %7s %14s %7s\n' benchmark prec \
+    scenario "all GPUs" "per GPU" status batch wall_s ref_nodes replay at_prec "A100 v1.1/GPU" \
+    ratio "A30 v1.1/GPU" ratio
+printf "$ROWS" | while IFS='|' read -r B P SC SPS PER VAL BATCH WALL FB REPLAY PRAT FBOPS; do
     [ -n "$B" ] || continue
-    A100=$(published "$B" 3)
-    A30=$(published "$B" 4)
+    A100=$(published "$B" 3 "$SC")
+    A30=$(published "$B" 4 "$SC")
     R1=$(awk -v a="$PER" -v b="$A100" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
     R2=$(awk -v a="$PER" -v b="$A30" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }')
-    printf '%-13s %-9s %12s %10s %8s %6s %6s %9s %7s %8s %14s %7s %14s %7s\n' "$B" "$P" "$SPS" \
-        "$PER" "$VAL" "$BATCH" "$WALL" "$FB" "$REPLAY" "$PRAT" "${A100:--}" "$R1" "${A30:--}" "$R2"
+    printf '%-13s %-14s %-8s %12s %10s %8s %6s %6s %9s %7s %8s %14s %7s %14s %7s\n' "$B" "$P" \
+        "$SC" "$SPS" "$PER" "$VAL" "$BATCH" "$WALL" "$FB" "$REPLAY" "$PRAT" "${A100:--}" "$R1" \
+        "${A30:--}" "$R2"
 done
 echo "Published figures: MLPerf Inference v1.1 closed, Dell R7525 (TensorRT 8.0.2, INT8 for both"
-echo "benchmarks), Offline samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
+echo "benchmarks), Offline or Server samples/s of the 3-GPU system / 3 (../shared/reference/benchmarks.md section 3)."
 echo "Targets: issue 24/25 (docs/cuda_backend.md); ref_nodes = nodes left on the reference kernels"
 echo "on the host (run.json placement); replay = subgraphs replayed as one CUDA Graph launch after"
 echo "warm-up / compiled (run.json graph_replay); at_prec = products computing at their model's"
