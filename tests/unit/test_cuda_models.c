@@ -720,7 +720,7 @@ TEST_TIMEOUT(cuda_mha_bert_shapes, 120)
  * at int8 on int8 ones (cuda_matmul_q8.c): x [2, 64, 256] -> FusedMatMul(x, W1, b1, Gelu) = h,
  * MatMul(x, W2) = z, MatMul(h, W3) = o on cuda against the cpu at fp32. Three "cublaslt-16in"
  * (or "cublaslt-i8") steps and two conversion steps ("cvt16" or "quant8": x converted once for
- * the two products reading it, then h); none at fp32. The Gelu is a kernel step of its own
+ * the two products reading it, then h); none at fp32. The Gelu is a step of its own ("gelu")
  * only at fp32: at fp16 / bf16 it is in Lt's epilogue (thirteenth session), at int8 in the
  * dequant step. Not yet run on a GPU. */
 static void mm16_case(const char *backend, enum ib_precision p, const float *x, float *z,
@@ -765,8 +765,7 @@ static void mm16_case(const char *backend, enum ib_precision p, const float *x, 
     ASSERT_OK(ib_session_profile(s, &pr, NULL));
     *in16 = *cvt = *i8 = *gelu = 0;
     for (size_t i = 0; i < pr.n; i++) {
-        *gelu += pr.entries[i].node && !strcmp(pr.entries[i].node, "fm") &&
-                 !strcmp(pr.entries[i].kind, "kernel");
+        *gelu += !strcmp(pr.entries[i].kind, "gelu");
         *in16 += !strcmp(pr.entries[i].kind, "cublaslt-16in");
         *cvt += !strcmp(pr.entries[i].kind, "cvt16") + !strcmp(pr.entries[i].kind, "quant8");
         *i8 += !strcmp(pr.entries[i].kind, "cublaslt-i8");

@@ -23,7 +23,8 @@
  * is Gelu at fp16 / bf16 (and in an int8 or fp8 session's 16-bit products; issue 24 asks for
  * the Lt epilogues, bias and GELU). Lt's GELU is the tanh form, within 4.8e-4 of the erf form
  * ONNX's Gelu and BERT use (|difference| at most 4.73e-4, at x = -2.70), under a float16's
- * rounding of any value above 0.5, as TensorRT's BERT does; at fp32 the exact kernel runs after
+ * rounding of any value above 0.5, as TensorRT's BERT does (PyTorch's decomposition of its
+ * _addmm_activation, which runs on this epilogue, is gelu(approximate='tanh') on CUDA); at fp32 the exact kernel runs after
  * the product, and so it does when Lt has no algorithm with the GELU epilogue. A bias of
  * another shape, Gemm's C and attention's mask/softmax are separate steps. The GELU epilogue
  * was written in the thirteenth session without a GPU, not yet run.
@@ -681,7 +682,10 @@ static int comp_matmul(cu_exec *e, const ib_node *n, ib_err *err)
         return cu_fail(e, err, IB_ENOMEM, "out of memory");
     *k = (un_k2){.op = tanh_form ? IBK_GELU_TANH : IBK_GELU_ERF, .y = y->dev,
                  .n = ib_tensor_desc_numel(&y->desc)};
-    return cu_add_step(e, run_gelu, k, NULL, err);
+    if ((rc = cu_add_step(e, run_gelu, k, NULL, err)))
+        return rc;
+    cu_step_kind(e, "gelu"); /* the profile tells it from Lt's epilogue */
+    return IB_OK;
 }
 
 /* ---- Gemm -------------------------------------------------------------------------- */
